@@ -1,0 +1,119 @@
+/**
+ * The normalized message model every channel adapter produces and consumes.
+ * The router, the agent and the tool handlers know only these types, never a platform payload.
+ */
+
+export const CHANNEL_NAMES = ["telegram", "feishu", "discord", "web"] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+export type ChatType = "direct" | "group";
+
+export interface ChatRef {
+  id: string;
+  type: ChatType;
+  title?: string;
+  /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
+  threadId?: string;
+}
+
+export interface SenderRef {
+  id: string;
+  name?: string;
+  username?: string;
+  isBot?: boolean;
+}
+
+export type AttachmentKind = "image" | "voice" | "audio" | "video" | "file" | "sticker";
+
+export interface Attachment {
+  kind: AttachmentKind;
+  /** Platform file id or key: enough for the adapter to download it later. */
+  ref: string;
+  name?: string;
+  mime?: string;
+  size?: number;
+  durationSec?: number;
+}
+
+export interface InboundMessage {
+  /** `${channel}:${platform message id}`: unique and stable across redelivery. */
+  id: string;
+  /** The platform's own id of the message, used to reply to it. */
+  platformMessageId: string;
+  channel: ChannelName;
+  chat: ChatRef;
+  sender: SenderRef;
+  /** Plain text, mentions resolved to names, the bot's own mention removed. */
+  text: string;
+  attachments: Attachment[];
+  replyTo?: { messageId: string; text?: string; fromBot?: boolean };
+  /** An @mention of the bot, or a reply to one of its messages. */
+  mentionsBot: boolean;
+  receivedAt: Date;
+  /** The platform payload, for debugging only. */
+  raw?: unknown;
+}
+
+export interface OutboundTarget {
+  channel: ChannelName;
+  chatId: string;
+  threadId?: string;
+}
+
+export interface OutboundFile {
+  /** Absolute local path of the file to upload. */
+  path: string;
+  kind: Exclude<AttachmentKind, "sticker">;
+  name: string;
+  mime?: string;
+  caption?: string;
+  durationSec?: number;
+}
+
+export interface SentMessage {
+  messageId: string;
+  sentAt: Date;
+}
+
+export interface SendTextOptions {
+  /** Platform message id of the message being answered. */
+  replyTo?: string;
+}
+
+export interface ChannelCapabilities {
+  maxTextLength: number;
+  maxCaptionLength?: number;
+  maxUploadBytes: number;
+  edits: boolean;
+  threads: boolean;
+  typing: boolean;
+}
+
+export interface ChannelStatus {
+  connected: boolean;
+  detail?: string;
+}
+
+/** Called by a channel for every inbound message; resolves when the message has been handled. */
+export type InboundHandler = (message: InboundMessage) => Promise<void>;
+
+export interface Channel {
+  readonly name: ChannelName;
+  readonly capabilities: ChannelCapabilities;
+  start(onMessage: InboundHandler): Promise<void>;
+  stop(): Promise<void>;
+  status(): ChannelStatus;
+  sendText(to: OutboundTarget, text: string, opts?: SendTextOptions): Promise<SentMessage[]>;
+  sendFile(to: OutboundTarget, file: OutboundFile): Promise<SentMessage>;
+  /** Downloads an attachment into the directory `into`; returns the local path. */
+  download(attachment: Attachment, into: string): Promise<string>;
+  typing?(to: OutboundTarget): Promise<void>;
+}
+
+export function targetOf(message: InboundMessage): OutboundTarget {
+  return {
+    channel: message.channel,
+    chatId: message.chat.id,
+    ...(message.chat.threadId !== undefined ? { threadId: message.chat.threadId } : {}),
+  };
+}

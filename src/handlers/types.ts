@@ -1,0 +1,67 @@
+/**
+ * Tool definitions and the context a tool runs in. Each handler file (filesystem.ts, system.ts, ...) exports
+ * its tool definitions next to the code that runs them, and registers both with the HandlerRegistry.
+ */
+import type { z } from "zod";
+import type { Logger } from "pino";
+import type { ChannelName, ChatType, InboundMessage } from "../channels/types.js";
+
+/** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
+export const RISK_CLASSES = ["read", "chat", "workspace", "exec", "admin"] as const;
+export type RiskClass = (typeof RISK_CLASSES)[number];
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  /** snake_case, unique across the registry. */
+  name: string;
+  /** Groups the level-1 catalog, e.g. "File System", "System". */
+  category: string;
+  /** 30-80 characters, shown in the system prompt catalog. */
+  shortDescription: string;
+  /** When to use it, caveats and an example; returned by get_tool_info. */
+  description: string;
+  /** Validated before the handler runs; its JSON Schema is what the model sees. */
+  input: S;
+  risk: RiskClass;
+  /** Sent to the model with its full schema on every request instead of on demand. */
+  alwaysLoaded?: boolean;
+  /** Overrides the registry's default per-tool timeout. */
+  timeoutMs?: number;
+}
+
+/** Everything a tool may know about the turn that called it. */
+export interface ToolContext {
+  sessionKey: string;
+  channel: ChannelName;
+  chatId: string;
+  chatType: ChatType;
+  senderId: string;
+  /** The message that started the turn; absent for scheduled runs. */
+  message?: InboundMessage;
+  /** The session's private directory: the only place file tools may touch. */
+  workspaceDir: string;
+  signal: AbortSignal;
+  log: Logger;
+  traceId: string;
+  /** Tools disclosed with get_tool_info during this session; the agent sends their schemas. */
+  disclosedTools: Set<string>;
+}
+
+/** Runs one of the handler's tools. `input` has already been validated against that tool's schema. */
+export type ToolHandler = (toolName: string, input: unknown, ctx: ToolContext) => Promise<unknown>;
+
+export type ToolErrorCode = "unknown_tool" | "invalid_input" | "denied" | "timeout" | "aborted" | "failed";
+
+export type ToolOutcome =
+  | { ok: true; tool: string; output: unknown }
+  | { ok: false; tool: string; code: ToolErrorCode; error: string };
+
+/** A tool's failure, thrown by a handler when the model can act on the reason (bad path, missing file...). */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly code: ToolErrorCode = "failed",
+  ) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
