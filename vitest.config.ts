@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+// CI asks for a JSON report beside the usual output, to print its one-line summary.
+const report = process.env.SWITCHBOARD_TEST_REPORT;
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -7,5 +10,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: "forks",
     env: { NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" },
+    reporters: report ? ["default", ["json", { outputFile: report }]] : ["default"],
   },
 });

@@ -14,6 +14,8 @@ export interface ChatRef {
   title?: string;
   /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
   threadId?: string;
+  /** The Discord server (guild) the chat belongs to; absent elsewhere. */
+  guildId?: string;
 }
 
 export interface SenderRef {
@@ -21,6 +23,8 @@ export interface SenderRef {
   name?: string;
   username?: string;
   isBot?: boolean;
+  /** Role ids of the sender where the platform has roles (Discord guilds). */
+  roles?: string[];
 }
 
 export type AttachmentKind = "image" | "voice" | "audio" | "video" | "file" | "sticker";
@@ -94,8 +98,17 @@ export interface ChannelStatus {
   detail?: string;
 }
 
+/** How the router dealt with one inbound message. */
+export type HandleOutcome =
+  | "answered" // a turn ran (or a command answered) and its reply was sent
+  | "duplicate" // seen before (platform redelivery); nothing was done
+  | "ignored" // not for the bot, e.g. a group message without a mention
+  | "refused" // not allowed, or over a limit; the sender was told when appropriate
+  | "stopped" // the turn was cancelled with /stop
+  | "failed"; // the turn failed; the sender got an apology with an error id
+
 /** Called by a channel for every inbound message; resolves when the message has been handled. */
-export type InboundHandler = (message: InboundMessage) => Promise<void>;
+export type InboundHandler = (message: InboundMessage) => Promise<HandleOutcome>;
 
 export interface Channel {
   readonly name: ChannelName;
@@ -104,7 +117,7 @@ export interface Channel {
   stop(): Promise<void>;
   status(): ChannelStatus;
   sendText(to: OutboundTarget, text: string, opts?: SendTextOptions): Promise<SentMessage[]>;
-  sendFile(to: OutboundTarget, file: OutboundFile): Promise<SentMessage>;
+  sendFile(to: OutboundTarget, file: OutboundFile, opts?: SendTextOptions): Promise<SentMessage>;
   /** Downloads an attachment into the directory `into`; returns the local path. */
   download(attachment: Attachment, into: string): Promise<string>;
   typing?(to: OutboundTarget): Promise<void>;

@@ -3,15 +3,22 @@
  * config/default.yaml documents the same settings for users; a test keeps the two in step.
  */
 import { z } from "zod";
+import { discordConfigSchema } from "../channels/discord/config.js";
+import { feishuConfigSchema } from "../channels/feishu/config.js";
+import { telegramConfigSchema } from "../channels/telegram/config.js";
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}
 
 const port = z.number().int().min(0).max(65535);
 const duration = z.number().int().positive();
 const nullableString = z.string().min(1).nullable();
-
-const channelBase = {
-  /** null: enabled when its credentials are present. */
-  enabled: z.boolean().nullable().default(null),
-};
 
 export const configSchema = z.strictObject({
   dataDir: z.string().min(1).default("./data"),
@@ -56,7 +63,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       name: z.string().min(1).default("Switchboard"),
       persona: z.string().default("A helpful, concise assistant that chats with people in IM apps."),
-      timezone: z.string().min(1).default("UTC"),
+      timezone: z.string().refine(isTimeZone, "expected an IANA timezone such as Europe/Berlin or Asia/Shanghai").default("UTC"),
       toolTimeoutMs: duration.default(60_000),
     })
     .prefault({}),
@@ -70,21 +77,10 @@ export const configSchema = z.strictObject({
     .prefault({}),
   channels: z
     .strictObject({
-      web: z.strictObject({ ...channelBase, enabled: z.boolean().default(true) }).prefault({}),
-      telegram: z
-        .strictObject({ ...channelBase, token: nullableString.default(null), apiRoot: nullableString.default(null) })
-        .prefault({}),
-      feishu: z
-        .strictObject({
-          ...channelBase,
-          appId: nullableString.default(null),
-          appSecret: nullableString.default(null),
-          domain: z.string().min(1).default("feishu"),
-        })
-        .prefault({}),
-      discord: z
-        .strictObject({ ...channelBase, token: nullableString.default(null), apiUrl: nullableString.default(null) })
-        .prefault({}),
+      web: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+      telegram: telegramConfigSchema,
+      feishu: feishuConfigSchema,
+      discord: discordConfigSchema,
     })
     .prefault({}),
 });

@@ -65,3 +65,31 @@ export class ToolError extends Error {
     this.name = "ToolError";
   }
 }
+
+/** One tool's definition with the function that runs it; `run` receives the schema's parsed output. */
+export interface ToolImplementation<S extends z.ZodType = z.ZodType> {
+  definition: ToolDefinition<S>;
+  // Method syntax on purpose: it lets an implementation for a specific schema stand where any is expected.
+  run(input: z.output<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Pairs a definition with its implementation, typing `input` from the definition's schema. */
+export function implementTool<S extends z.ZodType>(
+  definition: ToolDefinition<S>,
+  run: (input: z.output<S>, ctx: ToolContext) => Promise<unknown>,
+): ToolImplementation<S> {
+  return { definition, run };
+}
+
+/**
+ * Builds the ToolHandler of a handler file from its implementations. The registry has already validated
+ * `input` against the tool's schema, so each implementation receives it typed.
+ */
+export function dispatchTools(implementations: readonly ToolImplementation[]): ToolHandler {
+  const byName = new Map(implementations.map((impl) => [impl.definition.name, impl]));
+  return async (toolName, input, ctx) => {
+    const impl = byName.get(toolName);
+    if (!impl) throw new ToolError(`This handler has no tool named "${toolName}"`, "unknown_tool");
+    return impl.run(input, ctx);
+  };
+}

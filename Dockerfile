@@ -1,0 +1,30 @@
+# Multi-stage build: compile in a full image, run in a slim one as a non-root user.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# sqlite3 (the default store) is a native addon; the build stage has the tools to compile it if no prebuilt fits.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    SWITCHBOARD_HOST=0.0.0.0 \
+    SWITCHBOARD_PORT=8787 \
+    SWITCHBOARD_DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY config ./config
+COPY public ./public
+COPY skills ./skills
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8787
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.SWITCHBOARD_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/cli.js", "start"]

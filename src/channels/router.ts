@@ -1,0 +1,206 @@
+/**
+ * The router: every inbound message of every channel comes through here. It drops redeliveries, decides
+ * whether the bot is addressed, answers slash commands, and queues the rest as agent turns, one at a time
+ * per session, then sends the reply back through the channel the message came from.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Agent } from "../agent/agent.js";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../log.js";
+import type { Store } from "../store/types.js";
+import { helpText, parseCommand, type ParsedCommand } from "./commands.js";
+import { sessionKeyOf, workspaceDirOf } from "./session-key.js";
+import { SessionQueue } from "./session-queue.js";
+import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "./types.js";
+
+export interface RouterDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  channelOf: (name: ChannelName) => Channel | undefined;
+  /** null when no LLM is configured; free-form messages then get `llmProblem` as the answer. */
+  agent: Agent | null;
+  llmProblem: string | null;
+}
+
+/** Context of one inbound message on its way through the router. */
+interface Delivery {
+  message: InboundMessage;
+  channel: Channel;
+  sessionKey: string;
+  log: Logger;
+  traceId: string;
+}
+
+const TYPING_REFRESH_MS = 5_000;
+
+export class Router {
+  private readonly queue: SessionQueue;
+  private readonly workspacesRoot: string;
+  private readonly startedAt = Date.now();
+  private accepting = true;
+
+  constructor(private readonly deps: RouterDeps) {
+    this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
+    this.workspacesRoot = join(deps.config.dataDir, "workspaces");
+  }
+
+  /** The InboundHandler given to every channel. */
+  readonly handle = async (message: InboundMessage): Promise<HandleOutcome> => {
+    const traceId = randomBytes(6).toString("hex");
+    const log = this.deps.log.child({ traceId, channel: message.channel, chatId: message.chat.id, messageId: message.id });
+    const channel = this.deps.channelOf(message.channel);
+    if (!channel) {
+      log.error("message from a channel that is not running; dropped");
+      return "failed";
+    }
+    if (!this.accepting) {
+      log.warn("message arrived during shutdown; not handled");
+      return "refused";
+    }
+    const ttlMs = this.deps.config.sessions.dedupTtlHours * 3_600_000;
+    if (!(await this.deps.store.coordinator.setIfAbsent(`dedup:${message.id}`, ttlMs))) {
+      log.debug("duplicate delivery dropped");
+      return "duplicate";
+    }
+    const reason = ignoreReason(message);
+    if (reason) {
+      log.debug({ reason }, "message ignored");
+      return "ignored";
+    }
+    const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
+    const command = parseCommand(message.text);
+    if (command) return this.runCommand(delivery, command);
+    if (!this.deps.agent) {
+      return this.replyOutcome(
+        delivery,
+        `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`,
+      );
+    }
+    return this.enqueueTurn(delivery, this.deps.agent);
+  };
+
+  /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
+  async drain(graceMs: number): Promise<void> {
+    this.accepting = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
+    const finished = await Promise.race([this.queue.idle().then(() => "idle" as const), deadline]);
+    clearTimeout(timer);
+    if (finished === "late") {
+      this.deps.log.warn({ activeTurns: this.queue.activeTurns }, "shutdown deadline reached; cancelling running turns");
+      this.queue.cancelAll();
+      await this.queue.idle();
+    }
+  }
+
+  private async enqueueTurn(d: Delivery, agent: Agent): Promise<HandleOutcome> {
+    try {
+      return await this.queue.run(d.sessionKey, async (signal) => {
+        const stopTyping = this.keepTyping(d);
+        try {
+          const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
+          await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+          const result = await this.deps.store.coordinator.withLock(
+            `session:${d.sessionKey}`,
+            () =>
+              agent.runTurn({
+                sessionKey: d.sessionKey,
+                message: d.message,
+                workspaceDir,
+                signal,
+                log: d.log,
+                traceId: d.traceId,
+                download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
+              }),
+            { leaseMs: 60_000, waitMs: 15 * 60_000 },
+          );
+          d.log.info({ steps: result.steps, tools: result.toolCalls, errorId: result.errorId }, "turn finished");
+          const outcome = await this.replyOutcome(d, result.text);
+          return result.errorId ? "failed" : outcome;
+        } finally {
+          stopTyping();
+        }
+      });
+    } catch (err) {
+      if ((err as Error).name === "AbortError") {
+        d.log.info("turn stopped");
+        return "stopped";
+      }
+      d.log.error({ err }, "turn failed");
+      return "failed";
+    }
+  }
+
+  private async runCommand(d: Delivery, command: ParsedCommand): Promise<HandleOutcome> {
+    d.log.info({ command: command.name }, "slash command");
+    switch (command.name) {
+      case "help":
+        return this.replyOutcome(d, helpText(this.deps.config.agent.name));
+      case "stop": {
+        const { running, queued } = this.queue.cancel(d.sessionKey);
+        const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
+        const text = running ? `Stopped the running turn${dropped}.` : queued > 0 ? `Dropped ${queued} queued message(s).` : "Nothing is running right now.";
+        return this.replyOutcome(d, text);
+      }
+      case "new":
+      case "reset":
+        // Through the queue, so the reset lands after the turns that came before it.
+        return this.queue
+          .run(d.sessionKey, async () => {
+            await this.deps.agent?.resetSession(d.sessionKey);
+            return this.replyOutcome(d, "Started a new conversation. Earlier messages are forgotten.");
+          })
+          .catch(() => "stopped" as const);
+      case "status":
+        return this.replyOutcome(d, await this.statusText(d));
+    }
+  }
+
+  private async statusText(d: Delivery): Promise<string> {
+    const { llm } = this.deps.config;
+    const lines = [`Session: ${d.sessionKey}`];
+    lines.push(this.deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${this.deps.llmProblem})`);
+    if (this.deps.agent) {
+      const info = await this.deps.agent.sessionInfo(d.sessionKey);
+      lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
+    }
+    const state = this.queue.state(d.sessionKey);
+    lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
+    lines.push(`Uptime: ${Math.round((Date.now() - this.startedAt) / 1000)} s`);
+    return lines.join("\n");
+  }
+
+  /** Sends `text` in reply to the message; a failed send is logged here, once, and reported as "failed". */
+  private async replyOutcome(d: Delivery, text: string): Promise<HandleOutcome> {
+    try {
+      await d.channel.sendText(targetOf(d.message), text, { replyTo: d.message.platformMessageId });
+      return "answered";
+    } catch (err) {
+      d.log.error({ err }, "sending the reply failed");
+      return "failed";
+    }
+  }
+
+  /** Shows "typing..." while the turn runs; platforms expire the indicator after a few seconds. */
+  private keepTyping(d: Delivery): () => void {
+    const typing = d.channel.typing?.bind(d.channel);
+    if (!typing) return () => {};
+    const target = targetOf(d.message);
+    const tick = () => void typing(target).catch((err: unknown) => d.log.debug({ err }, "typing indicator failed"));
+    tick();
+    const timer = setInterval(tick, TYPING_REFRESH_MS);
+    return () => clearInterval(timer);
+  }
+}
+
+/** Messages the bot does not answer, and why. */
+function ignoreReason(message: InboundMessage): string | null {
+  if (message.sender.isBot) return "sent by a bot";
+  if (message.chat.type === "group" && !message.mentionsBot) return "group message without a mention";
+  if (message.text.trim() === "" && message.attachments.length === 0) return "empty message";
+  return null;
+}

@@ -1,0 +1,20 @@
+/** Which conversation a message belongs to: its history, its workspace and its turn queue. */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { InboundMessage } from "./types.js";
+
+export type SessionScope = "chat" | "user" | "thread";
+
+export function sessionKeyOf(message: InboundMessage, scope: SessionScope): string {
+  const chatKey = `${message.channel}:${message.chat.id}`;
+  if (scope === "thread" && message.chat.threadId !== undefined) return `${chatKey}:thread:${message.chat.threadId}`;
+  if (scope === "user" && message.chat.type === "group") return `${chatKey}:user:${message.sender.id}`;
+  return chatKey;
+}
+
+/** A directory name for the session that is safe on every file system and still recognizable. */
+export function workspaceDirOf(workspacesRoot: string, sessionKey: string): string {
+  const readable = sessionKey.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
+  const hash = createHash("sha256").update(sessionKey).digest("hex").slice(0, 10);
+  return join(workspacesRoot, `${readable}-${hash}`);
+}

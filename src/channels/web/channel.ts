@@ -1,0 +1,175 @@
+/**
+ * The WebChat channel: the browser page and the HTTP API talk to the gateway directly, so "sending"
+ * means recording a line in the chat's transcript and pushing it to the chat's open sockets and to the
+ * API request it answers.
+ */
+import { randomUUID } from "node:crypto";
+import type { HttpServer } from "../../http/server.js";
+import type { Logger } from "../../log.js";
+import type { Store } from "../../store/types.js";
+import type {
+  Attachment,
+  Channel,
+  ChannelCapabilities,
+  ChannelStatus,
+  HandleOutcome,
+  InboundHandler,
+  OutboundFile,
+  OutboundTarget,
+  SendTextOptions,
+  SentMessage,
+} from "../types.js";
+import { WebFiles } from "./files.js";
+import { ChatHub } from "./hub.js";
+import { PendingReplies } from "./replies.js";
+import { registerWebRoutes, type AskResult } from "./routes.js";
+import { toInboundMessage, type ApiMessage, type ChatEntry, type WebAttachment, type WebInbound } from "./schema.js";
+import type { Received } from "./socket.js";
+import { Transcript } from "./transcript.js";
+
+export interface WebChannelOptions {
+  store: Store;
+  log: Logger;
+  http: HttpServer;
+  dataDir: string;
+  /** Longest text a user may send. */
+  maxTextLength: number;
+  /** Largest file the bot may send. Default 50 MiB. */
+  maxUploadBytes?: number;
+  /** How long an API request waits for its message to be handled. Default 10 minutes. */
+  turnTimeoutMs?: number;
+  /** Shown in the page's header. Default "Switchboard". */
+  botName?: string;
+}
+
+const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;
+const SHUTDOWN = 1001;
+
+export class WebChannel implements Channel {
+  readonly name = "web" as const;
+  readonly capabilities: ChannelCapabilities;
+  private readonly transcript: Transcript;
+  private readonly files: WebFiles;
+  private readonly hub = new ChatHub();
+  private readonly pending = new PendingReplies();
+  private handler: InboundHandler | undefined;
+  /** Hono cannot remove routes, so a restarted channel keeps the ones it registered first. */
+  private routesRegistered = false;
+
+  constructor(private readonly opts: WebChannelOptions) {
+    const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, threads: false, typing: true };
+    this.transcript = new Transcript(opts.store);
+    this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
+  }
+
+  async start(onMessage: InboundHandler): Promise<void> {
+    if (this.handler) throw new Error("The web channel is already started");
+    if (!this.routesRegistered) {
+      const { log, maxTextLength } = this.opts;
+      await registerWebRoutes(this.opts.http, {
+        botName: this.opts.botName ?? "Switchboard",
+        maxTextLength,
+        files: this.files,
+        ask: (message) => this.ask(message),
+        socket: {
+          hub: this.hub,
+          maxTextLength,
+          log,
+          history: (chatId) => this.transcript.list(chatId),
+          receive: (input) => this.receive(input),
+        },
+      });
+      this.routesRegistered = true;
+    }
+    this.handler = onMessage;
+  }
+
+  async stop(): Promise<void> {
+    this.handler = undefined;
+    this.hub.closeAll(SHUTDOWN, "WebChat stopped");
+  }
+
+  status(): ChannelStatus {
+    return this.handler ? { connected: true } : { connected: false, detail: "not started" };
+  }
+
+  async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
+    const entry = botEntry(text, []);
+    await this.deliver(to.chatId, entry, opts.replyTo);
+    return [{ messageId: entry.id, sentAt: new Date(entry.at) }];
+  }
+
+  /**
+   * `opts` goes beyond the Channel interface, whose sendFile names no message to answer; without it the
+   * file goes to the chat's longest-waiting API request, the one the chat's session queue is handling.
+   */
+  async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    const attachment = await this.files.save(file);
+    const entry = botEntry(file.caption ?? "", [attachment]);
+    await this.deliver(to.chatId, entry, opts.replyTo ?? this.pending.oldest(to.chatId));
+    return { messageId: entry.id, sentAt: new Date(entry.at) };
+  }
+
+  async typing(to: OutboundTarget): Promise<void> {
+    this.hub.broadcast(to.chatId, { type: "typing" });
+  }
+
+  download(attachment: Attachment): Promise<string> {
+    return Promise.reject(new Error(`Cannot download ${attachment.ref}: WebChat messages carry no attachments to download`));
+  }
+
+  private async deliver(chatId: string, entry: ChatEntry, replyTo: string | undefined): Promise<void> {
+    await this.transcript.append(chatId, entry);
+    this.hub.broadcast(chatId, { type: "message", ...entry });
+    if (replyTo !== undefined) this.pending.add(chatId, replyTo, { text: entry.text, attachments: entry.attachments });
+  }
+
+  /** Shows the user's message (transcript, open tabs), then hands it to the router. */
+  private async receive(input: WebInbound): Promise<Received | undefined> {
+    const handler = this.handler;
+    if (!handler) return undefined;
+    const receivedAt = new Date();
+    const entry: ChatEntry = { id: input.messageId, role: "user", text: input.text, attachments: [], at: receivedAt.toISOString() };
+    await this.transcript.append(input.chatId, entry);
+    this.hub.broadcast(input.chatId, { type: "message", ...entry });
+    return { handled: handler(toInboundMessage(input, receivedAt)) };
+  }
+
+  private async ask(message: ApiMessage): Promise<AskResult> {
+    const { chatId } = message;
+    const messageId = message.messageId ?? randomUUID();
+    const replies = this.pending.open(chatId, messageId);
+    if (!replies) return { kind: "in_flight" };
+    try {
+      const received = await this.receive({ ...message, messageId });
+      if (!received) return { kind: "unavailable" };
+      const outcome = await within(received.handled, this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS);
+      if (outcome === undefined) {
+        received.handled.catch((err: unknown) =>
+          this.opts.log.error({ err, chatId, messageId }, "web API message failed after its request timed out"),
+        );
+        return { kind: "timeout", replies: [...replies] };
+      }
+      return { kind: "answered", outcome, replies: [...replies] };
+    } finally {
+      this.pending.close(chatId, messageId);
+    }
+  }
+}
+
+function botEntry(text: string, attachments: WebAttachment[]): ChatEntry {
+  return { id: randomUUID(), role: "bot", text, attachments, at: new Date().toISOString() };
+}
+
+/** The outcome, or undefined when `ms` pass first. */
+async function within(handled: Promise<HandleOutcome>, ms: number): Promise<HandleOutcome | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([handled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
+import { Command } from "commander";
+import { stringify as toYaml } from "yaml";
+import { ConfigError, loadConfig } from "./config/load.js";
+import type { Config } from "./config/schema.js";
+import { collectSecrets, redactSecrets } from "./config/secrets.js";
+import { formatDoctor, runDoctor } from "./doctor.js";
+import { Gateway } from "./gateway.js";
+import { createLogger } from "./log.js";
+
+const program = new Command()
+  .name("switchboard")
+  .description("Self-hosted IM chatbot gateway")
+  .option("-c, --config <path>", "configuration file (default: $SWITCHBOARD_CONFIG)");
+
+function config(): Config {
+  return loadConfig({ configPath: program.opts<{ config?: string }>().config });
+}
+
+program
+  .command("start")
+  .description("start the gateway")
+  .action(async () => {
+    const gateway = await Gateway.create(config());
+    await gateway.start();
+    const stop = (signal: NodeJS.Signals) => {
+      gateway.log.info({ signal }, "signal received");
+      gateway.stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          gateway.log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+
+program
+  .command("doctor")
+  .description("check the configuration, the store, the LLM endpoint and each enabled channel")
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger({ level: "silent", secrets: collectSecrets(cfg) });
+    const results = await runDoctor(cfg, log);
+    console.log(formatDoctor(results));
+    process.exitCode = results.every((r) => r.ok) ? 0 : 1;
+  });
+
+program
+  .command("config")
+  .description("configuration commands")
+  .command("show")
+  .description("print the configuration in force, secrets redacted")
+  .action(() => {
+    const cfg = config();
+    process.stdout.write(toYaml(redactSecrets(cfg, collectSecrets(cfg))));
+  });
+
+program.parseAsync().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

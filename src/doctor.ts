@@ -1,0 +1,77 @@
+/**
+ * `switchboard doctor`: checks the configuration, the store, the LLM endpoint and each enabled channel's
+ * credentials with a live call, and says how to fix what fails.
+ */
+import { generateText } from "ai";
+import { createModel, llmSetupProblem } from "./agent/llm.js";
+import { channelModules } from "./channels/modules.js";
+import type { ChannelName } from "./channels/types.js";
+import { enabledChannels } from "./config/load.js";
+import type { Config } from "./config/schema.js";
+import { collectSecrets, redactText } from "./config/secrets.js";
+import type { Logger } from "./log.js";
+import { createStore } from "./store/index.js";
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** What to do when it failed. */
+  fix?: string;
+}
+
+const LIVE_CALL_TIMEOUT_MS = 15_000;
+
+export async function runDoctor(config: Config, log: Logger): Promise<CheckResult[]> {
+  const results: CheckResult[] = [{ name: "config", ok: true, detail: "valid" }];
+  results.push(await checkStore(config, log));
+  results.push(await checkLlm(config));
+  for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
+  const secrets = collectSecrets(config);
+  return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
+}
+
+export function formatDoctor(results: CheckResult[]): string {
+  return results
+    .map((r) => `${r.ok ? "OK  " : "FAIL"} ${r.name.padEnd(16)} ${r.detail}${!r.ok && r.fix ? `\n     fix: ${r.fix}` : ""}`)
+    .join("\n");
+}
+
+async function attempt(name: string, fix: string, check: () => Promise<string>): Promise<CheckResult> {
+  try {
+    return { name, ok: true, detail: await check() };
+  } catch (err) {
+    return { name, ok: false, detail: (err as Error).message, fix };
+  }
+}
+
+function checkStore(config: Config, log: Logger): Promise<CheckResult> {
+  return attempt("store", "check store.url / REDIS_URL, or that the data dir is writable", async () => {
+    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    try {
+      await store.ping();
+      return store.backend === "sqlite" ? `sqlite in ${config.dataDir}` : "redis answers";
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+async function checkLlm(config: Config): Promise<CheckResult> {
+  const problem = llmSetupProblem(config.llm);
+  if (problem) return { name: "llm", ok: false, detail: "not configured", fix: problem };
+  return attempt("llm", "check LLM_BASE_URL, LLM_API_KEY and LLM_MODEL; the endpoint must answer a chat request", async () => {
+    const result = await generateText({
+      model: createModel(config.llm),
+      prompt: "Reply with the single word: pong",
+      maxRetries: 0,
+      abortSignal: AbortSignal.timeout(LIVE_CALL_TIMEOUT_MS),
+    });
+    return `${config.llm.provider} ${config.llm.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})`;
+  });
+}
+
+function checkChannel(config: Config, channel: ChannelName): Promise<CheckResult> {
+  const module = channelModules[channel];
+  return attempt(`channel:${channel}`, module.fix, () => module.check(config));
+}

@@ -1,0 +1,126 @@
+/**
+ * The one place that wires Switchboard together: builds every part from the configuration and owns the order in
+ * which they start and stop.
+ */
+import { Agent } from "./agent/agent.js";
+import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
+import { Router } from "./channels/router.js";
+import type { Channel, ChannelName } from "./channels/types.js";
+import { channelModules } from "./channels/modules.js";
+import { enabledChannels } from "./config/load.js";
+import type { Config } from "./config/schema.js";
+import { collectSecrets, redactText } from "./config/secrets.js";
+import { ToolCatalog } from "./handlers/catalog.js";
+import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
+import { HandlerRegistry } from "./handlers/registry.js";
+import { createSystemHandler, systemTools } from "./handlers/system.js";
+import { HttpServer, type ReadinessReport } from "./http/server.js";
+import { createLogger, type Logger } from "./log.js";
+import { createStore } from "./store/index.js";
+import type { Store } from "./store/types.js";
+
+export interface GatewayOptions {
+  /** Defaults to a logger built from config.log. */
+  log?: Logger;
+}
+
+export class Gateway {
+  readonly http: HttpServer;
+  readonly router: Router;
+  private readonly channels = new Map<ChannelName, Channel>();
+  private stopping: Promise<void> | null = null;
+  private readonly secrets: string[];
+
+  private constructor(
+    readonly config: Config,
+    readonly log: Logger,
+    readonly store: Store,
+    readonly registry: HandlerRegistry,
+    readonly agent: Agent | null,
+    private readonly llmProblem: string | null,
+  ) {
+    this.secrets = collectSecrets(config);
+    this.http = new HttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      token: config.http.token,
+      log,
+      readiness: () => this.readiness(),
+    });
+    this.router = new Router({ config, store, log, agent, llmProblem, channelOf: (name) => this.channels.get(name) });
+    this.createChannels();
+  }
+
+  static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
+    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: collectSecrets(config) });
+    routeSdkWarnings(log);
+    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+
+    const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
+    const catalog = new ToolCatalog(registry);
+    registry.register("system", createSystemHandler(catalog), systemTools);
+    registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+
+    const llmProblem = llmSetupProblem(config.llm);
+    if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
+    const agent = llmProblem ? null : new Agent({ config, model: createModel(config.llm), registry, catalog, store, log });
+    return new Gateway(config, log, store, registry, agent, llmProblem);
+  }
+
+  private createChannels(): void {
+    for (const name of enabledChannels(this.config)) {
+      const module = channelModules[name];
+      if (!module.create) {
+        this.log.warn({ channel: name }, `the ${name} channel is configured but not available in this version; skipped`);
+        continue;
+      }
+      const deps = { config: this.config, store: this.store, log: this.log.child({ channel: name }), http: this.http };
+      this.channels.set(name, module.create(deps));
+    }
+  }
+
+  /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
+  async start(): Promise<{ url: string; port: number }> {
+    for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    const address = await this.http.start();
+    this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
+    return address;
+  }
+
+  /** Graceful: stop taking messages, let running turns finish up to the grace period, then close everything. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.log.info("shutting down");
+    await this.router.drain(this.config.sessions.shutdownGraceMs);
+    for (const channel of this.channels.values()) {
+      await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
+    }
+    await this.http.stop();
+    await this.store.close();
+    this.log.info("stopped");
+  }
+
+  private async readiness(): Promise<ReadinessReport> {
+    const { llmProblem } = this;
+    const components: ReadinessReport["components"] = {};
+    try {
+      await this.store.ping();
+      components.store = { ok: true, detail: this.store.backend };
+    } catch (err) {
+      // The message may quote the store URL: keep its password out of this unauthenticated endpoint.
+      components.store = { ok: false, detail: redactText(`${this.store.backend}: ${(err as Error).message}`, this.secrets) };
+    }
+    components.llm = llmProblem ? { ok: false, detail: llmProblem } : { ok: true, detail: `${this.config.llm.provider} ${this.config.llm.model}` };
+    for (const [name, channel] of this.channels) {
+      const status = channel.status();
+      components[`channel:${name}`] = { ok: status.connected, ...(status.detail ? { detail: status.detail } : {}) };
+    }
+    // Without an LLM the gateway is still useful (commands, setup message), so only store and channels gate readiness.
+    const ready = Object.entries(components).every(([name, c]) => c.ok || name === "llm");
+    return { ready, components };
+  }
+}

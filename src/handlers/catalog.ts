@@ -1,0 +1,130 @@
+/**
+ * The tool catalog: progressive disclosure of the registry's tools to the model.
+ * Level 1 is a short list in the system prompt (render), level 2 the full definition on request (info, via
+ * get_tool_info), level 3 the call itself (HandlerRegistry.executeByTool).
+ */
+import { z } from "zod";
+import type { HandlerRegistry } from "./registry.js";
+import type { RiskClass, ToolDefinition } from "./types.js";
+
+export interface ToolInfo {
+  name: string;
+  category: string;
+  description: string;
+  inputSchema: object;
+  risk: RiskClass;
+}
+
+export class ToolCatalog {
+  private readonly schemas = new Map<string, object>();
+
+  constructor(private readonly registry: HandlerRegistry) {}
+
+  /** Level 1: markdown grouped by category: "### Category" then "- name: shortDescription" lines. */
+  render(filter: (tool: ToolDefinition) => boolean = () => true): string {
+    const byCategory = new Map<string, string[]>();
+    for (const tool of this.registry.listTools().filter(filter)) {
+      const lines = byCategory.get(tool.category) ?? [];
+      lines.push(`- ${tool.name}: ${tool.shortDescription}`);
+      byCategory.set(tool.category, lines);
+    }
+    return [...byCategory].map(([category, lines]) => `### ${category}\n${lines.join("\n")}`).join("\n\n");
+  }
+
+  /**
+   * Forgiving lookup: exact, then case/dash/space-insensitive (`schedule-task`, `Schedule_Task`), then the one
+   * closest name within a small edit distance; undefined when nothing is close or two names are equally close.
+   */
+  resolve(name: string): ToolDefinition | undefined {
+    const exact = this.registry.getTool(name);
+    if (exact) return exact;
+    const wanted = normalizeToolName(name);
+    const tools = this.registry.listTools();
+    const sameNormalized = tools.find((tool) => normalizeToolName(tool.name) === wanted);
+    if (sameNormalized) return sameNormalized;
+    const ranked = rankByDistance(wanted, tools.map((tool) => tool.name));
+    const [best, second] = ranked;
+    if (!best || (second && second.distance === best.distance)) return undefined;
+    return this.registry.getTool(best.name);
+  }
+
+  /** Registered names close to `name`, closest first; for "did you mean" hints. */
+  suggest(name: string): string[] {
+    return suggestToolNames(name, this.registry.listTools().map((tool) => tool.name));
+  }
+
+  /** Level 2: the full definition the model reads. */
+  info(name: string): ToolInfo | undefined {
+    const tool = this.resolve(name);
+    if (!tool) return undefined;
+    return {
+      name: tool.name,
+      category: tool.category,
+      description: tool.description,
+      inputSchema: this.jsonSchema(tool.name),
+      risk: tool.risk,
+    };
+  }
+
+  /** JSON Schema of the tool's input, for the LLM request; computed once per tool. */
+  jsonSchema(name: string): object {
+    const cached = this.schemas.get(name);
+    if (cached) return cached;
+    const tool = this.registry.getTool(name);
+    if (!tool) throw new Error(`No tool named "${name}" is registered`);
+    // "input" mode: fields with defaults are optional for the caller. The $schema marker is noise to the model.
+    const { $schema: _marker, ...schema } = z.toJSONSchema(tool.input, { io: "input" });
+    this.schemas.set(name, schema);
+    return schema;
+  }
+}
+
+/** Names of tools close to `name` (by spelling or containment), closest first; for "did you mean" hints. */
+export function suggestToolNames(name: string, candidates: readonly string[], limit = 3): string[] {
+  const wanted = normalizeToolName(name);
+  const close = rankByDistance(wanted, candidates).map((match) => match.name);
+  const containing = candidates.filter(
+    (candidate) => wanted.length >= 3 && normalizeToolName(candidate).includes(wanted),
+  );
+  return [...new Set([...close, ...containing])].slice(0, limit);
+}
+
+/** `Schedule-Task`, ` schedule task ` and `schedule_task` all become `schedule_task`. */
+function normalizeToolName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+}
+
+interface DistanceMatch {
+  name: string;
+  distance: number;
+}
+
+/** Candidates within a length-dependent edit distance of the normalized `wanted`, closest first. */
+function rankByDistance(wanted: string, candidates: readonly string[]): DistanceMatch[] {
+  const allowed = wanted.length <= 4 ? 1 : wanted.length <= 10 ? 2 : 3;
+  return candidates
+    .map((name) => ({ name, distance: editDistance(wanted, normalizeToolName(name)) }))
+    .filter((match) => match.distance <= allowed)
+    .sort((a, b) => a.distance - b.distance);
+}
+
+/** Optimal string alignment distance: Levenshtein plus adjacent transpositions (`taks` is one edit from `task`). */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
+  for (let i = 1; i <= a.length; i++) {
+    const row = rows[i] as number[];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      row[j] = best;
+    }
+  }
+  return at(a.length, b.length);
+}

@@ -1,0 +1,168 @@
+/**
+ * The handler registry: which handler runs which tool, and the one guarded way to run a tool.
+ * executeByTool never throws and never hangs: every failure becomes a ToolOutcome the model can read.
+ */
+import type { z } from "zod";
+import type { Logger } from "../log.js";
+import { suggestToolNames } from "./catalog.js";
+import { ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "./types.js";
+
+export const SHORT_DESCRIPTION_LENGTH = { min: 30, max: 80 } as const;
+const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+
+interface RegisteredTool {
+  handlerName: string;
+  handler: ToolHandler;
+  definition: ToolDefinition;
+}
+
+export class HandlerRegistry {
+  private readonly log: Logger;
+  private readonly defaultTimeoutMs: number;
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  constructor(opts: { log: Logger; defaultTimeoutMs: number }) {
+    this.log = opts.log;
+    this.defaultTimeoutMs = opts.defaultTimeoutMs;
+  }
+
+  /** Registers all of `tools` or none: throws on a duplicate or malformed name, or a bad shortDescription. */
+  register(handlerName: string, handler: ToolHandler, tools: ToolDefinition[]): void {
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      const problem = definitionProblem(tool);
+      if (problem) throw new Error(`Handler "${handlerName}": tool "${tool.name}" ${problem}`);
+      const owner = this.tools.get(tool.name)?.handlerName ?? (seen.has(tool.name) ? handlerName : undefined);
+      if (owner) throw new Error(`Handler "${handlerName}": tool "${tool.name}" is already registered by "${owner}"`);
+      seen.add(tool.name);
+    }
+    for (const definition of tools) this.tools.set(definition.name, { handlerName, handler, definition });
+    this.log.debug({ handler: handlerName, tools: [...seen] }, "tool handler registered");
+  }
+
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  getTool(name: string): ToolDefinition | undefined {
+    return this.tools.get(name)?.definition;
+  }
+
+  /** In registration order. */
+  listTools(): ToolDefinition[] {
+    return [...this.tools.values()].map((entry) => entry.definition);
+  }
+
+  handlerOf(toolName: string): string | undefined {
+    return this.tools.get(toolName)?.handlerName;
+  }
+
+  async executeByTool(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const started = performance.now();
+    const outcome = await this.execute(name, input, ctx);
+    const durationMs = Math.round(performance.now() - started);
+    const code = outcome.ok ? undefined : outcome.code;
+    this.log.debug({ ...callFields(name, ctx), durationMs, ok: outcome.ok, code }, "tool call");
+    return outcome;
+  }
+
+  private async execute(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const entry = this.tools.get(name);
+    if (!entry) return failure(name, new ToolError(this.unknownToolMessage(name), "unknown_tool"));
+    const parsed = entry.definition.input.safeParse(input);
+    if (!parsed.success) return failure(name, new ToolError(invalidInputMessage(name, parsed.error), "invalid_input"));
+    if (ctx.signal.aborted) return failure(name, new ToolError(`${name} was cancelled before it started`, "aborted"));
+
+    const timeoutMs = entry.definition.timeoutMs ?? this.defaultTimeoutMs;
+    try {
+      const output = await runGuarded(
+        (signal) => entry.handler(name, parsed.data, { ...ctx, signal, log: ctx.log.child({ tool: name }) }),
+        ctx.signal,
+        timeoutMs,
+        name,
+      );
+      return { ok: true, tool: name, output };
+    } catch (err) {
+      if (err instanceof ToolError) {
+        if (err.code === "timeout") this.log.warn({ ...callFields(name, ctx), timeoutMs }, "tool timed out");
+        return failure(name, err);
+      }
+      this.log.error({ ...callFields(name, ctx), err }, "tool failed");
+      return failure(name, new ToolError(err instanceof Error ? err.message : String(err), "failed"));
+    }
+  }
+
+  private unknownToolMessage(name: string): string {
+    const close = suggestToolNames(name, [...this.tools.keys()]);
+    const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
+    return `Unknown tool "${name}".${hint} Call get_tool_info with a tool name from the catalog to see its parameters.`;
+  }
+}
+
+/** Why a definition cannot be registered, or undefined when it is fine. */
+function definitionProblem(tool: ToolDefinition): string | undefined {
+  if (!TOOL_NAME_PATTERN.test(tool.name)) return "must have a snake_case name";
+  const length = tool.shortDescription.length;
+  const { min, max } = SHORT_DESCRIPTION_LENGTH;
+  if (length < min || length > max) return `has a shortDescription of ${length} characters; it must have ${min}-${max}`;
+  return undefined;
+}
+
+/** What every log line about a call carries, so it can be traced to its chat and turn. */
+function callFields(tool: string, ctx: ToolContext): { tool: string; session: string; traceId: string } {
+  return { tool, session: ctx.sessionKey, traceId: ctx.traceId };
+}
+
+function failure(tool: string, err: ToolError): ToolOutcome {
+  return { ok: false, tool, code: err.code, error: err.message };
+}
+
+/** One line per problem, `path: message`, so the model can fix its call. */
+function invalidInputMessage(tool: string, error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".") || "(input)";
+    return `- ${path}: ${issue.message}`;
+  });
+  return `Invalid input for ${tool}:\n${problems.join("\n")}\nCall get_tool_info("${tool}") for its parameters.`;
+}
+
+/**
+ * Runs `work` until it settles, the deadline passes, or `parent` aborts, whichever comes first. On a deadline or
+ * abort the signal handed to `work` is aborted too, so a well-behaved handler stops what it was doing.
+ */
+function runGuarded<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  parent: AbortSignal,
+  timeoutMs: number,
+  tool: string,
+): Promise<T> {
+  const controller = new AbortController();
+  return new Promise<T>((resolve, reject) => {
+    const stop = (reason: ToolError): void => {
+      cleanup();
+      controller.abort(reason);
+      reject(reason);
+    };
+    const onAbort = (): void => stop(new ToolError(`${tool} was cancelled`, "aborted"));
+    const onDeadline = (): void => stop(new ToolError(`${tool} timed out after ${timeoutMs} ms`, "timeout"));
+    const timer = setTimeout(onDeadline, timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", onAbort);
+    };
+    parent.addEventListener("abort", onAbort, { once: true });
+    // Wrapped so that a handler that throws synchronously is caught like one that rejects.
+    Promise.resolve()
+      .then(() => work(controller.signal))
+      .then(
+        (value) => {
+          cleanup();
+          resolve(value);
+        },
+        (err: unknown) => {
+          cleanup();
+          reject(err);
+        },
+      );
+  });
+}

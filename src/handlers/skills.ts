@@ -1,0 +1,292 @@
+/**
+ * The `skills` handler: the model's way into the skill system (issue 3). list_skills and get_skill_info are
+ * levels 1-2 of progressive disclosure; get_skill_info also discloses the level-3 tools a skill needs
+ * (get_skill_reference, run_skill_script, its skill_<name> tool). Executable external skills get a tool of their
+ * own, `skill_<name>`, registered as skills load (see skillToolDefinition).
+ */
+import { z } from "zod";
+import { shorten } from "../skills/catalog.js";
+import type { SkillsConfig } from "../skills/config.js";
+import type { SkillsService } from "../skills/service.js";
+import type { Skill } from "../skills/types.js";
+import {
+  dispatchTools,
+  implementTool,
+  ToolError,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHandler,
+  type ToolImplementation,
+} from "./types.js";
+
+const CATEGORY = "Skills";
+const SKILL_TOOL_PREFIX = "skill_";
+/** Room for copying the skill in and the created files out, on top of the script's own limit. */
+const RUN_OVERHEAD_MS = 30_000;
+
+const skillName = z.string().min(1).describe("The skill's name as listed in the skills catalog, e.g. date-helper");
+
+/** The tool name of an executable skill: `date-helper` becomes `skill_date_helper`. */
+export function skillToolName(name: string): string {
+  return SKILL_TOOL_PREFIX + name.replaceAll("-", "_");
+}
+
+/** External executable skills get a tool of their own; system skills document a built-in tool instead. */
+export function hasSkillTool(skill: Skill): boolean {
+  return skill.type === "executable" && !skill.meta.system;
+}
+
+function toolsToDisclose(skill: Skill): string[] {
+  const tools: string[] = [];
+  if (skill.resources.references.length + skill.resources.assets.length > 0) tools.push("get_skill_reference");
+  if (skill.resources.scripts.length > 0) tools.push("run_skill_script");
+  if (hasSkillTool(skill)) tools.push(skillToolName(skill.name), "run_skill");
+  return tools;
+}
+
+function disclose(ctx: ToolContext, skill: Skill): void {
+  for (const tool of toolsToDisclose(skill)) ctx.disclosedTools.add(tool);
+}
+
+export function skillsToolImplementations(service: SkillsService, config: SkillsConfig): ToolImplementation[] {
+  const runTimeoutMs = config.scriptTimeoutMs + RUN_OVERHEAD_MS;
+  return [
+    implementTool(
+      {
+        name: "list_skills",
+        category: CATEGORY,
+        shortDescription: "List the installed skills with their type and a short description",
+        description: [
+          "Lists every installed skill: name, type (instruction or executable), where it comes from and a short",
+          "description. The skills catalog in your instructions may show only names when there are many skills.",
+          "",
+          "When to use: to find a skill for a task when the catalog does not show enough detail.",
+          "",
+          "Example: list_skills({})",
+        ].join("\n"),
+        input: z.object({}),
+        risk: "read",
+        alwaysLoaded: true,
+      },
+      async () =>
+        service.list().map((s) => ({
+          name: s.name,
+          type: s.type,
+          description: shorten(s.description, 160),
+          origin: s.origin,
+          ...(s.meta.system && s.meta.toolName ? { documentsTool: s.meta.toolName } : {}),
+        })),
+    ),
+    implementTool(
+      {
+        name: "get_skill_info",
+        category: CATEGORY,
+        shortDescription: "Read a skill's full instructions, resources and how to run its scripts",
+        description: [
+          "Returns a skill's full instructions (the body of its SKILL.md), the files it ships under scripts/,",
+          "references/ and assets/, and how to run its scripts. After this call the tools the skill needs",
+          "(run_skill_script, get_skill_reference, its own skill_<name> tool) can be called.",
+          "",
+          "When to use: before using any skill from the skills catalog, to learn what it says to do.",
+          "",
+          'Example: get_skill_info({"skill_name": "date-helper"})',
+        ].join("\n"),
+        input: z.object({ skill_name: skillName }),
+        risk: "read",
+        alwaysLoaded: true,
+      },
+      async (input, ctx) => {
+        const text = service.info(input.skill_name);
+        disclose(ctx, service.require(input.skill_name));
+        return text;
+      },
+    ),
+    implementTool(
+      {
+        name: "get_skill_reference",
+        category: CATEGORY,
+        shortDescription: "Read a text file from a skill's references/ or assets/ folder",
+        description: [
+          "Returns the text of one file a skill ships under references/ (or a text file under assets/), as",
+          "listed by get_skill_info under Available resources. At most 256 KB are returned.",
+          "",
+          "When to use: when a skill's instructions point to a reference document or a template.",
+          "",
+          'Example: get_skill_reference({"skill_name": "reminder-writing", "ref_name": "examples.md"})',
+        ].join("\n"),
+        input: z.object({
+          skill_name: skillName,
+          ref_name: z.string().min(1).describe("File name under references/ or assets/, e.g. examples.md"),
+        }),
+        risk: "read",
+      },
+      async (input) => service.reference(input.skill_name, input.ref_name),
+    ),
+    implementTool(
+      {
+        name: "run_skill_script",
+        category: CATEGORY,
+        shortDescription: "Run one of a skill's scripts with arguments and get its output",
+        description: [
+          "Runs a script from a skill's scripts/ folder (Python, Bash, Node or WASM) without a shell, in a fresh",
+          "work directory, and returns its exit code, stdout, stderr, duration and the files it created.",
+          "",
+          "When to use: when a skill's instructions (read with get_skill_info) say to run one of its scripts.",
+          "",
+          "Caveats:",
+          `- The script is stopped after ${config.scriptTimeoutMs} ms; stdout and stderr are each cut at`,
+          `  ${config.maxOutputBytes} bytes.`,
+          "- Arguments are passed as they are, one string each; there is no shell, so quoting is not needed.",
+          "- Files the script creates are discarded unless destination_path names a folder in your workspace",
+          "  to copy them into.",
+          "",
+          'Example: run_skill_script({"skill_name": "date-helper", "script_name": "tz.py", "args": ["now", "Asia/Tokyo"]})',
+        ].join("\n"),
+        input: z.object({
+          skill_name: skillName,
+          script_name: z.string().min(1).describe("File name under the skill's scripts/ folder, e.g. tz.py"),
+          args: z.array(z.string()).max(100).default([]).describe("Command-line arguments, one string each"),
+          destination_path: z
+            .string()
+            .min(1)
+            .optional()
+            .describe("Workspace folder to copy the created files into, e.g. output/"),
+        }),
+        risk: "exec",
+        timeoutMs: runTimeoutMs,
+      },
+      async (input, ctx) =>
+        service.runScript(
+          { skill: input.skill_name, script: input.script_name, args: input.args, destinationPath: input.destination_path },
+          ctx,
+        ),
+    ),
+    implementTool(
+      {
+        name: "run_skill",
+        category: CATEGORY,
+        shortDescription: "Use a skill on a request: run it, or get its instructions to follow",
+        description: [
+          "Applies a skill to the user's request. An executable skill runs its main script with the request",
+          "as its one argument and returns the output. An instruction-only skill returns its instructions",
+          "together with the request, for you to follow.",
+          "",
+          "When to use: when a skill fits the request as a whole and you do not need a particular script.",
+          "",
+          'Example: run_skill({"skill_name": "date-helper", "input": "now Europe/Paris"})',
+        ].join("\n"),
+        input: z.object({
+          skill_name: skillName,
+          input: z.string().describe("The user's request, in their words"),
+        }),
+        risk: "exec",
+        timeoutMs: runTimeoutMs,
+      },
+      async (input, ctx) => service.runSkill(input.skill_name, input.input, ctx),
+    ),
+    implementTool(
+      {
+        name: "equip_skill",
+        category: CATEGORY,
+        shortDescription: "Keep a skill's instructions active for the rest of this conversation",
+        description: [
+          "Equips a skill for this conversation: returns its instructions and scripts like get_skill_info,",
+          "and keeps them in your instructions on every later turn, even after older messages are summarized.",
+          "",
+          "When to use: when the user will work with a skill over several messages (a long task, a workflow).",
+          "",
+          'Example: equip_skill({"skill_name": "reminder-writing"})',
+        ].join("\n"),
+        input: z.object({ skill_name: skillName }),
+        risk: "read",
+      },
+      async (input, ctx) => {
+        const text = await service.equip(input.skill_name, ctx.sessionKey);
+        disclose(ctx, service.require(input.skill_name));
+        return text;
+      },
+    ),
+    implementTool(
+      {
+        name: "install_skill",
+        category: CATEGORY,
+        shortDescription: "Install a skill from a folder, a .zip or .tar.gz archive, or a git URL",
+        description: [
+          "Installs a skill into the gateway's user skills folder after validating its SKILL.md. Refuses a",
+          "broken skill (with the validator's reasons) and never replaces a bundled or system skill.",
+          "",
+          "When to use: only when an administrator asks to add a skill and gives its source.",
+          "",
+          'Example: install_skill({"source": "https://example.org/skills/pdf-tools.git"})',
+        ].join("\n"),
+        input: z.object({
+          source: z.string().min(1).describe("A local folder, a .zip/.tar.gz/.tgz file, or a git URL"),
+        }),
+        risk: "admin",
+        timeoutMs: 180_000,
+      },
+      async (input) => {
+        if (!config.installFromChat) {
+          throw new ToolError("Installing skills from the chat is turned off (skills.installFromChat).", "denied");
+        }
+        return service.install(input.source);
+      },
+    ),
+    implementTool(
+      {
+        name: "reload_skills",
+        category: CATEGORY,
+        shortDescription: "Reload all skills from disk and report the problems found",
+        description: [
+          "Scans the skill folders again and reports how many skills loaded and every problem found (skills",
+          "skipped, or loaded with a warning). Skills also reload by themselves when their files change.",
+          "",
+          "When to use: after an administrator changed skill files and wants the problems listed.",
+          "",
+          "Example: reload_skills({})",
+        ].join("\n"),
+        input: z.object({}),
+        risk: "admin",
+      },
+      async () => {
+        const report = await service.reload();
+        return { skills: report.skills, problems: report.issues.map((i) => `${i.file}: ${i.level}: ${i.message}`) };
+      },
+    ),
+  ];
+}
+
+/** The `skill_<name>` tool of an executable skill. */
+export function skillToolDefinition(skill: Skill, config: SkillsConfig): ToolDefinition {
+  const name = skillToolName(skill.name);
+  const short = shorten(`Run the ${skill.name} skill: ${skill.description}`, 80);
+  return {
+    name,
+    category: CATEGORY,
+    // The registry wants 30-80 characters; a very short description is lengthened.
+    shortDescription: short.length >= 30 ? short : `${short} (an executable skill)`,
+    description: [
+      `Runs the executable skill "${skill.name}" on a request and returns its output.`,
+      `The skill says: ${shorten(skill.description, 400)}`,
+      "",
+      `When to use: when the request matches this skill. Call get_skill_info("${skill.name}") first if its`,
+      "instructions describe what input it expects.",
+      "",
+      `Example: ${name}({"input": "..."})`,
+    ].join("\n"),
+    input: z.object({ input: z.string().describe("The request, in the form the skill's instructions ask for") }),
+    risk: "exec",
+    timeoutMs: config.scriptTimeoutMs + RUN_OVERHEAD_MS,
+  };
+}
+
+/** One handler for the fixed tools and every `skill_<name>` tool, present and future. */
+export function createSkillsHandler(service: SkillsService, implementations: readonly ToolImplementation[]): ToolHandler {
+  const fixed = dispatchTools(implementations);
+  const fixedNames = new Set(implementations.map((impl) => impl.definition.name));
+  return async (toolName, input, ctx) => {
+    if (fixedNames.has(toolName) || !toolName.startsWith(SKILL_TOOL_PREFIX)) return fixed(toolName, input, ctx);
+    const skill = toolName.slice(SKILL_TOOL_PREFIX.length).replaceAll("_", "-");
+    return service.runSkill(skill, (input as { input: string }).input, ctx);
+  };
+}

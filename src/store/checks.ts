@@ -1,0 +1,34 @@
+/** Argument checks shared by namespaces and coordinators, and the lock defaults. */
+
+export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_WAIT_MS = 30_000;
+
+export interface LockOptions {
+  leaseMs: number;
+  waitMs: number;
+}
+
+export function requireKey(key: string, context: string): void {
+  if (typeof key !== "string" || key.length === 0) {
+    throw new TypeError(`${context}: the key must be a non-empty string, got ${JSON.stringify(key)}`);
+  }
+}
+
+/** A duration in whole ms (Redis PX takes integers), positive, or zero where `allowZero` ("do not wait"). */
+export function requireDuration(ms: number, name: string, context: string, allowZero = false): void {
+  const ok = Number.isInteger(ms) && (allowZero ? ms >= 0 : ms > 0);
+  if (!ok) {
+    const expected = allowZero ? "zero or a positive" : "a positive";
+    throw new RangeError(`${context}: ${name} must be ${expected} whole number of milliseconds, got ${String(ms)}`);
+  }
+}
+
+export function resolveLockOptions(key: string, opts: Partial<LockOptions> | undefined): LockOptions {
+  const leaseMs = opts?.leaseMs ?? DEFAULT_LEASE_MS;
+  const waitMs = opts?.waitMs ?? DEFAULT_WAIT_MS;
+  const context = `withLock "${key}"`;
+  requireKey(key, context);
+  requireDuration(leaseMs, "leaseMs", context);
+  requireDuration(waitMs, "waitMs", context, true);
+  return { leaseMs, waitMs };
+}

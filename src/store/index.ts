@@ -1,0 +1,29 @@
+/** The store factory: SQLite (the default, one process) or Redis (several replicas), chosen by the URL. */
+import type { Logger } from "../log.js";
+import type { Store } from "./types.js";
+import { parseStoreUrl } from "./store-url.js";
+import { openSqliteStore } from "./sqlite-store.js";
+import { connectRedisStore } from "./redis-store.js";
+
+export type { Coordinator, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+export { NAMESPACES } from "./types.js";
+export { LockTimeoutError, StoreError } from "./errors.js";
+
+export const DEFAULT_KEY_PREFIX = "switchboard:";
+
+export interface StoreOptions {
+  /** null or `sqlite://[PATH]`: SQLite (default `<dataDir>/switchboard.sqlite`); `redis://` or `rediss://`: Redis. */
+  url: string | null;
+  dataDir: string;
+  log: Logger;
+  /** Prepended to every key, so several gateways (or test runs) can share one Redis database. */
+  keyPrefix?: string;
+}
+
+export async function createStore(opts: StoreOptions): Promise<Store> {
+  const target = parseStoreUrl(opts.url, opts.dataDir);
+  const keyPrefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  const log = opts.log.child({ component: "store" });
+  if (target.kind === "sqlite") return openSqliteStore(target.file, keyPrefix, log);
+  return connectRedisStore(target, keyPrefix, log);
+}

@@ -1,0 +1,38 @@
+/** In-process mutual exclusion per key. */
+import { raceDeadline } from "./deadline.js";
+import { LockTimeoutError } from "./errors.js";
+
+/**
+ * One promise chain per key: each caller waits for the one before it, in arrival order. A key's entry is
+ * removed once its chain is idle, so keys used once (chat ids, message ids) do not accumulate.
+ */
+export class KeyedMutex {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Keys with a holder or waiters. */
+  get activeKeys(): number {
+    return this.#tails.size;
+  }
+
+  /** Runs `fn` alone for `key`; with `waitMs`, gives up with a LockTimeoutError if the key stays held that long. */
+  async run<T>(key: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The next caller waits for both: a caller that gave up waiting must not let the next one in early.
+    const tail = previous.then(() => done);
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    try {
+      if (waitMs !== undefined) await raceDeadline(previous, waitMs, () => new LockTimeoutError(key, waitMs));
+      else await previous;
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The shared backend for several replicas: one redis client serves keyv (namespaces) and the coordinator.
+ * Every wait is bounded: the first connection (a wrong host fails createStore within seconds instead of
+ * retrying forever), and each command (a command issued during an outage fails after a few seconds instead
+ * of waiting in the offline queue). Once connected, the client reconnects on its own, with capped backoff.
+ */
+import KeyvRedis, { createClient, type RedisClientType } from "@keyv/redis";
+import type { Logger } from "../log.js";
+import type { Store } from "./types.js";
+import { BackendGuard } from "./backend-guard.js";
+import { raceDeadline } from "./deadline.js";
+import { jsonKeyv } from "./keyv-namespace.js";
+import { KeyvStore } from "./keyv-store.js";
+import { RedisCoordinator } from "./redis-coordinator.js";
+
+const CONNECT_TIMEOUT_MS = 3_000;
+const CONNECT_DEADLINE_MS = 5_000;
+const FIRST_CONNECT_RETRIES = 2;
+const COMMAND_TIMEOUT_MS = 5_000;
+const CLOSE_DEADLINE_MS = 2_000;
+
+export interface RedisTarget {
+  url: string;
+  /** The URL with its password masked, for messages. */
+  safeUrl: string;
+  password: string | null;
+}
+
+export async function connectRedisStore(target: RedisTarget, keyPrefix: string, log: Logger): Promise<Store> {
+  const guard = new BackendGuard(target.password === null ? [] : [target.password]);
+  const client = await connect(target, guard, log);
+  const keyv = jsonKeyv(new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true }));
+  log.info({ backend: "redis", url: target.safeUrl }, "store opened");
+  return new KeyvStore({
+    backend: "redis",
+    keyv,
+    guard,
+    keyPrefix,
+    coordinator: new RedisCoordinator(client, guard, keyPrefix, log),
+    roundTrip: () => client.ping(),
+    shutdown: () => disconnect(client),
+  });
+}
+
+async function connect(target: RedisTarget, guard: BackendGuard, log: Logger): Promise<RedisClientType> {
+  let connected = false;
+  let healthy = true;
+  const client: RedisClientType = createClient({
+    url: target.url,
+    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries, cause) => {
+        if (connected) return Math.min(100 * 2 ** retries, 2_000);
+        return retries < FIRST_CONNECT_RETRIES ? 200 : cause;
+      },
+    },
+  });
+  // Logs an outage once, not at every reconnection attempt. Without an error listener node-redis would crash.
+  client.on("error", (err: unknown) => {
+    if (!connected || !healthy) return;
+    healthy = false;
+    log.warn({ err: guard.wrap("connection", target.safeUrl, err) }, "redis connection lost; reconnecting");
+  });
+  client.on("ready", () => {
+    if (healthy) return;
+    healthy = true;
+    log.info({ url: target.safeUrl }, "redis connection restored");
+  });
+  try {
+    await raceDeadline(client.connect(), CONNECT_DEADLINE_MS, () => new Error(`no answer within ${CONNECT_DEADLINE_MS} ms`));
+  } catch (err) {
+    if (client.isOpen) client.destroy();
+    throw guard.wrap("connect", target.safeUrl, err);
+  }
+  connected = true;
+  return client;
+}
+
+/** Waits for pending commands, but not forever: a dead connection would never answer them. */
+async function disconnect(client: RedisClientType): Promise<void> {
+  if (!client.isOpen) return;
+  try {
+    await raceDeadline(client.close(), CLOSE_DEADLINE_MS, () => new Error("close timed out"));
+  } catch {
+    if (client.isOpen) client.destroy();
+  }
+}

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { systemPromptOf, toolResultsOf, type FakeReply, type FakeRequest } from "../fakes/openai-server.js";
+import { startHarness, userTextsOf, type Harness, type HarnessOptions } from "./harness.js";
+
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+const isSummaryRequest = (request: FakeRequest): boolean => systemPromptOf(request).includes("You keep compact notes");
+
+/** Answers summary requests with `summary` (or the reply it gives), everything else from `script`, then "ok". */
+function scriptWithSummaries(script: FakeReply[], summary: () => FakeReply): (request: FakeRequest) => FakeReply {
+  return (request) => (isSummaryRequest(request) ? summary() : (script.shift() ?? { text: "ok" }));
+}
+
+function persistenceTests(opts: HarnessOptions): void {
+  it("keeps the conversation across Agent instances on the same store, under a key with ':' and '/'", async () => {
+    h = await startHarness(opts);
+    h.fake.enqueue({ toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "read_file" } }] }, { text: "Nice to meet you, Ann." });
+    await h.turn("My name is Ann.");
+
+    const restarted = h.makeAgent();
+    h.fake.enqueue({ text: "Your name is Ann." });
+    const result = await h.turn("What is my name?", { agent: restarted });
+
+    expect(result.text).toBe("Your name is Ann.");
+    const messages = h.fake.requests[2]!.body.messages!;
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
+    expect(messages[4]).toMatchObject({ role: "assistant", content: "Nice to meet you, Ann." });
+    expect(userTextsOf(messages)[0]).toContain("My name is Ann.");
+    expect(await restarted.sessionInfo(h.sessionKey)).toMatchObject({ messages: 6, summarized: false, disclosedTools: ["read_file"] });
+
+    await restarted.resetSession(h.sessionKey);
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 0, summarized: false, disclosedTools: [] });
+  });
+}
+
+describe("session history on SQLite", () => persistenceTests({}));
+describe.skipIf(!process.env.REDIS_URL)("session history on Redis", () =>
+  persistenceTests({ storeUrl: process.env.REDIS_URL ?? "" }),
+);
+
+describe("session history", () => {
+  it("moves an invalid stored record aside and starts the session afresh", async () => {
+    h = await startHarness();
+    const sessions = h.store.namespace<unknown>("sessions");
+    await sessions.set(h.sessionKey, { messages: "not a list" });
+    h.fake.enqueue({ text: "hello" });
+
+    expect((await h.turn("hi")).text).toBe("hello");
+
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 2 });
+    const warning = h.logs.find((r) => r.msg.includes("stored session record is invalid"));
+    expect(warning).toMatchObject({ sessionKey: h.sessionKey });
+    expect(await sessions.get(String(warning?.quarantineKey))).toEqual({ messages: "not a list" });
+  });
+});
+
+describe("history compaction", () => {
+  const budget = 1_000; // tokens, about 4,000 characters
+  /** Turn 1 fills half the budget; turn 2 has a tool call whose result is large; turn 3 goes over budget. */
+  async function fillHistory(): Promise<void> {
+    await h.turn(`Here is my essay: ${"lorem ipsum ".repeat(170)}`);
+    await h.turn(`Please look at the write_file tool. ${"context ".repeat(70)}`);
+  }
+  const turnScript = (): FakeReply[] => [
+    { text: "Thanks for the essay." },
+    { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
+    { text: "write_file writes text files." },
+  ];
+
+  it("summarizes older turns, cutting only at a user message, and puts the summary in the next system prompt", async () => {
+    h = await startHarness({ llm: { historyTokenBudget: budget } });
+    h.fake.respondWith(scriptWithSummaries(turnScript(), () => ({ text: "SUMMARY: Ann shared an essay and asked about write_file." })));
+    await fillHistory();
+    expect(h.fake.requests.filter(isSummaryRequest)).toHaveLength(0);
+    // Over budget now; compaction happens when the next turn starts.
+    expect((await h.agent.sessionInfo(h.sessionKey)).estimatedTokens).toBeGreaterThan(budget);
+
+    const result = await h.turn("What did we talk about?");
+
+    expect(result.text).toBe("ok");
+    const summaryRequests = h.fake.requests.filter(isSummaryRequest);
+    expect(summaryRequests).toHaveLength(1);
+    const transcript = userTextsOf(summaryRequests[0]!.body.messages).join("\n");
+    expect(transcript).toContain("lorem ipsum");
+    expect(transcript).toContain("Assistant called get_tool_info");
+    expect(transcript).not.toContain("What did we talk about?");
+
+    const main = h.fake.requests.at(-1)!;
+    expect(systemPromptOf(main)).toContain("SUMMARY: Ann shared an essay and asked about write_file.");
+    expect(main.body.messages!.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(userTextsOf(main.body.messages)[0]).toContain("What did we talk about?");
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ summarized: true, messages: 2 });
+  });
+
+  it("never separates a tool call from its result, whatever the budget", async () => {
+    h = await startHarness({ llm: { historyTokenBudget: budget } });
+    h.fake.respondWith(scriptWithSummaries([], () => ({ text: "SUMMARY" })));
+    for (let i = 0; i < 6; i++) {
+      h.fake.enqueue(
+        { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: i % 2 ? "write_file" : "read_file" } }] },
+        { text: `answer ${i} ${"word ".repeat(40 * i)}` },
+      );
+      await h.turn(`question ${i} ${"filler ".repeat(30 * (6 - i))}`);
+    }
+    const mainRequests = h.fake.requests.filter((r) => !isSummaryRequest(r));
+    expect(h.fake.requests.some(isSummaryRequest)).toBe(true);
+    for (const request of mainRequests) {
+      const messages = request.body.messages!;
+      expect(messages[1]?.role).toBe("user");
+      const callIds = messages.flatMap((m) => ((m.tool_calls as Array<{ id: string }> | undefined) ?? []).map((c) => c.id));
+      expect(toolResultsOf(request).map((r) => r.toolCallId)).toEqual(callIds);
+    }
+  });
+
+  it("keeps the history when summarizing fails and summarizes on a later turn", async () => {
+    h = await startHarness({ llm: { historyTokenBudget: budget } });
+    let summarizerUp = false;
+    h.fake.respondWith(
+      scriptWithSummaries(turnScript(), () =>
+        summarizerUp ? { text: "SUMMARY after recovery" } : { status: 500, body: { error: { message: "down" } } },
+      ),
+    );
+    await fillHistory();
+
+    expect((await h.turn("third")).text).toBe("ok");
+    const info = await h.agent.sessionInfo(h.sessionKey);
+    expect(info).toMatchObject({ summarized: false, messages: 8 });
+    expect(h.logs.some((r) => r.msg === "summarizing the session history failed" && r.level === 40)).toBe(true);
+
+    summarizerUp = true;
+    await h.turn("fourth");
+    expect(systemPromptOf(h.fake.requests.at(-1)!)).toContain("SUMMARY after recovery");
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ summarized: true });
+  });
+
+  it("drops the oldest turns and says so when summarizing fails past twice the budget", async () => {
+    h = await startHarness({ llm: { historyTokenBudget: budget } });
+    h.fake.respondWith(scriptWithSummaries([], () => ({ status: 500, body: { error: { message: "down" } } })));
+    await h.turn(`A very long message: ${"blah ".repeat(1_700)}`);
+
+    await h.turn("short follow-up");
+
+    const main = h.fake.requests.at(-1)!;
+    expect(main.body.messages!.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(systemPromptOf(main)).toMatch(/2 earlier messages were dropped without a summary on 20\d\d-/);
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ summarized: true, messages: 2 });
+  });
+});

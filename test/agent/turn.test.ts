@@ -1,0 +1,138 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stepLimitReply } from "../../src/agent/agent.js";
+import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
+import { startHarness, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe("a turn with progressive tool disclosure", () => {
+  it("discloses write_file with get_tool_info, writes the file, answers, and remembers the disclosure", async () => {
+    h.fake.enqueue(
+      { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "notes/todo.md", content: "- buy milk\n" } }] },
+      { text: "Saved your list to notes/todo.md." },
+    );
+
+    const result = await h.turn("Please save '- buy milk' to notes/todo.md");
+
+    expect(result).toEqual({ text: "Saved your list to notes/todo.md.", steps: 3, toolCalls: ["get_tool_info", "write_file"] });
+    expect(await readFile(join(h.workspaceDir, "notes/todo.md"), "utf8")).toBe("- buy milk\n");
+
+    const [first, second, third] = h.fake.requests;
+    expect(toolNamesOf(first!)).toContain("get_tool_info");
+    expect(toolNamesOf(first!)).not.toContain("write_file");
+    expect(toolNamesOf(second!)).toContain("write_file");
+    expect(toolNamesOf(third!)).toContain("write_file");
+    // The level-1 catalog lists write_file even while its schema is not sent.
+    expect(systemPromptOf(first!)).toContain("- write_file: ");
+
+    const infoResult = h.fake.requests[1]!.body.messages!.find((m) => m.role === "tool");
+    expect(JSON.parse(String(infoResult?.content))).toMatchObject({ name: "write_file", inputSchema: { type: "object" } });
+    expect(h.fake.lastToolResults().at(-1)?.content).toEqual({ path: "notes/todo.md", bytesWritten: 11, appended: false });
+
+    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["write_file"]);
+    h.fake.enqueue({ text: "ok" });
+    await h.turn("and again");
+    expect(toolNamesOf(h.fake.requests[3]!)).toContain("write_file");
+  });
+
+  it("answers a call to an unknown tool, an undisclosed tool and malformed arguments with errors, then goes on", async () => {
+    h.fake.enqueue(
+      {
+        toolCalls: [
+          { name: "launch_rockets", arguments: {} },
+          { name: "write_file", arguments: { path: "a.txt", content: "x" } },
+          { name: "get_tool_info", arguments: "{not json" },
+        ],
+      },
+      { text: "Those did not work." },
+    );
+
+    const result = await h.turn("try things");
+
+    expect(result.text).toBe("Those did not work.");
+    const results = h.fake.lastToolResults().map((r) => String(r.content));
+    expect(results).toHaveLength(3);
+    expect(results[0]).toMatch(/unavailable tool 'launch_rockets'/);
+    expect(results[1]).toMatch(/unavailable tool 'write_file'/);
+    expect(results[2]).toMatch(/Invalid input for tool get_tool_info/);
+    await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("returns the registry's error object for arguments that fail the tool's schema", async () => {
+    h.fake.enqueue(
+      { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "a.txt" } }] },
+      { text: "I need the content." },
+    );
+
+    const result = await h.turn("write a.txt");
+
+    expect(result.text).toBe("I need the content.");
+    const [writeResult] = h.fake.lastToolResults().slice(-1);
+    expect(writeResult?.content).toMatchObject({ code: "invalid_input", error: expect.stringContaining("content") });
+  });
+
+  it("stops at the step cap with a reply that says so, and keeps the history valid for the next turn", async () => {
+    await h.close();
+    h = await startHarness({ llm: { maxSteps: 2 } });
+    h.fake.respondWith(() => ({ toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "read_file" } }] }));
+
+    const result = await h.turn("loop forever");
+
+    expect(result).toMatchObject({ text: stepLimitReply(2), steps: 2, toolCalls: ["get_tool_info", "get_tool_info"] });
+    expect(h.fake.requests).toHaveLength(2);
+    h.fake.enqueue({ text: "continuing" });
+    expect((await h.turn("continue")).text).toBe("continuing");
+    const roles = h.fake.requests[2]!.body.messages!.map((m) => m.role);
+    expect(roles).toEqual(["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "user"]);
+  });
+
+  it("keeps tools the access policy denies out of the catalog and out of reach", async () => {
+    h.fake.enqueue(
+      { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] },
+      { text: "done" },
+    );
+
+    await h.turn("write", { allowTool: (tool) => tool.risk !== "workspace" });
+
+    const system = systemPromptOf(h.fake.requests[0]!);
+    expect(system).toContain("- read_file: ");
+    expect(system).not.toContain("write_file");
+    expect(toolNamesOf(h.fake.requests[2]!)).not.toContain("write_file");
+    expect(String(h.fake.lastToolResults().at(-1)?.content)).toMatch(/unavailable tool 'write_file'/);
+    await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("blanks configured secrets in the reply", async () => {
+    h.fake.enqueue({ text: "The key is sk-test-secret-key, keep it safe." });
+    const result = await h.turn("what is the api key?");
+    expect(result.text).toBe("The key is [REDACTED], keep it safe.");
+  });
+
+  it("says so when the model returns no text at all", async () => {
+    h.fake.enqueue({ text: "" });
+    const result = await h.turn("hello?");
+    expect(result.text).toMatch(/empty answer/);
+    expect(result.errorId).toBeUndefined();
+  });
+
+  it("logs the turn at info level without the message text, with its traceId", async () => {
+    h.fake.enqueue({ text: "the secret reply" });
+    await h.turn("my private words", { traceId: "trace-info" });
+    const info = h.logs.filter((r) => r.level >= 30);
+    expect(info.some((r) => r.msg === "turn finished" && r.traceId === "trace-info")).toBe(true);
+    const infoText = JSON.stringify(info);
+    expect(infoText).not.toContain("my private words");
+    expect(infoText).not.toContain("the secret reply");
+  });
+});

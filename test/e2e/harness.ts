@@ -1,0 +1,130 @@
+/**
+ * The whole gateway in-process on a free port, with the fake OpenAI server as its model and a fresh data dir.
+ * `restart()` builds a new gateway on the same data dir, as a process restart would.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import WebSocket from "ws";
+import { configSchema, type Config, type ConfigInput } from "../../src/config/schema.js";
+import { collectSecrets } from "../../src/config/secrets.js";
+import { Gateway } from "../../src/gateway.js";
+import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+
+export interface ApiReply {
+  status: number;
+  body: { replies?: Array<{ text: string; attachments: unknown[] }>; outcome?: string; error?: string };
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  fake: FakeOpenAI;
+  config: Config;
+  url: string;
+  logs: LogRecord[];
+  post(body: unknown): Promise<ApiReply>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `withLlm: false` leaves the model unconfigured. */
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean } = {}): Promise<TestGateway> {
+  const fake = await startFakeOpenAI();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
+  const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };
+  const config = configSchema.parse({
+    ...overrides,
+    dataDir,
+    http: { port: 0, ...overrides.http },
+    llm: { ...llm, ...overrides.llm },
+    log: { level: "debug" },
+  });
+  const { log, logs } = captureLog(collectSecrets(config));
+
+  const t: TestGateway = {
+    gateway: undefined as unknown as Gateway,
+    fake,
+    config,
+    url: "",
+    logs,
+    async post(body) {
+      const response = await fetch(`${t.url}/api/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(config.http.token ? { authorization: `Bearer ${config.http.token}` } : {}) },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as ApiReply["body"] };
+    },
+    async restart() {
+      await t.gateway.stop();
+      await boot();
+    },
+    async close() {
+      await t.gateway.stop();
+      await fake.close();
+    },
+  };
+  const boot = async () => {
+    t.gateway = await Gateway.create(config, { log });
+    t.url = (await t.gateway.start()).url;
+  };
+  await boot();
+  return t;
+}
+
+export interface ChatSocket {
+  ws: WebSocket;
+  frames: Array<Record<string, unknown>>;
+  send(frame: unknown): void;
+  /** Resolves with the first frame (after `after` frames seen) matching `match`, within a deadline. */
+  waitFor(match: (frame: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  close(): void;
+}
+
+export async function openChat(baseUrl: string, chatId: string, userId = "alice"): Promise<ChatSocket> {
+  const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/ws`);
+  const frames: Array<Record<string, unknown>> = [];
+  const listeners = new Set<() => void>();
+  ws.on("message", (data) => {
+    frames.push(JSON.parse(String(data)) as Record<string, unknown>);
+    for (const l of listeners) l();
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  const socket: ChatSocket = {
+    ws,
+    frames,
+    send: (frame) => ws.send(JSON.stringify(frame)),
+    waitFor(match, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = frames.find(match);
+          if (!found) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no matching frame within ${timeoutMs} ms; frames: ${JSON.stringify(frames)}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    close: () => ws.close(),
+  };
+  socket.send({ type: "hello", chatId, userId });
+  await socket.waitFor((f) => f.type === "history");
+  return socket;
+}
+
+/** The user texts the fake model saw in a request, oldest first. */
+export function userTextsOf(request: { body: { messages?: Array<Record<string, unknown> & { role: string }> } }): string[] {
+  return (request.body.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+}

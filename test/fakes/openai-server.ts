@@ -1,0 +1,314 @@
+/**
+ * A fake OpenAI-compatible LLM server for tests: real HTTP on 127.0.0.1, port 0, speaking the wire format the
+ * AI SDK providers expect. POST /v1/chat/completions answers as JSON or as SSE (tool calls streamed as deltas,
+ * like OpenAI); POST /v1/messages answers like the Anthropic Messages API (non-streaming); GET /v1/models lists
+ * models. Each test scripts the replies (a queue, then a responder function) and reads the recorded requests.
+ */
+import { once, EventEmitter } from "node:events";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeToolCall {
+  name: string;
+  /** An object is sent as its JSON; a string is sent as is (so a test can send malformed JSON). */
+  arguments: object | string;
+}
+
+export type FakeReply =
+  | { text: string }
+  | { toolCalls: FakeToolCall[]; text?: string }
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { hang: true };
+
+export interface FakeRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  body: FakeRequestBody;
+}
+
+export interface FakeRequestBody {
+  model?: string;
+  stream?: boolean;
+  messages?: Array<Record<string, unknown> & { role: string }>;
+  tools?: Array<{ name?: string; function?: { name: string; parameters?: unknown } }>;
+  system?: string | Array<{ text: string }>;
+  [key: string]: unknown;
+}
+
+export type FakeResponder = (request: FakeRequest) => FakeReply;
+
+export interface ToolResultSeen {
+  toolCallId: string;
+  /** Parsed from JSON when the content is JSON. */
+  content: unknown;
+}
+
+export interface FakeOpenAI {
+  /** Base URL ending in /v1. */
+  url: string;
+  /** Every model call (chat completions and messages), oldest first. */
+  requests: FakeRequest[];
+  /** Replies used in order, before the responder. */
+  enqueue(...replies: FakeReply[]): void;
+  /** Answers requests once the queue is empty. Without one, an empty queue answers 500. */
+  respondWith(responder: FakeResponder): void;
+  /** Resolves once `count` model calls have arrived; rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  /** The tool results carried by the latest request. */
+  lastToolResults(): ToolResultSeen[];
+  /** Stops the server and ends hanging requests. */
+  close(): Promise<void>;
+}
+
+export const FAKE_MODEL_IDS = ["fake-model", "fake-vision-model"];
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const queue: FakeReply[] = [];
+  const requests: FakeRequest[] = [];
+  const arrivals = new EventEmitter();
+  let responder: FakeResponder | undefined;
+  let callCounter = 0;
+
+  const nextReply = (request: FakeRequest): FakeReply =>
+    queue.shift() ??
+    responder?.(request) ?? { status: 500, body: { error: { message: "fake-openai: no reply scripted for this request" } } };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake-openai: ${String(err)}` } });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (req.method === "GET" && path === "/v1/models") {
+      sendJson(res, 200, { object: "list", data: FAKE_MODEL_IDS.map((id) => ({ id, object: "model", owned_by: "fake" })) });
+      return;
+    }
+    const api = req.method === "POST" ? API_BY_PATH[path] : undefined;
+    if (api === undefined) {
+      sendJson(res, 404, { error: { message: `fake-openai: no route for ${req.method} ${path}` } });
+      return;
+    }
+    let body: FakeRequestBody;
+    try {
+      body = JSON.parse(await readBody(req)) as FakeRequestBody;
+    } catch {
+      sendJson(res, 400, { error: { message: "fake-openai: the request body is not JSON" } });
+      return;
+    }
+    const request: FakeRequest = { path, headers: req.headers, body };
+    requests.push(request);
+    arrivals.emit("request");
+    const reply = nextReply(request);
+    if ("hang" in reply) return; // Left open until the client gives up or close() ends it.
+    if ("status" in reply) {
+      sendJson(res, reply.status, reply.body, reply.headers);
+      return;
+    }
+    const calls = ("toolCalls" in reply ? reply.toolCalls : []).map((call) => ({
+      id: `call_${++callCounter}`,
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    }));
+    const text = reply.text ?? "";
+    const answer: Answer = { text, calls, usage: usageFor(body, text, calls) };
+    if (api === "anthropic") {
+      const noStreaming = { type: "error", error: { type: "invalid_request_error", message: "fake: no streaming here" } };
+      if (body.stream === true) sendJson(res, 400, noStreaming);
+      else sendJson(res, 200, anthropicMessage(answer, body.model));
+    } else if (body.stream === true) {
+      sendSse(res, openAIChunks(answer, body));
+    } else {
+      sendJson(res, 200, openAICompletion(answer, body.model));
+    }
+  }
+
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => void queue.push(...replies),
+    respondWith: (fn) => void (responder = fn),
+    waitForRequests: (count, timeoutMs = 5_000) =>
+      waitUntil(() => requests.length >= count, arrivals, timeoutMs, () => `${count} requests (got ${requests.length})`),
+    lastToolResults: () => {
+      const last = requests.at(-1);
+      return last ? toolResultsOf(last) : [];
+    },
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+/** Names of the tools whose schemas the request carried. */
+export function toolNamesOf(request: FakeRequest): string[] {
+  return (request.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "?");
+}
+
+/** The system prompt of the request (OpenAI system message or Anthropic `system`). */
+export function systemPromptOf(request: FakeRequest): string {
+  const { system, messages = [] } = request.body;
+  if (typeof system === "string") return system;
+  if (Array.isArray(system)) return system.map((block) => block.text).join("\n");
+  const first = messages.find((m) => m.role === "system");
+  return typeof first?.content === "string" ? first.content : "";
+}
+
+/** The tool results in the request's messages, in order (OpenAI `tool` messages or Anthropic tool_result blocks). */
+export function toolResultsOf(request: FakeRequest): ToolResultSeen[] {
+  return (request.body.messages ?? []).flatMap((message): ToolResultSeen[] => {
+    if (message.role === "tool") return [{ toolCallId: String(message.tool_call_id), content: parseMaybeJson(message.content) }];
+    if (message.role !== "user" || !Array.isArray(message.content)) return [];
+    return (message.content as Array<Record<string, unknown>>)
+      .filter((block) => block.type === "tool_result")
+      .map((block) => ({ toolCallId: String(block.tool_use_id), content: parseMaybeJson(block.content) }));
+  });
+}
+
+const API_BY_PATH: Record<string, "openai" | "anthropic" | undefined> = {
+  "/v1/chat/completions": "openai",
+  "/chat/completions": "openai",
+  "/v1/messages": "anthropic",
+};
+
+interface Answer {
+  text: string;
+  calls: Array<{ id: string; name: string; arguments: string }>;
+  usage: { input: number; output: number };
+}
+
+function usageFor(body: FakeRequestBody, text: string, calls: Answer["calls"]): Answer["usage"] {
+  const output = text.length + calls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
+  return { input: Math.ceil(JSON.stringify(body.messages ?? []).length / 4), output: Math.ceil(output / 4) || 1 };
+}
+
+function openAIUsage(usage: Answer["usage"]): object {
+  return { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output };
+}
+
+const finishReasonOf = (answer: Answer): string => (answer.calls.length > 0 ? "tool_calls" : "stop");
+
+function openAICompletion(answer: Answer, model: string | undefined): object {
+  const toolCalls = answer.calls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: model ?? "fake-model",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: answer.text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: finishReasonOf(answer),
+      },
+    ],
+    usage: openAIUsage(answer.usage),
+  };
+}
+
+/** The chunks OpenAI streams: role, text in pieces, each tool call's id and name, then its arguments in pieces. */
+function openAIChunks(answer: Answer, body: FakeRequestBody): object[] {
+  const base = {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model ?? "fake-model",
+  };
+  const chunk = (delta: object, finishReason: string | null = null): object => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  const chunks = [chunk({ role: "assistant", content: "" })];
+  for (const piece of pieces(answer.text, 5)) chunks.push(chunk({ content: piece }));
+  answer.calls.forEach((call, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (const piece of pieces(call.arguments, 7)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  chunks.push(chunk({}, finishReasonOf(answer)));
+  const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
+  if (streamOptions?.include_usage) chunks.push({ ...base, choices: [], usage: openAIUsage(answer.usage) });
+  return chunks;
+}
+
+function anthropicMessage(answer: Answer, model: string | undefined): object {
+  const content = [
+    ...(answer.text ? [{ type: "text", text: answer.text }] : []),
+    ...answer.calls.map((call) => ({
+      type: "tool_use",
+      id: call.id,
+      name: call.name,
+      input: JSON.parse(call.arguments) as unknown,
+    })),
+  ];
+  return {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: model ?? "fake-model",
+    content,
+    stop_reason: answer.calls.length > 0 ? "tool_use" : "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: answer.usage.input, output_tokens: answer.usage.output },
+  };
+}
+
+function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function parseMaybeJson(content: unknown): unknown {
+  if (typeof content !== "string") return content;
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendSse(res: ServerResponse, events: object[]): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
+function waitUntil(done: () => boolean, events: EventEmitter, timeoutMs: number, what: () => string): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onEvent = (): void => {
+      if (!done()) return;
+      clearTimeout(timer);
+      events.off("request", onEvent);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      events.off("request", onEvent);
+      reject(new Error(`fake-openai: timed out after ${timeoutMs} ms waiting for ${what()}`));
+    }, timeoutMs);
+    events.on("request", onEvent);
+  });
+}

@@ -1,0 +1,222 @@
+/**
+ * The behaviour every Store backend must have, run by test/store.test.ts (SQLite) and
+ * test/store.redis.test.ts (Redis) against real backends.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { Writable } from "node:stream";
+import { afterEach, expect, it } from "vitest";
+import { createLogger, type Logger } from "../src/log.js";
+import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/store/index.js";
+
+export interface StoreFixture {
+  /** Opens a store over this fixture's data; a second call opens the same data again, as after a restart. */
+  open(): Promise<Store>;
+}
+
+/** A logger whose JSON lines are kept in `lines`. */
+export function captureLog(secrets: readonly string[] = []): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { log: createLogger({ level: "debug", secrets, destination }), lines };
+}
+
+/** Polls `check` until it holds, failing after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(10);
+  }
+}
+
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Takes `key` and keeps it until release(); resolves once the lock is held. `finished` is withLock's outcome. */
+export async function holdLock(
+  coordinator: Coordinator,
+  key: string,
+  opts?: { leaseMs?: number },
+): Promise<{ release: () => void; finished: Promise<string> }> {
+  const gate = deferred();
+  const entered = deferred();
+  const finished = coordinator.withLock(
+    key,
+    async () => {
+      entered.resolve();
+      await gate.promise;
+      return "finished";
+    },
+    opts,
+  );
+  await entered.promise;
+  return { release: gate.resolve, finished };
+}
+
+/**
+ * Runs `body` under withLock `times` times at once, each a read-increment-write of one counter,
+ * and reports the final count and the most holders ever seen inside the lock at once.
+ */
+export async function racingIncrements(stores: Store[], times: number): Promise<{ count: number; maxInside: number }> {
+  let inside = 0;
+  let maxInside = 0;
+  await Promise.all(
+    Array.from({ length: times }, (_, i) => {
+      const store = stores[i % stores.length]!;
+      return store.coordinator.withLock("counter", async () => {
+        inside += 1;
+        maxInside = Math.max(maxInside, inside);
+        const ns = store.namespace<number>("meta");
+        const current = (await ns.get("counter")) ?? 0;
+        await ns.set("counter", current + 1);
+        inside -= 1;
+      });
+    }),
+  );
+  const count = (await stores[0]!.namespace<number>("meta").get("counter")) ?? 0;
+  return { count, maxInside };
+}
+
+export function storeContract(newFixture: () => Promise<StoreFixture>): void {
+  const opened: Store[] = [];
+  let fixture: StoreFixture | undefined;
+  const open = async (): Promise<Store> => {
+    fixture ??= await newFixture();
+    const store = await fixture.open();
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+    fixture = undefined;
+  });
+
+  it("answers ping", async () => {
+    const store = await open();
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  it("keeps namespaces apart", async () => {
+    const store = await open();
+    const sessions = store.namespace<{ who: string }>("sessions");
+    const dedup = store.namespace<{ who: string }>("dedup");
+    await sessions.set("k", { who: "sessions" });
+    expect(await dedup.get("k")).toBeUndefined();
+    await dedup.set("k", { who: "dedup" });
+    expect(await sessions.get("k")).toEqual({ who: "sessions" });
+    expect(await dedup.delete("k")).toBe(true);
+    expect(await dedup.delete("k")).toBe(false);
+    expect(await sessions.get("k")).toEqual({ who: "sessions" });
+  });
+
+  it("stores plain JSON: nested values round-trip, a Date comes back as its ISO string", async () => {
+    const ns = (await open()).namespace<unknown>("tasks");
+    const value = { text: ":colon first", list: [1, "two", null, { deep: true }], n: 1.5 };
+    await ns.set("v", value);
+    expect(await ns.get("v")).toEqual(value);
+    const when = new Date("2025-01-02T03:04:05.000Z");
+    await ns.set("d", { when });
+    expect(await ns.get("d")).toEqual({ when: "2025-01-02T03:04:05.000Z" });
+  });
+
+  it("expires entries after their TTL and keeps the others", async () => {
+    const ns = (await open()).namespace<string>("receipts");
+    await ns.set("short", "x", 150);
+    await ns.set("forever", "y");
+    expect(await ns.get("short")).toBe("x");
+    await until("the short entry to expire", async () => (await ns.get("short")) === undefined);
+    expect(await ns.get("forever")).toBe("y");
+  });
+
+  it("keeps values across close and reopen", async () => {
+    const first = await open();
+    await first.namespace<{ turns: number }>("sessions").set("chat-1", { turns: 3 });
+    await first.close();
+    const second = await open();
+    expect(await second.namespace("sessions").get("chat-1")).toEqual({ turns: 3 });
+  });
+
+  it("setIfAbsent: true once, then false, still false after a restart", async () => {
+    const first = await open();
+    expect(await first.coordinator.setIfAbsent("msg-1", 60_000)).toBe(true);
+    expect(await first.coordinator.setIfAbsent("msg-1", 60_000)).toBe(false);
+    expect(await first.coordinator.setIfAbsent("msg-2", 60_000)).toBe(true);
+    await first.close();
+    const second = await open();
+    expect(await second.coordinator.setIfAbsent("msg-1", 60_000)).toBe(false);
+  });
+
+  it("setIfAbsent records again once the marker expired", async () => {
+    const { coordinator } = await open();
+    expect(await coordinator.setIfAbsent("short", 150)).toBe(true);
+    await until("the marker to expire", () => coordinator.setIfAbsent("short", 60_000));
+    expect(await coordinator.setIfAbsent("short", 60_000)).toBe(false);
+  });
+
+  it("setIfAbsent: 50 concurrent calls on one key, exactly one true", async () => {
+    const { coordinator } = await open();
+    const results = await Promise.all(Array.from({ length: 50 }, () => coordinator.setIfAbsent("same", 60_000)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("withLock serializes 20 concurrent increments", async () => {
+    const store = await open();
+    expect(await racingIncrements([store], 20)).toEqual({ count: 20, maxInside: 1 });
+  });
+
+  it("withLock returns fn's value; a throwing fn releases the lock and its error propagates", async () => {
+    const { coordinator } = await open();
+    expect(await coordinator.withLock("k", async () => 42)).toBe(42);
+    const boom = new Error("boom");
+    await expect(coordinator.withLock("k", () => Promise.reject(boom))).rejects.toBe(boom);
+    expect(await coordinator.withLock("k", async () => "again", { waitMs: 1_000 })).toBe("again");
+  });
+
+  it("withLock gives up after waitMs with an error naming the key, and the holder is unaffected", async () => {
+    const { coordinator } = await open();
+    const holder = await holdLock(coordinator, "busy-chat");
+    const waiter = coordinator.withLock("busy-chat", async () => "never", { waitMs: 100 });
+    await expect(waiter).rejects.toThrow(LockTimeoutError);
+    await expect(waiter).rejects.toThrow(/busy-chat/);
+    holder.release();
+    expect(await holder.finished).toBe("finished");
+    expect(await coordinator.withLock("busy-chat", async () => "free", { waitMs: 1_000 })).toBe("free");
+  });
+
+  it("refuses bad arguments with a clear error and keeps what was stored", async () => {
+    const store = await open();
+    const ns = store.namespace<unknown>("web");
+    await ns.set("k", "kept");
+    await expect(ns.set("", "x")).rejects.toThrow(/key must be a non-empty string/);
+    await expect(ns.get("")).rejects.toThrow(TypeError);
+    for (const ttl of [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(ns.set("k", "lost", ttl)).rejects.toThrow(/web:k.*ttlMs must be a positive whole number of milliseconds/);
+    }
+    await expect(ns.set("k", undefined)).rejects.toThrow(/web:k.*undefined/);
+    await expect(ns.set("k", { big: 10n })).rejects.toThrow(StoreError);
+    await expect(ns.set("k", { big: 10n })).rejects.toThrow(/store set web:k failed/);
+    expect(await ns.get("k")).toBe("kept");
+    await expect(store.coordinator.setIfAbsent("m", 0)).rejects.toThrow(/ttlMs/);
+    await expect(store.coordinator.setIfAbsent("", 1_000)).rejects.toThrow(TypeError);
+    await expect(store.coordinator.withLock("k", async () => 1, { waitMs: -1 })).rejects.toThrow(/waitMs/);
+    await expect(store.coordinator.withLock("k", async () => 1, { leaseMs: 0 })).rejects.toThrow(/leaseMs/);
+  });
+
+  it("close is idempotent, and calls after close fail clearly", async () => {
+    const store = await open();
+    await store.close();
+    await store.close();
+    await expect(store.namespace("meta").get("k")).rejects.toThrow(/store get meta:k failed: the store is closed/);
+    await expect(store.ping()).rejects.toThrow(/closed/);
+  });
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:net";
+import { inspect } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { createClient } from "@keyv/redis";
+import { createStore, LockTimeoutError, StoreError, type Store } from "../src/store/index.js";
+import { captureLog, holdLock, racingIncrements, storeContract } from "./store-contract.js";
+
+const REDIS_URL = process.env.REDIS_URL;
+/** Every key of this run starts with this, so runs never collide and cleanup finds them. */
+const RUN_PREFIX = `switchboard-test:${randomUUID()}:`;
+
+function openRedis(keyPrefix: string, log = captureLog().log): Promise<Store> {
+  return createStore({ url: REDIS_URL!, dataDir: "/nonexistent", log, keyPrefix });
+}
+
+describe.skipIf(!REDIS_URL)("Redis store", () => {
+  afterAll(async () => {
+    const client = createClient({ url: REDIS_URL! });
+    await client.connect();
+    for await (const keys of client.scanIterator({ MATCH: `${RUN_PREFIX}*` })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+    await client.close();
+  });
+
+  describe("the store contract", () => {
+    storeContract(async () => {
+      const keyPrefix = `${RUN_PREFIX}${randomUUID()}:`;
+      return { open: () => openRedis(keyPrefix) };
+    });
+  });
+
+  describe("two replicas", () => {
+    const replicas: Store[] = [];
+    const twoReplicas = async (): Promise<[Store, Store]> => {
+      const keyPrefix = `${RUN_PREFIX}${randomUUID()}:`;
+      const pair: [Store, Store] = [await openRedis(keyPrefix), await openRedis(keyPrefix)];
+      replicas.push(...pair);
+      return pair;
+    };
+    afterAll(async () => {
+      await Promise.all(replicas.map((r) => r.close()));
+    });
+
+    it("see each other's values", async () => {
+      const [a, b] = await twoReplicas();
+      expect(a.backend).toBe("redis");
+      await a.namespace<string>("sessions").set("chat", "from a");
+      expect(await b.namespace<string>("sessions").get("chat")).toBe("from a");
+    });
+
+    it("racing setIfAbsent: exactly one of 50 calls wins", async () => {
+      const [a, b] = await twoReplicas();
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).coordinator.setIfAbsent("telegram:1", 60_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("racing withLock: 20 increments, never two holders at once", async () => {
+      const [a, b] = await twoReplicas();
+      expect(await racingIncrements([a, b], 20)).toEqual({ count: 20, maxInside: 1 });
+    });
+
+    it("a holder keeps its lock past the lease while it runs", async () => {
+      const [a, b] = await twoReplicas();
+      const holder = await holdLock(a.coordinator, "long", { leaseMs: 300 });
+      // Four leases long: only renewals keep b out that long.
+      await expect(b.coordinator.withLock("long", async () => "in", { waitMs: 1_200 })).rejects.toThrow(LockTimeoutError);
+      holder.release();
+      await holder.finished;
+      expect(await b.coordinator.withLock("long", async () => "in", { waitMs: 1_000 })).toBe("in");
+    });
+
+    it("the lock of a replica that died expires with its lease", async () => {
+      const [a, b] = await twoReplicas();
+      const holder = await holdLock(a.coordinator, "crash", { leaseMs: 300 });
+      await a.close();
+      const started = Date.now();
+      expect(await b.coordinator.withLock("crash", async () => "taken over", { waitMs: 5_000 })).toBe("taken over");
+      expect(Date.now() - started).toBeLessThan(5_000);
+      holder.release();
+      expect(await holder.finished).toBe("finished");
+    });
+  });
+});
+
+describe("Redis store: unreachable servers", () => {
+  const servers: Server[] = [];
+  afterAll(() => {
+    for (const s of servers) s.close();
+  });
+
+  async function freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  async function expectClearFailure(url: string, password: string, withinMs: number): Promise<void> {
+    const { log, lines } = captureLog([password]);
+    const started = Date.now();
+    const error: unknown = await createStore({ url, dataDir: "/nonexistent", log }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(Date.now() - started).toBeLessThan(withinMs);
+    expect(error).toBeInstanceOf(StoreError);
+    const text = inspect(error, { depth: 10 });
+    expect((error as Error).message).toMatch(/^store connect redis:\/\/:\*\*\*@127\.0\.0\.1:\d+ failed: /);
+    expect(text).not.toContain(password);
+    expect(lines.join("")).not.toContain(password);
+  }
+
+  it("rejects quickly when nothing listens on the port, without the password", async () => {
+    const port = await freePort();
+    await expectClearFailure(`redis://:hunter2secret@127.0.0.1:${port}`, "hunter2secret", 3_000);
+  });
+
+  it("rejects within seconds when the server accepts but never answers", async () => {
+    const silent = createServer(() => undefined);
+    servers.push(silent);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as { port: number };
+    await expectClearFailure(`redis://:hunter2secret@127.0.0.1:${port}`, "hunter2secret", 8_000);
+  });
+
+  it("rejects an unparsable redis URL without echoing it", async () => {
+    const opening = createStore({ url: "redis://:hunter2secret@[bad", dataDir: "/nonexistent", log: captureLog().log });
+    await expect(opening).rejects.toThrow(/store URL is not a valid redis:\/\/ URL/);
+    await expect(opening).rejects.not.toThrow(/hunter2secret/);
+  });
+});

@@ -1,0 +1,165 @@
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { KeyvSqlite } from "@keyv/sqlite";
+import { createStore, StoreError, type Store } from "../src/store/index.js";
+import { KeyedMutex } from "../src/store/keyed-mutex.js";
+import { LocalCoordinator } from "../src/store/local-coordinator.js";
+import { captureLog, deferred, storeContract, until } from "./store-contract.js";
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "switchboard-store-"));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Raw SQL on a store file (while the store is closed), through the same driver the store uses. */
+async function rawQuery(file: string, sql: string, ...params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  const db = new KeyvSqlite({ uri: `sqlite://${file}` });
+  try {
+    return (await db.query(sql, ...params)) as Array<Record<string, unknown>>;
+  } finally {
+    await db.disconnect();
+  }
+}
+
+describe("SQLite store: the store contract", () => {
+  storeContract(async () => {
+    const dataDir = await tempDir();
+    return { open: () => createStore({ url: null, dataDir, log: captureLog().log }) };
+  });
+});
+
+describe("SQLite store: files and rows", () => {
+  it.each([null, "sqlite://"])("url %s: creates <dataDir>/switchboard.sqlite, making the directory", async (url) => {
+    const dataDir = join(await tempDir(), "nested", "data");
+    const store = await createStore({ url, dataDir, log: captureLog().log });
+    await store.close();
+    expect((await stat(join(dataDir, "switchboard.sqlite"))).isFile()).toBe(true);
+    expect(store.backend).toBe("sqlite");
+  });
+
+  it("uses the file named by sqlite://PATH", async () => {
+    const file = join(await tempDir(), "elsewhere", "custom.db");
+    const store = await createStore({ url: `sqlite://${file}`, dataDir: "/nonexistent", log: captureLog().log });
+    await store.namespace<string>("meta").set("k", "v");
+    await store.close();
+    expect(await rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "switchboard:meta:k" }]);
+  });
+
+  it("deletes expired rows that nobody reads again when it opens", async () => {
+    const dataDir = await tempDir();
+    const open = () => createStore({ url: null, dataDir, log: captureLog().log });
+    const first = await open();
+    await first.namespace<string>("dedup").set("old", "x", 50);
+    await first.namespace<string>("dedup").set("kept", "y");
+    expect(await first.coordinator.setIfAbsent("once", 50)).toBe(true);
+    const expiredAfter = Date.now() + 50;
+    await first.close();
+    await until("the entries to pass their expiry", () => Date.now() > expiredAfter);
+    await (await open()).close();
+    const rows = await rawQuery(join(dataDir, "switchboard.sqlite"), "SELECT key FROM keyv ORDER BY key");
+    expect(rows).toEqual([{ key: "switchboard:dedup:kept" }]);
+  });
+
+  it("reports a corrupt row with its namespace and key, and still serves the others", async () => {
+    const dataDir = await tempDir();
+    const file = join(dataDir, "switchboard.sqlite");
+    const first = await createStore({ url: null, dataDir, log: captureLog().log });
+    await first.namespace<string>("sessions").set("good", "fine");
+    await first.close();
+    await rawQuery(file, "INSERT INTO keyv (key, value) VALUES (?, ?)", "switchboard:sessions:bad", "{not json");
+    const store = await createStore({ url: null, dataDir, log: captureLog().log });
+    try {
+      const sessions = store.namespace<string>("sessions");
+      await expect(sessions.get("bad")).rejects.toThrow(StoreError);
+      await expect(sessions.get("bad")).rejects.toThrow(/store get sessions:bad failed/);
+      expect(await sessions.get("good")).toBe("fine");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("fails clearly when the data directory cannot be created", async () => {
+    const blocker = join(await tempDir(), "a-file");
+    await writeFile(blocker, "not a directory");
+    const opening = createStore({ url: null, dataDir: join(blocker, "data"), log: captureLog().log });
+    await expect(opening).rejects.toThrow(StoreError);
+    await expect(opening).rejects.toThrow(/cannot create the directory/);
+  });
+
+  it("fails clearly when the file cannot be opened as a database", async () => {
+    const dir = await tempDir();
+    const opening = createStore({ url: `sqlite://${dir}`, dataDir: dir, log: captureLog().log });
+    await expect(opening).rejects.toThrow(/store open .* failed/);
+  });
+
+  it("refuses a URL of another kind", async () => {
+    const dataDir = await tempDir();
+    await expect(
+      createStore({ url: "postgres://user:hunter2pass@db/x", dataDir, log: captureLog().log }),
+    ).rejects.toThrow(/must start with sqlite:\/\/, redis:\/\/ or rediss:\/\/$/);
+  });
+});
+
+describe("KeyedMutex", () => {
+  it("runs callers of one key one at a time, in arrival order, and forgets idle keys", async () => {
+    const mutex = new KeyedMutex();
+    const order: string[] = [];
+    const gate = deferred();
+    const first = mutex.run("k", async () => {
+      order.push("first");
+      await gate.promise;
+    });
+    const second = mutex.run("k", async () => void order.push("second"));
+    const other = mutex.run("other", async () => void order.push("other"));
+    await other;
+    expect(order).toEqual(["first", "other"]);
+    gate.resolve();
+    await Promise.all([first, second]);
+    expect(order).toEqual(["first", "other", "second"]);
+    await until("idle keys to be dropped", () => mutex.activeKeys === 0);
+  });
+
+  it("a waiter that times out does not let the next caller in before the holder is done", async () => {
+    const mutex = new KeyedMutex();
+    const gate = deferred();
+    let holderDone = false;
+    const holder = mutex.run("k", async () => {
+      await gate.promise;
+      holderDone = true;
+    });
+    await expect(mutex.run("k", async () => "never", 20)).rejects.toThrow(/lock "k" was not acquired within 20 ms/);
+    const next = mutex.run("k", async () => holderDone);
+    gate.resolve();
+    await holder;
+    expect(await next).toBe(true);
+    await until("idle keys to be dropped", () => mutex.activeKeys === 0);
+  });
+});
+
+describe("LocalCoordinator", () => {
+  it("leaves no lock entries behind after heavy use", async () => {
+    let store: Store | undefined;
+    try {
+      store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
+      const coordinator = new LocalCoordinator(store.namespace<1>("meta"));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          Promise.all([
+            coordinator.withLock(`chat-${i % 7}`, async () => i),
+            coordinator.setIfAbsent(`msg-${i % 13}`, 60_000),
+          ]),
+        ),
+      );
+      await until("idle keys to be dropped", () => coordinator.activeLocks === 0);
+    } finally {
+      await store?.close();
+    }
+  });
+});
