@@ -10,7 +10,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
-import { helpText, parseCommand, type ParsedCommand } from "./commands.js";
+import { commandTable, helpText, parseCommand, type ChatCommand, type CommandContext } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "./session-key.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "./types.js";
@@ -23,6 +23,8 @@ export interface RouterDeps {
   /** null when no LLM is configured; free-form messages then get `llmProblem` as the answer. */
   agent: Agent | null;
   llmProblem: string | null;
+  /** Slash commands of other parts of the gateway, beside the router's own. */
+  commands?: ChatCommand[];
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -40,11 +42,15 @@ export class Router {
   private readonly queue: SessionQueue;
   private readonly workspacesRoot: string;
   private readonly startedAt = Date.now();
+  private readonly commands: ChatCommand[];
+  private readonly commandsByName: Map<string, ChatCommand>;
   private accepting = true;
 
   constructor(private readonly deps: RouterDeps) {
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
+    this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
+    this.commandsByName = commandTable(this.commands);
   }
 
   /** The InboundHandler given to every channel. */
@@ -72,8 +78,8 @@ export class Router {
     }
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
-    const command = parseCommand(message.text);
-    if (command) return this.runCommand(delivery, command);
+    const parsed = parseCommand(message.text, this.commandsByName);
+    if (parsed) return this.runCommand(delivery, parsed.command, parsed.args);
     if (!this.deps.agent) {
       return this.replyOutcome(
         delivery,
@@ -135,40 +141,60 @@ export class Router {
     }
   }
 
-  private async runCommand(d: Delivery, command: ParsedCommand): Promise<HandleOutcome> {
+  private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
-    switch (command.name) {
-      case "help":
-        return this.replyOutcome(d, helpText(this.deps.config.agent.name));
-      case "stop": {
-        const { running, queued } = this.queue.cancel(d.sessionKey);
-        const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
-        const text = running ? `Stopped the running turn${dropped}.` : queued > 0 ? `Dropped ${queued} queued message(s).` : "Nothing is running right now.";
-        return this.replyOutcome(d, text);
-      }
-      case "new":
-      case "reset":
-        // Through the queue, so the reset lands after the turns that came before it.
-        return this.queue
-          .run(d.sessionKey, async () => {
-            await this.deps.agent?.resetSession(d.sessionKey);
-            return this.replyOutcome(d, "Started a new conversation. Earlier messages are forgotten.");
-          })
-          .catch(() => "stopped" as const);
-      case "status":
-        return this.replyOutcome(d, await this.statusText(d));
+    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId };
+    let text: string;
+    try {
+      text = await command.run(args, ctx);
+    } catch (err) {
+      const errorId = randomBytes(4).toString("hex");
+      d.log.error({ err, errorId, command: command.name }, "slash command failed");
+      text = `Sorry, /${command.name} failed (error id ${errorId}).`;
     }
+    return this.replyOutcome(d, text);
   }
 
-  private async statusText(d: Delivery): Promise<string> {
+  private coreCommands(): ChatCommand[] {
+    return [
+      { name: "help", summary: "show this help", run: async () => helpText(this.deps.config.agent.name, this.commands) },
+      {
+        name: "new",
+        aliases: ["reset"],
+        summary: "start a new conversation (forget the history of this chat)",
+        // Through the queue, so the reset lands after the turns that came before it.
+        run: async (_args, ctx) => {
+          try {
+            await this.queue.run(ctx.sessionKey, async () => this.deps.agent?.resetSession(ctx.sessionKey));
+            return "Started a new conversation. Earlier messages are forgotten.";
+          } catch {
+            return "Stopped before the conversation was reset.";
+          }
+        },
+      },
+      { name: "status", summary: "show the model, this session's size and whether a turn is running", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
+      {
+        name: "stop",
+        summary: "cancel the running turn and drop queued messages",
+        run: async (_args, ctx) => {
+          const { running, queued } = this.queue.cancel(ctx.sessionKey);
+          const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
+          if (running) return `Stopped the running turn${dropped}.`;
+          return queued > 0 ? `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.` : "Nothing is running right now.";
+        },
+      },
+    ];
+  }
+
+  private async statusText(sessionKey: string): Promise<string> {
     const { llm } = this.deps.config;
-    const lines = [`Session: ${d.sessionKey}`];
+    const lines = [`Session: ${sessionKey}`];
     lines.push(this.deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${this.deps.llmProblem})`);
     if (this.deps.agent) {
-      const info = await this.deps.agent.sessionInfo(d.sessionKey);
+      const info = await this.deps.agent.sessionInfo(sessionKey);
       lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
     }
-    const state = this.queue.state(d.sessionKey);
+    const state = this.queue.state(sessionKey);
     lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
     lines.push(`Uptime: ${Math.round((Date.now() - this.startedAt) / 1000)} s`);
     return lines.join("\n");

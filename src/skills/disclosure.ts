@@ -18,7 +18,10 @@ export function formatSkillInfo(skill: Skill): string {
   const all = [...scripts, ...references, ...assets];
   if (all.length > 0) {
     const lines = all.map((f) => `- ${f}`);
-    parts.push(`## Available resources\n${lines.join("\n")}\nRead a file of references/ or assets/ with get_skill_reference(skill_name, ref_name).`);
+    if (references.length + assets.length > 0) {
+      lines.push("Read a file of references/ or assets/ with get_skill_reference(skill_name, ref_name).");
+    }
+    parts.push(`## Available resources\n${lines.join("\n")}`);
   }
   const runnable = scripts.flatMap((f) => {
     const interpreter = interpreterName(f);

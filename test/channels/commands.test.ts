@@ -1,21 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { parseCommand } from "../../src/channels/commands.js";
+import { commandTable, helpText, parseCommand, type ChatCommand } from "../../src/channels/commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../../src/channels/session-key.js";
 import type { InboundMessage } from "../../src/channels/types.js";
 
+const command = (name: string, aliases?: string[]): ChatCommand => ({ name, aliases, summary: `${name} things`, run: async () => name });
+const table = commandTable([command("help"), command("new", ["reset"]), command("stop"), command("remind_me")]);
+
 describe("parseCommand", () => {
   it.each([
-    ["/help", { name: "help", args: "" }],
-    ["  /STOP  ", { name: "stop", args: "" }],
-    ["/new@switchboard_bot", { name: "new", args: "" }],
-    ["/reset please\nnow", { name: "reset", args: "please\nnow" }],
-    ["/status", { name: "status", args: "" }],
-  ])("recognizes %j", (text, expected) => {
-    expect(parseCommand(text)).toEqual(expected);
+    ["/help", "help", ""],
+    ["  /STOP  ", "stop", ""],
+    ["/new@switchboard_bot", "new", ""],
+    ["/reset please\nnow", "new", "please\nnow"],
+    ["/remind_me in 5m", "remind_me", "in 5m"],
+  ])("recognizes %j", (text, name, args) => {
+    const parsed = parseCommand(text, table);
+    expect(parsed?.command.name).toBe(name);
+    expect(parsed?.args).toBe(args);
   });
 
   it.each(["hello /help", "/unknown thing", "/", "//help", "/help-me"])("leaves %j to the model", (text) => {
-    expect(parseCommand(text)).toBeNull();
+    expect(parseCommand(text, table)).toBeNull();
+  });
+
+  it("refuses a command name taken twice, and lists aliases in the help", () => {
+    expect(() => commandTable([command("new"), command("fresh", ["new"])])).toThrow("/new is defined twice");
+    expect(helpText("Bot", [command("new", ["reset"])])).toContain("/new, /reset - new things");
   });
 });
 

@@ -34,6 +34,8 @@ export interface SkillsFixture {
 
 export interface FixtureOptions {
   config?: z.input<typeof skillsConfigSchema>;
+  /** Use this folder (e.g. the real bundled skills) instead of an empty temporary one. */
+  bundledDir?: string;
   /** Writes skills before createSkills loads them. */
   prepare?: (dirs: { bundledDir: string; userDir: string; extraDir: string }) => Promise<void>;
 }
@@ -43,6 +45,7 @@ export async function startSkills(opts: FixtureOptions = {}): Promise<SkillsFixt
   const base = await temp.make();
   const dirs = { bundledDir: join(base, "bundled"), userDir: join(base, "data", "skills"), extraDir: join(base, "extra") };
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })));
+  if (opts.bundledDir) dirs.bundledDir = opts.bundledDir;
   await opts.prepare?.(dirs);
   const { log, logs } = captureLog([]);
   const store = await createStore({ url: null, dataDir: join(base, "data"), log, keyPrefix: `test-${randomUUID()}:` });
