@@ -8,6 +8,8 @@ import { collectSecrets, redactSecrets } from "./config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./gateway.js";
 import { createLogger } from "./log.js";
+import { registerSkillsCommands } from "./skills/cli.js";
+import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 
 const program = new Command()
   .name("switchboard")
@@ -58,6 +60,14 @@ program
     const cfg = config();
     process.stdout.write(toYaml(redactSecrets(cfg, collectSecrets(cfg))));
   });
+
+registerSkillsCommands(program, {
+  setup: () => {
+    const cfg = config();
+    const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
+    return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
+  },
+});
 
 program.parseAsync().catch((err: unknown) => {
   if (err instanceof ConfigError) {

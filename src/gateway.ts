@@ -16,6 +16,7 @@ import { HandlerRegistry } from "./handlers/registry.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
 import { HttpServer, type ReadinessReport } from "./http/server.js";
 import { createLogger, type Logger } from "./log.js";
+import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
 
@@ -36,6 +37,7 @@ export class Gateway {
     readonly log: Logger,
     readonly store: Store,
     readonly registry: HandlerRegistry,
+    readonly skills: Skills,
     readonly agent: Agent | null,
     private readonly llmProblem: string | null,
   ) {
@@ -61,10 +63,30 @@ export class Gateway {
     registry.register("system", createSystemHandler(catalog), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
 
+    const skills = await createSkills({
+      config: config.skills,
+      bundledDir: BUNDLED_SKILLS_DIR,
+      userDir: userSkillsDir(config.dataDir),
+      log,
+      registry,
+      store,
+    });
+
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
-    const agent = llmProblem ? null : new Agent({ config, model: createModel(config.llm), registry, catalog, store, log });
-    return new Gateway(config, log, store, registry, agent, llmProblem);
+    const agent = llmProblem
+      ? null
+      : new Agent({
+          config,
+          model: createModel(config.llm),
+          registry,
+          catalog,
+          store,
+          log,
+          skillsCatalog: () => skills.catalog(),
+          equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
+        });
+    return new Gateway(config, log, store, registry, skills, agent, llmProblem);
   }
 
   private createChannels(): void {
@@ -100,6 +122,7 @@ export class Gateway {
       await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
     }
     await this.http.stop();
+    await this.skills.close();
     await this.store.close();
     this.log.info("stopped");
   }

@@ -10,15 +10,15 @@ import type { Config } from "../config/schema.js";
 import { collectSecrets, redactText } from "../config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolContext, ToolDefinition } from "../handlers/types.js";
+import { permissionRefusal, type ToolContext, type ToolDefinition, type ToolPermissions } from "../handlers/types.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js";
 import { describeLlmError } from "./llm.js";
-import { buildSystemPrompt, describeLocalTime } from "./prompt.js";
+import { buildSystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
-import { buildUserMessage } from "./user-message.js";
+import { buildUserMessage, type EarlierChatMessage } from "./user-message.js";
 
 export interface TurnInput {
   sessionKey: string;
@@ -31,6 +31,13 @@ export interface TurnInput {
   download?: (attachment: Attachment) => Promise<string>;
   /** Access policy hook: which tools this sender may see and call; default all. */
   allowTool?: (tool: ToolDefinition) => boolean;
+  /**
+   * The risk classes the sender may use (from src/access). The model is shown only the tools they cover, and a
+   * call to any other tool is refused by the registry with the missing permission named.
+   */
+  permissions?: ToolPermissions;
+  /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
+  earlierMessages?: EarlierChatMessage[];
 }
 
 export interface TurnResult {
@@ -48,6 +55,8 @@ export interface AgentDeps {
   store: Store;
   log: Logger;
   skillsCatalog?: () => string;
+  /** The instructions of the skills a session equipped, for its system prompt. */
+  equippedSkills?: (sessionKey: string) => Promise<string>;
   now?: () => Date;
 }
 
@@ -78,8 +87,6 @@ export class Agent {
   private readonly now: () => Date;
 
   constructor(private readonly deps: AgentDeps) {
-    // An unknown time zone would otherwise fail every turn; say so once, at start-up.
-    describeLocalTime(new Date(), deps.config.agent.timezone);
     this.history = new SessionHistory(deps.store, deps.log);
     this.secrets = collectSecrets(deps.config);
     this.now = deps.now ?? (() => new Date());
@@ -121,7 +128,12 @@ export class Agent {
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const started = performance.now();
     const { llm } = this.deps.config;
-    const user = await buildUserMessage(input.message, { vision: llm.vision, download: input.download, log });
+    const user = await buildUserMessage(input.message, {
+      vision: llm.vision,
+      download: input.download,
+      log,
+      earlier: input.earlierMessages ?? [],
+    });
     const loaded = await this.history.load(input.sessionKey);
     loaded.messages.push(user.forHistory);
     await this.history.save(input.sessionKey, loaded);
@@ -168,11 +180,14 @@ export class Agent {
   ): Promise<TurnGeneration> {
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
+    const permitted = (tool: ToolDefinition): boolean =>
+      allowTool(tool) && permissionRefusal(tool.name, tool.risk, input.permissions) === undefined;
     const context = toolContext(input, progress.disclosedTools, log);
     const { tools, activeTools } = buildTurnTools({
       registry,
       catalog,
       allowed: registry.listTools().filter(allowTool),
+      shown: permitted,
       context,
       secrets: this.secrets,
     });
@@ -180,8 +195,9 @@ export class Agent {
       agent: config.agent,
       message: input.message,
       now: this.now(),
-      toolCatalog: catalog.render(allowTool),
+      toolCatalog: catalog.render(permitted),
       skillsCatalog: this.deps.skillsCatalog?.(),
+      equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       summary: record.summary,
     });
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
@@ -269,6 +285,7 @@ function toolContext(input: TurnInput, disclosedTools: Set<string>, log: Logger)
     log,
     traceId: input.traceId,
     disclosedTools,
+    ...(input.permissions ? { permissions: input.permissions } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface SystemPromptInput {
   toolCatalog: string;
   /** Level-1 list of installed skills; undefined or empty when there are none. */
   skillsCatalog: string | undefined;
+  /** Instructions of the skills this session equipped (they stay across turns); empty when none. */
+  equippedSkills?: string;
   /** The compaction summary of earlier turns, if any. */
   summary: string | null;
 }
@@ -24,7 +26,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     [TITLES.identity, identity(input.agent)],
     [TITLES.runtime, runtime(input.message, input.now, input.agent.timezone)],
     [TITLES.tools, input.toolCatalog.trim() || "No system tools are available to this sender."],
-    [TITLES.skills, input.skillsCatalog?.trim() || "None installed."],
+    [TITLES.skills, [input.skillsCatalog?.trim() || "None installed.", input.equippedSkills?.trim()].filter(Boolean).join("\n\n")],
     [TITLES.mcp, "None configured."],
     [TITLES.memory, memory(input.summary)],
     [TITLES.toolGuide, TOOL_GUIDE],

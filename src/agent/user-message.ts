@@ -13,6 +13,17 @@ export interface UserMessageOptions {
   vision: boolean;
   download: ((attachment: Attachment) => Promise<string>) | undefined;
   log: Logger;
+  /** Messages of the chat before this one that were not addressed to the bot, oldest first. */
+  earlier?: readonly EarlierChatMessage[];
+}
+
+/** A group message the bot was not asked to answer, kept as context for the next message that is. */
+export interface EarlierChatMessage {
+  senderId: string;
+  senderName?: string;
+  text: string;
+  /** ISO time the message was received. */
+  sentAt: string;
 }
 
 export interface UserTurnMessage {
@@ -26,7 +37,7 @@ export interface UserTurnMessage {
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export async function buildUserMessage(message: InboundMessage, opts: UserMessageOptions): Promise<UserTurnMessage> {
-  const text: TextPart = { type: "text", text: frameMessage(message) };
+  const text: TextPart = { type: "text", text: [...frameEarlier(opts.earlier ?? []), frameMessage(message)].join("\n") };
   const images = await Promise.all(
     message.attachments.map((attachment, index) => imagePart(attachment, index + 1, opts)),
   );
@@ -61,6 +72,16 @@ function frameMessage(message: InboundMessage): string {
     pieces.push(["Attachments (names are chosen by the sender):", ...lines].join("\n"));
   }
   return pieces.join("\n");
+}
+
+/** Each earlier message in a frame of its own, so none can pass itself off as another sender's. */
+function frameEarlier(earlier: readonly EarlierChatMessage[]): string[] {
+  if (earlier.length === 0) return [];
+  const intro = "Earlier messages in this chat, not addressed to you (context only, oldest first):";
+  const frames = earlier.map((m) =>
+    frame("context", m.text, { sender: m.senderName ?? m.senderId, sender_id: m.senderId, time: m.sentAt }),
+  );
+  return [intro, ...frames];
 }
 
 function describeAttachment(attachment: Attachment, index: number): string {

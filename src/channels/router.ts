@@ -124,7 +124,6 @@ export class Router {
               }),
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
-          d.log.info({ steps: result.steps, tools: result.toolCalls, errorId: result.errorId }, "turn finished");
           const outcome = await this.replyOutcome(d, result.text);
           return result.errorId ? "failed" : outcome;
         } finally {

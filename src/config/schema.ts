@@ -3,9 +3,11 @@
  * config/default.yaml documents the same settings for users; a test keeps the two in step.
  */
 import { z } from "zod";
+import { accessConfigSchema } from "../access/config.js";
 import { discordConfigSchema } from "../channels/discord/config.js";
 import { feishuConfigSchema } from "../channels/feishu/config.js";
 import { telegramConfigSchema } from "../channels/telegram/config.js";
+import { skillsConfigSchema } from "../skills/config.js";
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -75,6 +77,8 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
+  skills: skillsConfigSchema,
+  access: accessConfigSchema,
   channels: z
     .strictObject({
       web: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),

@@ -16,7 +16,7 @@ export interface ToolInfo {
 }
 
 export class ToolCatalog {
-  private readonly schemas = new Map<string, object>();
+  private readonly schemas = new WeakMap<ToolDefinition, object>();
 
   constructor(private readonly registry: HandlerRegistry) {}
 
@@ -66,15 +66,15 @@ export class ToolCatalog {
     };
   }
 
-  /** JSON Schema of the tool's input, for the LLM request; computed once per tool. */
+  /** JSON Schema of the tool's input, for the LLM request; computed once per definition (a reload makes a new one). */
   jsonSchema(name: string): object {
-    const cached = this.schemas.get(name);
-    if (cached) return cached;
     const tool = this.registry.getTool(name);
     if (!tool) throw new Error(`No tool named "${name}" is registered`);
+    const cached = this.schemas.get(tool);
+    if (cached) return cached;
     // "input" mode: fields with defaults are optional for the caller. The $schema marker is noise to the model.
     const { $schema: _marker, ...schema } = z.toJSONSchema(tool.input, { io: "input" });
-    this.schemas.set(name, schema);
+    this.schemas.set(tool, schema);
     return schema;
   }
 }

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { Logger } from "../log.js";
 import { suggestToolNames } from "./catalog.js";
-import { ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "./types.js";
+import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "./types.js";
 
 export const SHORT_DESCRIPTION_LENGTH = { min: 30, max: 80 } as const;
 const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -40,6 +40,13 @@ export class HandlerRegistry {
     this.log.debug({ handler: handlerName, tools: [...seen] }, "tool handler registered");
   }
 
+  /** Removes a tool (a skill that was uninstalled); true when it was registered. */
+  unregister(toolName: string): boolean {
+    const removed = this.tools.delete(toolName);
+    if (removed) this.log.debug({ tool: toolName }, "tool unregistered");
+    return removed;
+  }
+
   hasTool(name: string): boolean {
     return this.tools.has(name);
   }
@@ -69,6 +76,9 @@ export class HandlerRegistry {
   private async execute(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const entry = this.tools.get(name);
     if (!entry) return failure(name, new ToolError(this.unknownToolMessage(name), "unknown_tool"));
+    // Before the input check: a refused caller learns nothing about how to call the tool.
+    const refusal = permissionRefusal(`The tool ${name}`, entry.definition.risk, ctx.permissions);
+    if (refusal) return this.refuse(name, ctx, new ToolError(refusal, "denied"));
     const parsed = entry.definition.input.safeParse(input);
     if (!parsed.success) return failure(name, new ToolError(invalidInputMessage(name, parsed.error), "invalid_input"));
     if (ctx.signal.aborted) return failure(name, new ToolError(`${name} was cancelled before it started`, "aborted"));
@@ -84,12 +94,20 @@ export class HandlerRegistry {
       return { ok: true, tool: name, output };
     } catch (err) {
       if (err instanceof ToolError) {
+        if (err.code === "denied") return this.refuse(name, ctx, err);
         if (err.code === "timeout") this.log.warn({ ...callFields(name, ctx), timeoutMs }, "tool timed out");
         return failure(name, err);
       }
       this.log.error({ ...callFields(name, ctx), err }, "tool failed");
       return failure(name, new ToolError(err instanceof Error ? err.message : String(err), "failed"));
     }
+  }
+
+  /** The audit line of a refused call: who, where, and which permission was missing; never the input. */
+  private refuse(name: string, ctx: ToolContext, err: ToolError): ToolOutcome {
+    const where = { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId };
+    this.log.info({ ...callFields(name, ctx), ...where, reason: err.message }, "tool call refused");
+    return failure(name, err);
   }
 
   private unknownToolMessage(name: string): string {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { shorten } from "../skills/catalog.js";
 import type { SkillsConfig } from "../skills/config.js";
-import type { SkillsService } from "../skills/service.js";
+import { REFERENCE_LIMIT_BYTES, type SkillsService } from "../skills/service.js";
 import type { Skill } from "../skills/types.js";
 import {
   dispatchTools,
@@ -31,6 +31,11 @@ export function skillToolName(name: string): string {
   return SKILL_TOOL_PREFIX + name.replaceAll("-", "_");
 }
 
+/** Whether a tool name is that of a skill's own tool (no fixed tool of this handler starts with the prefix). */
+export function isSkillToolName(toolName: string): boolean {
+  return toolName.startsWith(SKILL_TOOL_PREFIX);
+}
+
 /** External executable skills get a tool of their own; system skills document a built-in tool instead. */
 export function hasSkillTool(skill: Skill): boolean {
   return skill.type === "executable" && !skill.meta.system;
@@ -44,8 +49,10 @@ function toolsToDisclose(skill: Skill): string[] {
   return tools;
 }
 
-function disclose(ctx: ToolContext, skill: Skill): void {
+/** Returns `text` (what the model reads about `skill`) after disclosing the tools the skill needs. */
+function disclosing(ctx: ToolContext, skill: Skill, text: string): string {
   for (const tool of toolsToDisclose(skill)) ctx.disclosedTools.add(tool);
+  return text;
 }
 
 export function skillsToolImplementations(service: SkillsService, config: SkillsConfig): ToolImplementation[] {
@@ -95,11 +102,7 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         risk: "read",
         alwaysLoaded: true,
       },
-      async (input, ctx) => {
-        const text = service.info(input.skill_name);
-        disclose(ctx, service.require(input.skill_name));
-        return text;
-      },
+      async (input, ctx) => disclosing(ctx, service.require(input.skill_name), service.info(input.skill_name)),
     ),
     implementTool(
       {
@@ -108,7 +111,7 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         shortDescription: "Read a text file from a skill's references/ or assets/ folder",
         description: [
           "Returns the text of one file a skill ships under references/ (or a text file under assets/), as",
-          "listed by get_skill_info under Available resources. At most 256 KB are returned.",
+          `listed by get_skill_info under Available resources. At most ${REFERENCE_LIMIT_BYTES / 1024} KB are returned.`,
           "",
           "When to use: when a skill's instructions point to a reference document or a template.",
           "",
@@ -200,11 +203,8 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         input: z.object({ skill_name: skillName }),
         risk: "read",
       },
-      async (input, ctx) => {
-        const text = await service.equip(input.skill_name, ctx.sessionKey);
-        disclose(ctx, service.require(input.skill_name));
-        return text;
-      },
+      async (input, ctx) =>
+        disclosing(ctx, service.require(input.skill_name), await service.equip(input.skill_name, ctx.sessionKey)),
     ),
     implementTool(
       {
@@ -285,7 +285,7 @@ export function createSkillsHandler(service: SkillsService, implementations: rea
   const fixed = dispatchTools(implementations);
   const fixedNames = new Set(implementations.map((impl) => impl.definition.name));
   return async (toolName, input, ctx) => {
-    if (fixedNames.has(toolName) || !toolName.startsWith(SKILL_TOOL_PREFIX)) return fixed(toolName, input, ctx);
+    if (fixedNames.has(toolName) || !isSkillToolName(toolName)) return fixed(toolName, input, ctx);
     const skill = toolName.slice(SKILL_TOOL_PREFIX.length).replaceAll("_", "-");
     return service.runSkill(skill, (input as { input: string }).input, ctx);
   };

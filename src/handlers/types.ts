@@ -44,6 +44,37 @@ export interface ToolContext {
   traceId: string;
   /** Tools disclosed with get_tool_info during this session; the agent sends their schemas. */
   disclosedTools: Set<string>;
+  /**
+   * What the access policy lets the sender use here; the registry refuses calls outside it. Absent only for
+   * callers that are trusted as a whole (the CLI, tests); every chat turn carries it.
+   */
+  permissions?: ToolPermissions;
+}
+
+/** The risk classes granted to the sender of a turn (src/access decides them from role and chat type). */
+export interface ToolPermissions {
+  /** Who the sender is here, as refusals name them: "a guest in a group chat". */
+  holder: string;
+  classes: readonly RiskClass[];
+}
+
+/** Why `action` (needing `risk`) is refused under `permissions`; undefined when it is allowed. */
+export function permissionRefusal(action: string, risk: RiskClass, permissions: ToolPermissions | undefined): string | undefined {
+  if (!permissions || permissions.classes.includes(risk)) return undefined;
+  const granted = permissions.classes.length > 0 ? permissions.classes.join(", ") : "nothing";
+  return (
+    `${action} needs the "${risk}" permission, which ${permissions.holder} does not have (granted: ${granted}). ` +
+    "Tell the user this is not allowed for them here; do not try to get around it with other tools."
+  );
+}
+
+/**
+ * For a call that needs more than its tool's own class, e.g. a cross-chat target or another user's task needs
+ * "admin": throws a ToolError "denied" naming the missing permission.
+ */
+export function requirePermission(ctx: ToolContext, risk: RiskClass, action: string): void {
+  const refusal = permissionRefusal(action, risk, ctx.permissions);
+  if (refusal) throw new ToolError(refusal, "denied");
 }
 
 /** Runs one of the handler's tools. `input` has already been validated against that tool's schema. */

@@ -1,7 +1,7 @@
 /** `switchboard skills list | info NAME | validate [DIR] | install SOURCE`. */
 import type { Command } from "commander";
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Logger } from "../log.js";
 import { shorten, typeTag } from "./catalog.js";
 import type { SkillsConfig } from "./config.js";

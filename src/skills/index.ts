@@ -10,8 +10,8 @@ import {
   createSkillsHandler,
   hasSkillTool,
   skillsToolImplementations,
+  isSkillToolName,
   skillToolDefinition,
-  skillToolName,
 } from "../handlers/skills.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
 import type { ToolHandler } from "../handlers/types.js";
@@ -102,15 +102,17 @@ export async function createSkills(opts: CreateSkillsOptions): Promise<Skills> {
 }
 
 /**
- * Registers the `skill_<name>` tool of every executable skill that lacks one. The HandlerRegistry cannot
- * unregister yet, so the tool of a removed skill stays listed and answers that the skill is gone.
+ * Keeps the `skill_<name>` tools in step with the loaded skills: tools of removed skills are unregistered, and
+ * every current one is registered afresh, so a changed description or schema takes effect.
  */
 function registerSkillTools(
   skills: readonly Skill[],
   deps: { handlers: HandlerRegistry; handler: ToolHandler; config: SkillsConfig; log: Logger },
 ): void {
+  for (const tool of deps.handlers.listTools()) {
+    if (deps.handlers.handlerOf(tool.name) === "skills" && isSkillToolName(tool.name)) deps.handlers.unregister(tool.name);
+  }
   for (const skill of skills.filter(hasSkillTool)) {
-    if (deps.handlers.hasTool(skillToolName(skill.name))) continue;
     try {
       deps.handlers.register("skills", deps.handler, [skillToolDefinition(skill, deps.config)]);
     } catch (err) {

@@ -5,7 +5,7 @@
  */
 import { execa } from "execa";
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { archiveKind, unpackArchive } from "./archive.js";
 import { skillNameProblem } from "./frontmatter.js";
 import { loadSkill, SKILL_FILE } from "./loader.js";
@@ -141,7 +141,8 @@ async function place(source: string, staged: string, target: InstallTarget): Pro
 
   const dir = join(target.userDir, skill.name);
   const replaced = await exists(dir);
-  if (replaced) await rename(dir, join(staged, "..", ".replaced"));
+  // The old version goes into the staging folder, which is removed afterwards.
+  if (replaced) await rename(dir, join(dirname(staged), ".replaced"));
   await rename(staged, dir);
   return { name: skill.name, dir, type: skill.type, replaced, scripts: skill.resources.scripts, warnings };
 }

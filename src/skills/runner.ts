@@ -55,7 +55,7 @@ export async function runScript<T>(
 }
 
 /** The script's whole environment: nothing of the gateway's own (API keys, tokens) is inherited. */
-export function scriptEnvironment(dirs: RunDirectory, granted: Readonly<Record<string, string>>): Record<string, string> {
+function scriptEnvironment(dirs: RunDirectory, granted: Readonly<Record<string, string>>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     LANG: process.env.LANG ?? "C.UTF-8",

@@ -49,8 +49,10 @@ describe("hot reload", () => {
     await rm(dir, { recursive: true });
     await eventually((skills) => !skills.has("fresh-skill"));
     expect(fx.skills.catalog()).toBe("");
+    // The removed skill's own tool is gone from the registry, not left behind answering errors.
+    expect(fx.handlers.hasTool("skill_fresh_skill")).toBe(false);
     const outcome = await fx.call("skill_fresh_skill", { input: "x" });
-    expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/No skill is named "fresh-skill"/) });
+    expect(outcome).toMatchObject({ ok: false, code: "unknown_tool" });
   });
 
   it("also watches the extra folders", async () => {

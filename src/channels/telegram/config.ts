@@ -1,11 +1,35 @@
 /** The `channels.telegram` settings. */
 import { z } from "zod";
 
+/** Telegram accepts 1-256 characters of A-Z, a-z, 0-9, _ and - as a webhook secret token. */
+export const WEBHOOK_SECRET_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
+
 export const telegramConfigSchema = z
   .strictObject({
     /** null: enabled when a token is set. */
     enabled: z.boolean().nullable().default(null),
     token: z.string().min(1).nullable().default(null),
-    apiRoot: z.string().min(1).nullable().default(null),
+    apiRoot: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    mode: z.enum(["polling", "webhook"]).default("polling"),
+    webhook: z
+      .strictObject({
+        /** The public HTTPS address Telegram posts updates to; the gateway serves its path. */
+        url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+        /** null: derived from the bot token, so every replica agrees on it without configuration. */
+        secretToken: z.string().regex(WEBHOOK_SECRET_PATTERN, "1-256 characters of A-Z a-z 0-9 _ -").nullable().default(null),
+      })
+      .prefault({}),
+    /** How long one getUpdates call waits for updates, in seconds. */
+    pollTimeoutSec: z.number().int().min(1).max(50).default(30),
+    /** Treat an edited message as a new message (by default edits are ignored). */
+    handleEdits: z.boolean().default(false),
+    /** Largest file the bot downloads: 20 MB on api.telegram.org; a local Bot API server allows up to 2000 MB. */
+    maxDownloadBytes: z.number().int().positive().default(20 * 1024 * 1024),
+  })
+  .refine((c) => c.mode !== "webhook" || c.webhook.url !== null, {
+    message: "mode webhook needs webhook.url (the public address Telegram posts updates to)",
+    path: ["webhook", "url"],
   })
   .prefault({});
+
+export type TelegramConfig = z.output<typeof telegramConfigSchema>;

@@ -1,0 +1,131 @@
+/**
+ * Access control as the router uses it: one call per inbound message decides whether it becomes a command or
+ * a turn (and with which tool permissions), gets a notice instead (pairing code, slow down), is kept as group
+ * context, or is dropped. Every refusal is audited here with the sender and the reason, never the text.
+ */
+import type { EarlierChatMessage } from "../agent/user-message.js";
+import type { ChannelName, InboundMessage } from "../channels/types.js";
+import type { ToolPermissions } from "../handlers/types.js";
+import type { Logger } from "../log.js";
+import type { Store } from "../store/types.js";
+import type { AccessConfig, Role } from "./config.js";
+import { MessageLimits } from "./limits.js";
+import { PairingBook } from "./pairing.js";
+import { pairingPrompt } from "./pairing-text.js";
+import { permissionsFor } from "./permissions.js";
+import { AccessPolicy } from "./policy.js";
+import { RecentMessages } from "./recent-messages.js";
+import { TurnSlots } from "./turn-slots.js";
+
+export type Admission =
+  | { kind: "admit"; role: Role; permissions: ToolPermissions }
+  /** No command, no turn: answer with `text` (a pairing code, a "slow down"). */
+  | { kind: "notice"; text: string }
+  | { kind: "drop"; outcome: "ignored" | "refused" };
+
+export type TurnClaim = { kind: "claimed"; release: () => void } | { kind: "busy"; notice: string };
+
+export interface AccessControlDeps {
+  config: AccessConfig;
+  store: Store;
+  /** For tests that move time forward. */
+  now?: () => number;
+}
+
+const IGNORED: Admission = { kind: "drop", outcome: "ignored" };
+const REFUSED: Admission = { kind: "drop", outcome: "refused" };
+
+export class AccessControl {
+  readonly pairing: PairingBook;
+  private readonly config: AccessConfig;
+  private readonly policy: AccessPolicy;
+  private readonly limits: MessageLimits;
+  private readonly slots: TurnSlots;
+  private readonly recent: RecentMessages;
+  private readonly now: () => number;
+
+  constructor(deps: AccessControlDeps) {
+    this.config = deps.config;
+    this.now = deps.now ?? Date.now;
+    this.pairing = new PairingBook(deps.store, this.now);
+    this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId));
+    this.limits = new MessageLimits(deps.config.limits, deps.store, this.now);
+    this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser);
+    this.recent = new RecentMessages(deps.config.groupContext, deps.store, this.now);
+  }
+
+  isOwner(channel: ChannelName, userId: string): boolean {
+    return this.policy.isOwner(channel, userId);
+  }
+
+  /** `log` should carry the message's channel and chat; the audit lines add the user and the reason. */
+  async admit(message: InboundMessage, log: Logger): Promise<Admission> {
+    const decision = await this.policy.decide(message);
+    switch (decision.kind) {
+      case "ignore":
+        log.debug({ userId: message.sender.id, reason: decision.reason }, "message ignored");
+        return IGNORED;
+      case "context":
+        await this.recent.remember(message);
+        log.debug("unaddressed group message kept as context");
+        return IGNORED;
+      case "refuse":
+        audit(log, message, decision.reason);
+        return decision.notice === undefined ? REFUSED : { kind: "notice", text: decision.notice };
+      case "pair":
+        return (await this.overLimit(message, "guest", log)) ?? this.pairingNotice(message, log);
+      case "admit": {
+        const { role } = decision;
+        const permissions = permissionsFor(this.config, role, message.chat.type);
+        return (await this.overLimit(message, role, log)) ?? { kind: "admit", role, permissions };
+      }
+    }
+  }
+
+  /** A turn's slot under the per-user cap; release it when the turn is over. */
+  claimTurn(message: InboundMessage, sessionKey: string, role: Role, log: Logger): TurnClaim {
+    if (this.exempt(message, role)) return { kind: "claimed", release: () => {} };
+    const release = this.slots.claim(`${message.channel}:${message.sender.id}`, sessionKey);
+    if (release) return { kind: "claimed", release };
+    const max = this.config.limits.maxConcurrentTurnsPerUser;
+    audit(log, message, `over the cap of ${max} concurrent turns per user`);
+    return { kind: "busy", notice: `I am already working on your messages in ${max} other conversations; please wait until one is answered.` };
+  }
+
+  /** The group's unaddressed messages since the bot last answered there, handed out once. */
+  takeEarlierMessages(message: InboundMessage): Promise<EarlierChatMessage[]> {
+    return this.recent.take(message);
+  }
+
+  /** Owners are never limited; WebChat users only when access.web.limits says so (the client picks their id). */
+  private exempt(message: InboundMessage, role: Role): boolean {
+    return role === "owner" || (message.channel === "web" && !this.config.web.limits);
+  }
+
+  private async overLimit(message: InboundMessage, role: Role, log: Logger): Promise<Admission | undefined> {
+    if (this.exempt(message, role)) return undefined;
+    const verdict = await this.limits.check(message);
+    if (verdict.kind === "within") return undefined;
+    const dropped = verdict.kind === "drop" ? { dropped: verdict.dropped } : {};
+    audit(log, message, `over the per-${verdict.scope} message rate limit`, dropped);
+    return verdict.kind === "notice" ? { kind: "notice", text: verdict.notice } : REFUSED;
+  }
+
+  private async pairingNotice(message: InboundMessage, log: Logger): Promise<Admission> {
+    const { channel, sender, chat } = message;
+    const name = sender.name ?? sender.username;
+    const request = await this.pairing.request({
+      channel,
+      userId: sender.id,
+      chatId: chat.id,
+      ...(name !== undefined ? { name } : {}),
+    });
+    audit(log, message, `unknown user in a direct chat; pairing request ${request.status}`);
+    return { kind: "notice", text: pairingPrompt(channel, request, this.now()) };
+  }
+}
+
+/** One line per refused message: who and why; the chat and channel come from `log`'s bindings. */
+function audit(log: Logger, message: InboundMessage, reason: string, extra: object = {}): void {
+  log.info({ audit: "refused", userId: message.sender.id, reason, ...extra }, "message refused");
+}

@@ -1,0 +1,43 @@
+/** `/pair`: owners approve pairing codes from their own chat, or list the pending ones. */
+import type { ChatCommand } from "../channels/commands.js";
+import type { ChannelName } from "../channels/types.js";
+import type { AccessControl } from "./access-control.js";
+import { channelNamed } from "./pairing.js";
+import { describeApproval, describePending } from "./pairing-text.js";
+
+const USAGE = "Usage: /pair CODE (a code from this channel), /pair CHANNEL CODE, or /pair to list the waiting requests.";
+
+export function pairingCommands(access: AccessControl, now: () => number = Date.now): ChatCommand[] {
+  return [
+    {
+      name: "pair",
+      usage: "[channel] <code>",
+      summary: "approve a pairing code (owners only)",
+      run: async (args, ctx) => {
+        const { channel, sender } = ctx.message;
+        if (!access.isOwner(channel, sender.id)) {
+          ctx.log.info({ audit: "refused", userId: sender.id, reason: "/pair from a non-owner" }, "message refused");
+          return "Only an owner can approve pairing codes.";
+        }
+        const words = args.split(/\s+/).filter((word) => word !== "");
+        if (words.length === 0) {
+          const pending = describePending(await access.pairing.pending(), now());
+          return pending.length > 0 ? `Waiting for approval:\n${pending.join("\n")}` : `No pairing requests are waiting.\n${USAGE}`;
+        }
+        const target = parseTarget(words, channel);
+        if (!target) return USAGE;
+        const approval = await access.pairing.approve(target.channel, target.code, `${channel}:${sender.id}`);
+        ctx.log.info({ pairedChannel: target.channel, ok: approval.ok, ...(approval.ok ? {} : { reason: approval.reason }) }, "pairing approval");
+        return describeApproval(approval, target.channel, target.code);
+      },
+    },
+  ];
+}
+
+function parseTarget(words: string[], here: ChannelName): { channel: ChannelName; code: string } | undefined {
+  const [first, second, ...rest] = words;
+  if (first === undefined || rest.length > 0) return undefined;
+  if (second === undefined) return { channel: here, code: first };
+  const channel = channelNamed(first);
+  return channel ? { channel, code: second } : undefined;
+}

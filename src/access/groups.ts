@@ -1,0 +1,35 @@
+/** Which configured group entry covers a group message: the chat itself first, then its Discord server. */
+import type { InboundMessage } from "../channels/types.js";
+import type { AccessConfig, GroupEntry } from "./config.js";
+
+export class GroupRules {
+  private readonly byChat = new Map<string, GroupEntry>();
+  private readonly byGuild = new Map<string, GroupEntry>();
+
+  constructor(entries: readonly GroupEntry[]) {
+    for (const entry of entries) {
+      if (entry.chat !== undefined) this.byChat.set(entry.chat, entry);
+      if (entry.guild !== undefined) this.byGuild.set(entry.guild, entry);
+    }
+  }
+
+  entryFor(message: InboundMessage): GroupEntry | undefined {
+    const chat = this.byChat.get(`${message.channel}:${message.chat.id}`);
+    if (chat) return chat;
+    const { guildId } = message.chat;
+    if (message.channel !== "discord" || guildId === undefined) return undefined;
+    const guild = this.byGuild.get(`discord:${guildId}`);
+    if (!guild) return undefined;
+    return guild.channels.length === 0 || guild.channels.includes(message.chat.id) ? guild : undefined;
+  }
+}
+
+/** Whether the sender holds one of the roles the entry requires (entries without roles admit everyone). */
+export function senderQualifies(entry: GroupEntry, message: InboundMessage): boolean {
+  if (entry.roles.length === 0) return true;
+  return (message.sender.roles ?? []).some((role) => entry.roles.includes(role));
+}
+
+export function requiresMention(entry: GroupEntry | undefined, config: AccessConfig): boolean {
+  return entry?.requireMention ?? config.requireMention;
+}

@@ -1,0 +1,51 @@
+/**
+ * Message rate limits per user and per group chat. Over a limit, the first message of the window gets one
+ * "slow down" notice and the rest are dropped; the caller audits each one with the running count.
+ */
+import type { InboundMessage } from "../channels/types.js";
+import type { Store } from "../store/types.js";
+import type { AccessConfig } from "./config.js";
+import { WindowCounter } from "./window-counter.js";
+
+export type LimitVerdict =
+  | { kind: "within" }
+  /** The first message over the limit in this window: answer it with `notice`. */
+  | { kind: "notice"; scope: "user" | "chat"; notice: string }
+  /** Over the limit and already told: drop it. `dropped` counts this window's drops so far. */
+  | { kind: "drop"; scope: "user" | "chat"; dropped: number };
+
+interface Rate {
+  messages: number;
+  windowSeconds: number;
+}
+
+export class MessageLimits {
+  private readonly perUser: WindowCounter;
+  private readonly perChat: WindowCounter;
+
+  constructor(
+    private readonly config: AccessConfig["limits"],
+    store: Store,
+    now?: () => number,
+  ) {
+    this.perUser = new WindowCounter(store, "rate-user", config.perUser.windowSeconds * 1000, now);
+    this.perChat = new WindowCounter(store, "rate-chat", config.perChat.windowSeconds * 1000, now);
+  }
+
+  /** Counts the message against its sender and, in a group, its chat. */
+  async check(message: InboundMessage): Promise<LimitVerdict> {
+    const user = await this.perUser.hit(`${message.channel}:${message.sender.id}`);
+    const overUser = verdict("user", user, this.config.perUser);
+    if (overUser.kind !== "within" || message.chat.type !== "group") return overUser;
+    const chat = await this.perChat.hit(`${message.channel}:${message.chat.id}`);
+    return verdict("chat", chat, this.config.perChat);
+  }
+}
+
+function verdict(scope: "user" | "chat", count: number, rate: Rate): LimitVerdict {
+  if (count <= rate.messages) return { kind: "within" };
+  if (count > rate.messages + 1) return { kind: "drop", scope, dropped: count - rate.messages };
+  const limit = `${rate.messages} messages per ${rate.windowSeconds} s`;
+  const who = scope === "user" ? "You are sending" : "This chat is sending";
+  return { kind: "notice", scope, notice: `${who} messages faster than I can answer (limit: ${limit}). Please slow down: I will skip messages for a little while.` };
+}

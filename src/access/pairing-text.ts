@@ -1,0 +1,52 @@
+/** What people read about pairing: the code prompt, approval results and the list; shared by /pair and the CLI. */
+import type { ChannelName } from "../channels/types.js";
+import {
+  CODE_TTL_MS,
+  FAILED_APPROVALS_WINDOW_MS,
+  type Approval,
+  type PairedMember,
+  type PairingRequest,
+  type PendingPairing,
+} from "./pairing.js";
+
+const minutes = (ms: number): number => Math.max(1, Math.ceil(ms / 60_000));
+
+export function pairingPrompt(channel: ChannelName, request: PairingRequest, now: number): string {
+  const intro = "Hi! I only chat with people my owner has approved.";
+  if (request.status === "full") {
+    return `${intro} Too many pairing requests are waiting right now; please try again in ${minutes(CODE_TTL_MS)} minutes.`;
+  }
+  const { code } = request;
+  return [
+    `${intro} Your pairing code is ${code} (valid for ${minutes(request.expiresAt.getTime() - now)} more minutes).`,
+    `Ask the owner to approve it with "switchboard pairing approve ${channel} ${code}" or by sending me "/pair ${channel} ${code}", then write again.`,
+  ].join("\n");
+}
+
+export function describeApproval(approval: Approval, channel: ChannelName, code: string): string {
+  if (approval.ok) {
+    const { member } = approval;
+    return `Approved ${member.name ?? member.userId} (${channel}:${member.userId}). They can chat with me now.`;
+  }
+  switch (approval.reason) {
+    case "malformed":
+      return `"${code}" is not a pairing code: codes have 8 characters, letters and digits without 0, O, 1 and I.`;
+    case "unknown":
+      return `No pending ${channel} pairing request has the code "${code}" (codes expire after ${minutes(CODE_TTL_MS)} minutes).`;
+    case "locked":
+      return `Too many wrong ${channel} pairing codes: approvals on ${channel} are paused for up to ${minutes(FAILED_APPROVALS_WINDOW_MS)} minutes.`;
+  }
+}
+
+export function describePending(pending: readonly PendingPairing[], now: number): string[] {
+  return pending.map(
+    (p) =>
+      `${p.channel} ${p.code}  ${p.name ?? "(no name)"} (${p.channel}:${p.userId}), expires in ${minutes(p.expiresAt - now)} min`,
+  );
+}
+
+export function describeMembers(members: readonly PairedMember[]): string[] {
+  return members.map(
+    (m) => `${m.channel}:${m.userId}  ${m.name ?? "(no name)"}, approved ${new Date(m.approvedAt).toISOString()} by ${m.approvedBy}`,
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * When a failed Open API call is worth repeating, and the loop that repeats it. Only calls that cannot duplicate
+ * anything come through here: message sends carry an idempotency `uuid`, uploads and reads have no side effect
+ * a repeat could double.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import type { Logger } from "../../log.js";
+import { FeishuApiError } from "./http.js";
+
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
+
+/** "request trigger frequency limit" (any API) and the per-chat message send limit. */
+const RATE_LIMIT_CODES = new Set([99991400, 230020]);
+/** The tenant access token is missing, invalid or expired. */
+const TOKEN_REJECTED_CODES = new Set([99991661, 99991663, 99991668]);
+
+export function isTokenRejected(err: unknown): boolean {
+  return err instanceof FeishuApiError && err.code !== null && TOKEN_REJECTED_CODES.has(err.code);
+}
+
+export function isRetryable(err: unknown): boolean {
+  if (!(err instanceof FeishuApiError)) return false;
+  if (err.code !== null && RATE_LIMIT_CODES.has(err.code)) return true;
+  return err.httpStatus === null || err.httpStatus === 429 || err.httpStatus >= 500;
+}
+
+export interface RetryHooks {
+  /** Forget the cached token, so the next try fetches a new one. Done once per call. */
+  dropToken(): void;
+  log: Logger;
+  /** Names the call in log lines. */
+  what: string;
+}
+
+export async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy, hooks: RetryHooks): Promise<T> {
+  let tokenDropped = false;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isTokenRejected(err) && !tokenDropped) {
+        tokenDropped = true;
+        hooks.log.info({ call: hooks.what }, "Feishu rejected the tenant access token; fetching a new one");
+        hooks.dropToken();
+        attempt -= 1;
+        continue;
+      }
+      if (!isRetryable(err) || attempt >= policy.attempts) throw err;
+      const waitMs = Math.min(
+        (err as FeishuApiError).retryAfterMs ?? policy.baseDelayMs * 2 ** (attempt - 1),
+        policy.maxDelayMs,
+      );
+      hooks.log.debug({ call: hooks.what, attempt, waitMs, err: (err as Error).message }, "Feishu call failed; retrying");
+      await delay(waitMs);
+    }
+  }
+}

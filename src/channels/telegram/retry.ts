@@ -1,0 +1,92 @@
+/**
+ * A grammY API transformer that retries what is safe to retry, with a bound: a 429 waits `retry_after`, a 5xx and
+ * a network failure back off exponentially. A send whose connection dropped after the request went out is not
+ * retried, because Telegram may have delivered it and a retry would post the message twice; only a failure to
+ * connect proves that nothing arrived. Idempotent methods (reads, settings, chat actions) retry on any network error.
+ */
+import { HttpError, type Transformer } from "grammy";
+import type { Logger } from "../../log.js";
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  /** First backoff after a 5xx or network failure; doubles each time. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A 429 asking for a longer wait fails at once instead of holding the reply. */
+  maxRetryAfterSec: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterSec: 60 };
+
+/** getUpdates runs its own loop with backoff; a chat action is stale by the time a retry would land. */
+const NOT_RETRIED = new Set(["getUpdates", "sendChatAction"]);
+const IDEMPOTENT = /^(get|set|delete|edit)/;
+/** Errors raised before a connection existed, so the request cannot have reached the server. */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer {
+  return async (prev, method, payload, signal) => {
+    if (NOT_RETRIED.has(method)) return prev(method, payload, signal);
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= policy.maxAttempts;
+      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+      let waitMs: number;
+      let reason: string;
+      try {
+        const response = await prev(method, payload, signal);
+        const retryAfter = response.ok ? undefined : response.parameters?.retry_after;
+        if (response.ok || last) return response;
+        if (response.error_code === 429 && retryAfter !== undefined && retryAfter <= policy.maxRetryAfterSec) {
+          waitMs = retryAfter * 1000;
+        } else if (response.error_code >= 500) {
+          waitMs = backoff;
+        } else {
+          return response;
+        }
+        reason = `${response.error_code} ${response.description}`;
+      } catch (err) {
+        if (last || signal?.aborted || !(err instanceof HttpError) || !networkRetryable(method, err)) throw err;
+        waitMs = backoff;
+        reason = describeHttpError(err);
+      }
+      log.warn({ method, attempt, waitMs, reason }, "Telegram call failed; retrying");
+      await pause(waitMs, signal);
+    }
+  };
+}
+
+function networkRetryable(method: string, err: HttpError): boolean {
+  return IDEMPOTENT.test(method) || NOT_CONNECTED.has(errorCode(err.error) ?? "");
+}
+
+/** grammY's message plus the system error code; never the underlying message, which quotes the URL and so the token. */
+export function describeHttpError(err: HttpError): string {
+  const code = errorCode(err.error);
+  return code ? `${err.message} (${code})` : err.message;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** grammY hands transformers the signal of its own AbortController polyfill, so only these two methods are relied on. */
+interface AbortListenable {
+  addEventListener(type: "abort", listener: () => void): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+function pause(ms: number, signal: AbortListenable | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", aborted);
+      resolve();
+    }, ms);
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(new Error("Telegram call aborted while waiting to retry"));
+    };
+    signal?.addEventListener("abort", aborted);
+  });
+}

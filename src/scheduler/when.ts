@@ -1,0 +1,139 @@
+/**
+ * `when` as the tools take it, and its resolution into a stored trigger. The gateway does every computation
+ * from its own clock and the user's time zone; the model only copies what the user said.
+ */
+import { z } from "zod";
+import { describeLocalTime } from "../agent/prompt.js";
+import { CronError, CronSchedule } from "./cron.js";
+import { DurationError, formatDuration, parseDuration } from "./durations.js";
+import { slotAfter } from "./triggers.js";
+import type { Trigger } from "./types.js";
+import { canonicalZone, wallMs, wallTimeToInstant } from "./zones.js";
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+const DURATION_HINT = 'a duration: "10m", "1h30m", "2 hours", "45 seconds" or ISO 8601 "PT1H30M"';
+const DATETIME_HINT =
+  'an ISO 8601 date and time: "2026-03-28T09:00" is read in the user\'s time zone; "2026-03-28T09:00+01:00" or "...Z" is exact';
+
+export const whenSchema = z.union([
+  z.strictObject({ in: text(60).describe(`Run once after ${DURATION_HINT}`) }),
+  z.strictObject({ at: text(60).describe(`Run once at ${DATETIME_HINT}`) }),
+  z.strictObject({
+    every: text(60).describe(`Run repeatedly, each ${DURATION_HINT}`),
+    start_at: text(60).optional().describe(`First run, as ${DATETIME_HINT}; default: one interval from now`),
+  }),
+  z.strictObject({
+    cron: text(100).describe('A cron expression with 5 fields, e.g. "0 9 * * 1-5" = 09:00 on weekdays'),
+    timezone: text(60).optional().describe("IANA zone the expression runs in, e.g. Europe/Berlin; default: the user's"),
+  }),
+]);
+
+export type When = z.output<typeof whenSchema>;
+
+export interface WhenContext {
+  now: number;
+  /** The user's zone (or the chat's, or the default), for local times and cron. */
+  zone: string;
+  minIntervalMs: number;
+}
+
+/** Bad `when` input, with what to fix; shown to the model or the user as is. */
+export class WhenError extends Error {
+  override name = "WhenError";
+}
+
+const ISO_DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** A trigger whose first slot is after ctx.now. Throws a WhenError saying what to fix. */
+export function resolveWhen(when: When, ctx: WhenContext): Trigger {
+  if ("in" in when) return { type: "once", at: ctx.now + duration(when.in, "in") };
+  if ("at" in when) return { type: "once", at: futureTime(when.at, "at", ctx) };
+  if ("every" in when) {
+    const everyMs = duration(when.every, "every");
+    requireInterval(everyMs, ctx);
+    const startAt = when.start_at !== undefined ? parseDateTime(when.start_at, ctx.zone, "start_at") : ctx.now + everyMs;
+    return { type: "interval", everyMs, startAt };
+  }
+  const timezone = when.timezone !== undefined ? zoneOrThrow(when.timezone) : ctx.zone;
+  const trigger: Trigger = { type: "cron", expression: when.cron, timezone };
+  try {
+    const [first, second] = CronSchedule.parse(when.cron, timezone).next(ctx.now, 2);
+    if (first === undefined) throw new WhenError(`The cron expression "${when.cron}" never runs in the next five years.`);
+    if (second !== undefined) requireInterval(second - first, ctx);
+  } catch (err) {
+    if (err instanceof CronError) throw new WhenError(err.message);
+    throw err;
+  }
+  return trigger;
+}
+
+/** Resolves `until`: an ISO date-time after the trigger's first run. */
+export function resolveUntil(until: string, trigger: Trigger, ctx: WhenContext): number {
+  const at = parseDateTime(until, ctx.zone, "until");
+  const first = slotAfter(trigger, ctx.now);
+  if (first !== null && at < first) {
+    throw new WhenError(`until (${describeLocalTime(new Date(at), ctx.zone)}) is before the first run; move it later.`);
+  }
+  return at;
+}
+
+/** An ISO date-time: with Z or an offset it is exact; without, it is a wall time in `zone`. */
+export function parseDateTime(value: string, zone: string, field: string): number {
+  const m = ISO_DATETIME.exec(value.trim());
+  if (!m) throw new WhenError(`${field} "${value}" is not ${DATETIME_HINT}.`);
+  const [, year, month, day, hour, minute, second, offset] = m;
+  const wall = { year: +year!, month: +month!, day: +day!, hour: +hour!, minute: +minute!, second: +(second ?? 0) };
+  const asUtc = new Date(wallMs(wall));
+  const exists =
+    asUtc.getUTCMonth() + 1 === wall.month && asUtc.getUTCDate() === wall.day && wall.hour < 24 && wall.minute < 60 && wall.second < 60;
+  if (!exists) throw new WhenError(`${field} "${value}" is not a real date and time.`);
+  if (offset !== undefined) return wallMs(wall) - offsetMs(offset);
+  const instant = wallTimeToInstant(wall, zone);
+  if (instant === null) {
+    throw new WhenError(`${field} "${value}" does not exist in ${zone}: the clocks skip that hour. Pick another time.`);
+  }
+  return instant;
+}
+
+/** The zone's canonical name; throws a WhenError naming an example. */
+export function zoneOrThrow(zone: string): string {
+  const canonical = canonicalZone(zone);
+  if (!canonical) throw new WhenError(`"${zone}" is not an IANA time zone; write it like Europe/Berlin or Asia/Shanghai.`);
+  return canonical;
+}
+
+function futureTime(value: string, field: string, ctx: WhenContext): number {
+  const at = parseDateTime(value, ctx.zone, field);
+  if (at <= ctx.now) {
+    throw new WhenError(
+      `${field} ${describeLocalTime(new Date(at), ctx.zone)} is in the past (it is now ` +
+        `${describeLocalTime(new Date(ctx.now), ctx.zone)}). Give a future time, or use {"in": ...} for a delay.`,
+    );
+  }
+  return at;
+}
+
+function duration(value: string, field: string): number {
+  try {
+    return parseDuration(value);
+  } catch (err) {
+    if (err instanceof DurationError) throw new WhenError(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+function requireInterval(ms: number, ctx: WhenContext): void {
+  if (ms < ctx.minIntervalMs) {
+    throw new WhenError(`Runs would be ${formatDuration(ms)} apart; the shortest interval allowed is ${formatDuration(ctx.minIntervalMs)}.`);
+  }
+}
+
+/** "+08:00", "+0800", "-05" or "Z" in ms east of UTC. */
+function offsetMs(offset: string): number {
+  if (offset.toUpperCase() === "Z") return 0;
+  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(offset)!;
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return (m[1] === "-" ? -1 : 1) * minutes * 60_000;
+}
