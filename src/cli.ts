@@ -2,12 +2,17 @@
 /** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
+import { registerPairingCommands } from "./access/cli.js";
 import { ConfigError, loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { collectSecrets, redactSecrets } from "./config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./gateway.js";
+import { registerReceiptsCommands } from "./im/receipts-cli.js";
 import { createLogger } from "./log.js";
+import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
+import { createStore } from "./store/index.js";
+import type { Store } from "./store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 
@@ -66,6 +71,25 @@ registerSkillsCommands(program, {
     const cfg = config();
     const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
     return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
+  },
+});
+
+/** The gateway's store, for commands that read or change what it keeps. */
+function openStore(): Promise<Store> {
+  const cfg = config();
+  const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
+  return createStore({ url: cfg.store.url, dataDir: cfg.dataDir, log });
+}
+
+registerPairingCommands(program, { openStore });
+registerReceiptsCommands(program, { openStore });
+
+registerTaskCommands(program, {
+  setup: async () => {
+    const cfg = config();
+    const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
+    const store = await createStore({ url: cfg.store.url, dataDir: cfg.dataDir, log });
+    return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store, api: gatewayApiOf(cfg.http), log };
   },
 });
 

@@ -1,8 +1,9 @@
 /**
  * `switchboard doctor`: checks the configuration, the store, the LLM endpoint and each enabled channel's
- * credentials with a live call, and says how to fix what fails.
+ * credentials with a live call, and says how to fix what fails; warns about risky access settings.
  */
 import { generateText } from "ai";
+import { riskySettings } from "./access/risks.js";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
 import type { ChannelName } from "./channels/types.js";
@@ -16,8 +17,10 @@ export interface CheckResult {
   name: string;
   ok: boolean;
   detail: string;
-  /** What to do when it failed. */
+  /** What to do when it failed (or, for a warning, how to make it safe). */
   fix?: string;
+  /** Works, but risky: shown as WARN, does not fail the run. */
+  warning?: boolean;
 }
 
 const LIVE_CALL_TIMEOUT_MS = 15_000;
@@ -27,13 +30,18 @@ export async function runDoctor(config: Config, log: Logger): Promise<CheckResul
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
+  for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
 }
 
 export function formatDoctor(results: CheckResult[]): string {
   return results
-    .map((r) => `${r.ok ? "OK  " : "FAIL"} ${r.name.padEnd(16)} ${r.detail}${!r.ok && r.fix ? `\n     fix: ${r.fix}` : ""}`)
+    .map((r) => {
+      const status = !r.ok ? "FAIL" : r.warning ? "WARN" : "OK  ";
+      const fix = (!r.ok || r.warning) && r.fix ? `\n     fix: ${r.fix}` : "";
+      return `${status} ${r.name.padEnd(16)} ${r.detail}${fix}`;
+    })
     .join("\n");
 }
 

@@ -2,6 +2,9 @@
  * The one place that wires Switchboard together: builds every part from the configuration and owns the order in
  * which they start and stop.
  */
+import { join } from "node:path";
+import { AccessControl } from "./access/access-control.js";
+import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { Router } from "./channels/router.js";
@@ -12,10 +15,14 @@ import type { Config } from "./config/schema.js";
 import { collectSecrets, redactText } from "./config/secrets.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
+import { createScheduledHandler } from "./handlers/scheduled.js";
 import { HandlerRegistry } from "./handlers/registry.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
+import { registerReceiptRoutes } from "./http/receipts.js";
 import { HttpServer, type ReadinessReport } from "./http/server.js";
+import { createImChannel, type ImChannel } from "./im/index.js";
 import { createLogger, type Logger } from "./log.js";
+import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
 import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
@@ -28,6 +35,8 @@ export interface GatewayOptions {
 export class Gateway {
   readonly http: HttpServer;
   readonly router: Router;
+  /** null when config.scheduler.enabled is off. */
+  readonly scheduler: Scheduler | null;
   private readonly channels = new Map<ChannelName, Channel>();
   private stopping: Promise<void> | null = null;
   private readonly secrets: string[];
@@ -40,6 +49,7 @@ export class Gateway {
     readonly skills: Skills,
     readonly agent: Agent | null,
     private readonly llmProblem: string | null,
+    private readonly im: ImChannel,
   ) {
     this.secrets = collectSecrets(config);
     this.http = new HttpServer({
@@ -49,7 +59,22 @@ export class Gateway {
       log,
       readiness: () => this.readiness(),
     });
-    this.router = new Router({ config, store, log, agent, llmProblem, channelOf: (name) => this.channels.get(name) });
+    registerReceiptRoutes(this.http, im.ledger);
+    const access = new AccessControl({ config: config.access, store });
+    this.scheduler = this.createScheduler();
+    const taskCommands = this.scheduler
+      ? schedulerCommands(this.scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
+      : [];
+    this.router = new Router({
+      config,
+      store,
+      log,
+      agent,
+      llmProblem,
+      access,
+      commands: [...pairingCommands(access), ...taskCommands],
+      channelOf: (name) => this.channels.get(name),
+    });
     this.createChannels();
   }
 
@@ -62,6 +87,10 @@ export class Gateway {
     const catalog = new ToolCatalog(registry);
     registry.register("system", createSystemHandler(catalog), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+    // Chat tools and the media step reach the channels through the gateway, which is built last.
+    const built: { gateway?: Gateway } = {};
+    const im = createImChannel({ config, store, log, channelOf: (name) => built.gateway?.channels.get(name) });
+    registry.register("im_channel", im.handler, im.tools);
 
     const skills = await createSkills({
       config: config.skills,
@@ -85,8 +114,29 @@ export class Gateway {
           log,
           skillsCatalog: () => skills.catalog(),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
+          prepareMedia: (input, turnLog) => im.media.prepare(input, turnLog),
         });
-    return new Gateway(config, log, store, registry, skills, agent, llmProblem);
+    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im);
+    return built.gateway;
+  }
+
+  /** Reminders and scheduled tasks: their tools, their admin routes, and runs delivered through the channels. */
+  private createScheduler(): Scheduler | null {
+    const { config } = this;
+    if (!config.scheduler.enabled) return null;
+    const scheduler = new Scheduler({
+      config: config.scheduler,
+      defaultTimezone: config.agent.timezone,
+      store: this.store,
+      log: this.log,
+      agent: this.agent,
+      workspacesRoot: join(config.dataDir, "workspaces"),
+      channelOf: (name) => this.channels.get(name),
+    });
+    const scheduled = createScheduledHandler(scheduler);
+    this.registry.register("scheduled", scheduled.handler, scheduled.tools);
+    registerTaskRoutes(this.http, scheduler);
+    return scheduler;
   }
 
   private createChannels(): void {
@@ -104,7 +154,10 @@ export class Gateway {
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
     for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    // After the channels: reminders that came due while the gateway was down are delivered right away.
+    await this.scheduler?.start();
     const address = await this.http.start();
+    this.im.start();
     this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
     return address;
   }
@@ -117,7 +170,9 @@ export class Gateway {
 
   private async shutdown(): Promise<void> {
     this.log.info("shutting down");
+    await this.scheduler?.stop(this.config.sessions.shutdownGraceMs);
     await this.router.drain(this.config.sessions.shutdownGraceMs);
+    this.im.stop();
     for (const channel of this.channels.values()) {
       await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
     }

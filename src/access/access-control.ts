@@ -89,7 +89,8 @@ export class AccessControl {
     if (release) return { kind: "claimed", release };
     const max = this.config.limits.maxConcurrentTurnsPerUser;
     audit(log, message, `over the cap of ${max} concurrent turns per user`);
-    return { kind: "busy", notice: `I am already working on your messages in ${max} other conversations; please wait until one is answered.` };
+    const conversations = `${max} other conversation${max === 1 ? "" : "s"}`;
+    return { kind: "busy", notice: `I am already working on your messages in ${conversations}; please wait until one is answered.` };
   }
 
   /** The group's unaddressed messages since the bot last answered there, handed out once. */

@@ -11,16 +11,15 @@ export const ROLES = ["owner", "member", "guest"] as const;
 /** owner: listed in access.owners; member: in allowFrom or paired; guest: anyone else let in. */
 export type Role = (typeof ROLES)[number];
 
-// IDs must be quoted strings: YAML reads an unquoted 18-digit Discord id as a number and drops digits.
-const QUOTED_ID = "must be a quoted string (an unquoted long number loses digits)";
-const platformId = z.string({ error: QUOTED_ID }).regex(/^\S+$/, "must not contain spaces");
+// IDs are strings, never numbers: YAML reads an unquoted 18-digit Discord id as a float and drops digits.
+const platformId = z.string().regex(/^\S+$/, "must not contain spaces");
 const channelScopedId = z
-  .string({ error: QUOTED_ID })
+  .string()
   .regex(
     new RegExp(`^(${CHANNEL_NAMES.join("|")}):\\S+$`),
     `must be a channel (${CHANNEL_NAMES.join(", ")}), a colon and an id, e.g. "telegram:123456"`,
   );
-const discordGuild = z.string({ error: QUOTED_ID }).regex(/^discord:\S+$/, 'must be "discord:" and a server id');
+const discordGuild = z.string().regex(/^discord:\S+$/, 'must be "discord:" and a server id');
 
 const groupEntrySchema = z
   .strictObject({

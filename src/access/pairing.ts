@@ -61,7 +61,7 @@ export class PairingBook {
     private readonly store: Store,
     private readonly now: () => number = Date.now,
   ) {
-    this.records = store.namespace<unknown>("meta");
+    this.records = store.namespace<unknown>("access");
     this.failures = new WindowCounter(store, "pairing-failures", FAILED_APPROVALS_WINDOW_MS, now);
   }
 
@@ -180,11 +180,11 @@ export class PairingBook {
 }
 
 function pendingKey(channel: ChannelName): string {
-  return `access:pairing:pending:${channel}`;
+  return `pairing:pending:${channel}`;
 }
 
 function membersKey(channel: ChannelName): string {
-  return `access:pairing:members:${channel}`;
+  return `pairing:members:${channel}`;
 }
 
 /** The channel called `name` (any case), or undefined. */

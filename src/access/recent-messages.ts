@@ -24,7 +24,7 @@ export class RecentMessages {
     private readonly store: Store,
     private readonly now: () => number = Date.now,
   ) {
-    this.records = store.namespace<unknown>("meta");
+    this.records = store.namespace<unknown>("access");
     this.maxAgeMs = config.maxAgeMinutes * 60_000;
   }
 
@@ -59,7 +59,7 @@ export class RecentMessages {
 
 function keyOf(message: InboundMessage): string {
   const thread = message.chat.threadId === undefined ? "" : `:${message.chat.threadId}`;
-  return `access:recent:${message.channel}:${message.chat.id}${thread}`;
+  return `recent:${message.channel}:${message.chat.id}${thread}`;
 }
 
 function toEarlier(message: InboundMessage): EarlierChatMessage {

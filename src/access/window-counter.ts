@@ -18,7 +18,7 @@ export class WindowCounter {
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.records = store.namespace<unknown>("meta");
+    this.records = store.namespace<unknown>("access");
   }
 
   /** Counts one event for `subject`; returns how many its current window holds, this one included. */
@@ -46,6 +46,6 @@ export class WindowCounter {
   }
 
   private keyOf(subject: string): string {
-    return `access:${this.name}:${subject}`;
+    return `${this.name}:${subject}`;
   }
 }

@@ -10,7 +10,7 @@ import type { Config } from "../config/schema.js";
 import { collectSecrets, redactText } from "../config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permissionRefusal, type ToolContext, type ToolDefinition, type ToolPermissions } from "../handlers/types.js";
+import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../handlers/types.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
 import { compactIfNeeded } from "./compaction.js";
@@ -18,7 +18,7 @@ import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js
 import { describeLlmError } from "./llm.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
-import { buildUserMessage, type EarlierChatMessage } from "./user-message.js";
+import { buildUserMessage, type EarlierChatMessage, type PreparedMedia } from "./user-message.js";
 
 export interface TurnInput {
   sessionKey: string;
@@ -32,8 +32,9 @@ export interface TurnInput {
   /** Access policy hook: which tools this sender may see and call; default all. */
   allowTool?: (tool: ToolDefinition) => boolean;
   /**
-   * The risk classes the sender may use (from src/access). The model is shown only the tools they cover, and a
-   * call to any other tool is refused by the registry with the missing permission named.
+   * The risk classes the sender may use (from src/access): the model is shown, and can call, only the tools they
+   * cover. The tool context carries them too, so the registry refuses anything beyond (a handler's own stricter
+   * check, a call from elsewhere) with the missing permission named.
    */
   permissions?: ToolPermissions;
   /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
@@ -57,6 +58,8 @@ export interface AgentDeps {
   skillsCatalog?: () => string;
   /** The instructions of the skills a session equipped, for its system prompt. */
   equippedSkills?: (sessionKey: string) => Promise<string>;
+  /** Downloads and transcribes the message's media before the turn (src/im); without it images download directly. */
+  prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
   now?: () => Date;
 }
 
@@ -128,9 +131,11 @@ export class Agent {
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const started = performance.now();
     const { llm } = this.deps.config;
+    const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
       vision: llm.vision,
-      download: input.download,
+      download: media?.download ?? input.download,
+      transcripts: media?.transcripts,
       log,
       earlier: input.earlierMessages ?? [],
     });
@@ -180,14 +185,12 @@ export class Agent {
   ): Promise<TurnGeneration> {
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
-    const permitted = (tool: ToolDefinition): boolean =>
-      allowTool(tool) && permissionRefusal(tool.name, tool.risk, input.permissions) === undefined;
+    const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = toolContext(input, progress.disclosedTools, log);
     const { tools, activeTools } = buildTurnTools({
       registry,
       catalog,
-      allowed: registry.listTools().filter(allowTool),
-      shown: permitted,
+      allowed: registry.listTools().filter(permitted),
       context,
       secrets: this.secrets,
     });

@@ -1,8 +1,7 @@
 /**
- * The registry's tools as an AI SDK tool set for one turn. Every allowed tool is in the set, so a call to it
- * reaches the registry, but only the shown ones that are always loaded or disclosed are active (their schemas
- * sent). A call to a tool the sender's permissions do not cover is refused by the registry, naming the missing
- * permission, so the model can tell the user why; the SDK answers a call to an unknown tool with an error result.
+ * The registry's tools as an AI SDK tool set for one turn. Every tool the sender may use is in the set, so a
+ * call to it can run, but only the always-loaded and disclosed ones are active (their schemas sent); the SDK
+ * answers a call to an inactive or unknown tool with an error result and the loop goes on.
  */
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
 import { redactSecrets } from "../config/secrets.js";
@@ -13,10 +12,8 @@ import type { ToolContext, ToolDefinition } from "../handlers/types.js";
 export interface TurnToolsOptions {
   registry: HandlerRegistry;
   catalog: ToolCatalog;
-  /** The tools of this turn: calls to them go to the registry, which checks the sender's permissions. */
+  /** The tools this sender may see and call. */
   allowed: readonly ToolDefinition[];
-  /** Whether the model is shown a tool (its schema sent once disclosed): the ones the sender may use. */
-  shown: (tool: ToolDefinition) => boolean;
   /** Shared by every call of the turn; get_tool_info adds to its disclosedTools. */
   context: ToolContext;
   secrets: readonly string[];
@@ -48,7 +45,6 @@ export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
   }
   const activeTools = (): string[] =>
     opts.allowed
-      .filter((definition) => opts.shown(definition))
       .filter((definition) => definition.alwaysLoaded === true || context.disclosedTools.has(definition.name))
       .map((definition) => definition.name);
   return { tools, activeTools };

@@ -15,6 +15,19 @@ export interface UserMessageOptions {
   log: Logger;
   /** Messages of the chat before this one that were not addressed to the bot, oldest first. */
   earlier?: readonly EarlierChatMessage[];
+  /** By attachment position: the transcripts of voice and audio attachments (see PreparedMedia). */
+  transcripts?: ReadonlyArray<Transcription | undefined>;
+}
+
+/** A voice or audio attachment's transcript, or why there is none (told to the model as it is). */
+export type Transcription = { text: string } | { failure: string };
+
+/** What the gateway's media step (src/im) did before the turn: downloads kept in the workspace, transcripts. */
+export interface PreparedMedia {
+  /** Downloads an attachment of the message into the workspace, once; returns its local path. */
+  download(attachment: Attachment): Promise<string>;
+  /** By attachment position; undefined for attachments that are not voice or audio. */
+  transcripts: ReadonlyArray<Transcription | undefined>;
 }
 
 /** A group message the bot was not asked to answer, kept as context for the next message that is. */
@@ -33,11 +46,15 @@ export interface UserTurnMessage {
   forHistory: UserModelMessage;
 }
 
+/** Introduces the list of a message's attachments; get_chat_history finds them by it. */
+export const ATTACHMENTS_HEADING = "Attachments (names are chosen by the sender):";
+
 /** Larger images are described instead of sent; providers reject them anyway. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export async function buildUserMessage(message: InboundMessage, opts: UserMessageOptions): Promise<UserTurnMessage> {
-  const text: TextPart = { type: "text", text: [...frameEarlier(opts.earlier ?? []), frameMessage(message)].join("\n") };
+  const framed = [...frameEarlier(opts.earlier ?? []), frameMessage(message), ...frameTranscripts(message, opts.transcripts ?? [])];
+  const text: TextPart = { type: "text", text: framed.join("\n") };
   const images = await Promise.all(
     message.attachments.map((attachment, index) => imagePart(attachment, index + 1, opts)),
   );
@@ -62,6 +79,7 @@ function frameMessage(message: InboundMessage): string {
   pieces.push(
     frame("message", message.text, {
       channel: message.channel,
+      message_id: message.platformMessageId,
       sender: sender.name ?? sender.username ?? sender.id,
       sender_id: sender.id,
       time: message.receivedAt.toISOString(),
@@ -69,9 +87,26 @@ function frameMessage(message: InboundMessage): string {
   );
   if (message.attachments.length > 0) {
     const lines = message.attachments.map(describeAttachment);
-    pieces.push(["Attachments (names are chosen by the sender):", ...lines].join("\n"));
+    pieces.push([ATTACHMENTS_HEADING, ...lines].join("\n"));
   }
   return pieces.join("\n");
+}
+
+/**
+ * Each transcript in a frame of its own: what the sender said is as untrusted as what they type. A failure is
+ * the gateway's own words, so it stays outside any frame.
+ */
+function frameTranscripts(message: InboundMessage, transcripts: ReadonlyArray<Transcription | undefined>): string[] {
+  return message.attachments.flatMap((attachment, index) => {
+    const transcription = transcripts[index];
+    if (transcription === undefined) return [];
+    const number = String(index + 1);
+    if ("failure" in transcription) {
+      return [`Attachment ${number} (${attachment.kind}) could not be transcribed: ${transcription.failure}. Tell the user if you need what it says.`];
+    }
+    const said = transcription.text === "" ? "(no speech recognized)" : transcription.text;
+    return [frame("transcript", said, { attachment: number, kind: attachment.kind, source: "speech-to-text; may contain mistakes" })];
+  });
 }
 
 /** Each earlier message in a frame of its own, so none can pass itself off as another sender's. */
@@ -94,7 +129,7 @@ function describeAttachment(attachment: Attachment, index: number): string {
   return `${index + 1}. ${attachment.kind}${details.length > 0 ? `: ${details.join(", ")}` : ""}`;
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;

@@ -1,11 +1,12 @@
 /**
- * The router: every inbound message of every channel comes through here. It drops redeliveries, decides
- * whether the bot is addressed, answers slash commands, and queues the rest as agent turns, one at a time
- * per session, then sends the reply back through the channel the message came from.
+ * The router: every inbound message of every channel comes through here. It drops redeliveries, lets the
+ * access policy decide whether the message is for the bot and allowed, answers slash commands, and queues the
+ * rest as agent turns, one at a time per session, then sends the reply back through the channel it came from.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log.js";
@@ -23,6 +24,8 @@ export interface RouterDeps {
   /** null when no LLM is configured; free-form messages then get `llmProblem` as the answer. */
   agent: Agent | null;
   llmProblem: string | null;
+  /** Who may talk to the bot, with which tools, and how often. */
+  access: AccessControl;
   /** Slash commands of other parts of the gateway, beside the router's own. */
   commands?: ChatCommand[];
 }
@@ -71,13 +74,16 @@ export class Router {
       log.debug("duplicate delivery dropped");
       return "duplicate";
     }
-    const reason = ignoreReason(message);
+    const reason = ignoreReason(message, this.deps.config);
     if (reason) {
       log.debug({ reason }, "message ignored");
       return "ignored";
     }
+    const admission = await this.deps.access.admit(message, log);
+    if (admission.kind === "drop") return admission.outcome;
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
+    if (admission.kind === "notice") return this.notify(delivery, admission.text);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return this.runCommand(delivery, parsed.command, parsed.args);
     if (!this.deps.agent) {
@@ -86,7 +92,7 @@ export class Router {
         `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`,
       );
     }
-    return this.enqueueTurn(delivery, this.deps.agent);
+    return this.enqueueTurn(delivery, this.deps.agent, admission);
   };
 
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
@@ -103,13 +109,17 @@ export class Router {
     }
   }
 
-  private async enqueueTurn(d: Delivery, agent: Agent): Promise<HandleOutcome> {
+  private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
+    const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
+    if (claim.kind === "busy") return this.notify(d, claim.notice);
     try {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+          // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
+          const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await this.deps.store.coordinator.withLock(
             `session:${d.sessionKey}`,
             () =>
@@ -121,6 +131,8 @@ export class Router {
                 log: d.log,
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
+                permissions: admitted.permissions,
+                earlierMessages,
               }),
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
@@ -137,6 +149,8 @@ export class Router {
       }
       d.log.error({ err }, "turn failed");
       return "failed";
+    } finally {
+      claim.release();
     }
   }
 
@@ -210,6 +224,12 @@ export class Router {
     }
   }
 
+  /** Answers with a notice instead of a turn (pairing code, slow down): the message itself was refused. */
+  private async notify(d: Delivery, text: string): Promise<HandleOutcome> {
+    const outcome = await this.replyOutcome(d, text);
+    return outcome === "answered" ? "refused" : outcome;
+  }
+
   /** Shows "typing..." while the turn runs; platforms expire the indicator after a few seconds. */
   private keepTyping(d: Delivery): () => void {
     const typing = d.channel.typing?.bind(d.channel);
@@ -222,10 +242,14 @@ export class Router {
   }
 }
 
-/** Messages the bot does not answer, and why. */
-function ignoreReason(message: InboundMessage): string | null {
-  if (message.sender.isBot) return "sent by a bot";
-  if (message.chat.type === "group" && !message.mentionsBot) return "group message without a mention";
+type Admitted = Extract<Admission, { kind: "admit" }>;
+
+/** Messages the bot never answers, whoever sent them, and why; who may talk is the access policy's call. */
+function ignoreReason(message: InboundMessage, config: Config): string | null {
+  // A channel may let other bots talk to this one (its adapter then guards against reply loops).
+  const channelConfig = config.channels[message.channel];
+  const botsAllowed = "allowBots" in channelConfig && channelConfig.allowBots;
+  if (message.sender.isBot && !botsAllowed) return "sent by a bot";
   if (message.text.trim() === "" && message.attachments.length === 0) return "empty message";
   return null;
 }

@@ -11,7 +11,10 @@ export interface ChunkOptions {
   maxLength: number;
   /** Most lines in one chunk (Discord collapses long messages beyond about 17). At least 3. */
   maxLines?: number;
-  /** Length of a string as the platform counts it; default: UTF-16 code units (String.length). */
+  /**
+   * Length of a string as the platform counts it; default: UTF-16 code units (String.length). Must be additive
+   * (the length of a + b is the length of a plus that of b), as character counts are.
+   */
   measure?: (text: string) => number;
 }
 
@@ -82,8 +85,10 @@ function breakLongLines(lines: string[], cap: number, measure: (s: string) => nu
 /** Length in UTF-16 units of the longest prefix measuring at most `max` that ends between two code points. */
 function longestPrefix(line: string, max: number, measure: (s: string) => number): number {
   let end = 0;
+  let measured = 0;
   for (const char of line) {
-    if (measure(line.slice(0, end + char.length)) > max) break;
+    measured += measure(char);
+    if (measured > max) break;
     end += char.length;
   }
   return Math.max(end, line.codePointAt(0)! > 0xffff ? 2 : 1);

@@ -7,6 +7,8 @@ import { accessConfigSchema } from "../access/config.js";
 import { discordConfigSchema } from "../channels/discord/config.js";
 import { feishuConfigSchema } from "../channels/feishu/config.js";
 import { telegramConfigSchema } from "../channels/telegram/config.js";
+import { mediaConfigSchema } from "../im/config.js";
+import { schedulerConfigSchema } from "../scheduler/config.js";
 import { skillsConfigSchema } from "../skills/config.js";
 
 function isTimeZone(zone: string): boolean {
@@ -78,6 +80,8 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   skills: skillsConfigSchema,
+  scheduler: schedulerConfigSchema,
+  media: mediaConfigSchema,
   access: accessConfigSchema,
   channels: z
     .strictObject({
@@ -96,8 +100,12 @@ export type ConfigInput = z.input<typeof configSchema>;
 export const SECRET_PATHS = [
   "http.token",
   "llm.apiKey",
+  "media.stt.apiKey",
   "channels.telegram.token",
+  "channels.telegram.webhook.secretToken",
   "channels.feishu.appSecret",
+  "channels.feishu.webhook.verificationToken",
+  "channels.feishu.webhook.encryptKey",
   "channels.discord.token",
 ] as const;
 
@@ -108,12 +116,18 @@ export const ENV_OVERRIDES: Record<string, { path: string; type: "string" | "num
   FEISHU_APP_ID: { path: "channels.feishu.appId", type: "string" },
   FEISHU_APP_SECRET: { path: "channels.feishu.appSecret", type: "string" },
   FEISHU_DOMAIN: { path: "channels.feishu.domain", type: "string" },
+  FEISHU_MODE: { path: "channels.feishu.mode", type: "string" },
+  FEISHU_VERIFICATION_TOKEN: { path: "channels.feishu.webhook.verificationToken", type: "string" },
+  FEISHU_ENCRYPT_KEY: { path: "channels.feishu.webhook.encryptKey", type: "string" },
   DISCORD_BOT_TOKEN: { path: "channels.discord.token", type: "string" },
   DISCORD_API_URL: { path: "channels.discord.apiUrl", type: "string" },
   LLM_PROVIDER: { path: "llm.provider", type: "string" },
   LLM_BASE_URL: { path: "llm.baseUrl", type: "string" },
   LLM_API_KEY: { path: "llm.apiKey", type: "string" },
   LLM_MODEL: { path: "llm.model", type: "string" },
+  STT_BASE_URL: { path: "media.stt.baseUrl", type: "string" },
+  STT_API_KEY: { path: "media.stt.apiKey", type: "string" },
+  STT_MODEL: { path: "media.stt.model", type: "string" },
   SWITCHBOARD_DATA_DIR: { path: "dataDir", type: "string" },
   SWITCHBOARD_PORT: { path: "http.port", type: "number" },
   SWITCHBOARD_HOST: { path: "http.host", type: "string" },

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ToolCatalog } from "./catalog.js";
-import { dispatchTools, implementTool, ToolError, type ToolDefinition, type ToolHandler } from "./types.js";
+import { dispatchTools, implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandler } from "./types.js";
 
 const getToolInfoDefinition = {
   name: "get_tool_info",
@@ -39,6 +39,8 @@ export function createSystemHandler(catalog: ToolCatalog): ToolHandler {
       const hint = close.length > 0 ? `Closest tools: ${close.join(", ")}.` : "See the tool catalog for the names.";
       throw new ToolError(`No tool is named "${input.tool_name}". ${hint}`, "unknown_tool");
     }
+    // A tool the sender may not use is neither described nor disclosed: the refusal names the missing permission.
+    requirePermission(ctx, info.risk, info.name);
     ctx.disclosedTools.add(info.name);
     return info;
   });

@@ -58,9 +58,14 @@ export interface ToolPermissions {
   classes: readonly RiskClass[];
 }
 
+/** Whether `permissions` cover `risk`; no permissions means a trusted caller. */
+export function permits(permissions: ToolPermissions | undefined, risk: RiskClass): boolean {
+  return !permissions || permissions.classes.includes(risk);
+}
+
 /** Why `action` (needing `risk`) is refused under `permissions`; undefined when it is allowed. */
 export function permissionRefusal(action: string, risk: RiskClass, permissions: ToolPermissions | undefined): string | undefined {
-  if (!permissions || permissions.classes.includes(risk)) return undefined;
+  if (!permissions || permits(permissions, risk)) return undefined;
   const granted = permissions.classes.length > 0 ? permissions.classes.join(", ") : "nothing";
   return (
     `${action} needs the "${risk}" permission, which ${permissions.holder} does not have (granted: ${granted}). ` +

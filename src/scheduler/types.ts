@@ -2,7 +2,7 @@
  * The scheduler's data: a task (what to send, when, to whom) and the record of each of its runs. Both are stored
  * as plain JSON in the store's "tasks" namespace, so every time is a number of milliseconds since the epoch.
  */
-import type { ChannelName, OutboundTarget } from "../channels/types.js";
+import type { ChannelName, ChatType, OutboundTarget } from "../channels/types.js";
 import type { ToolPermissions } from "../handlers/types.js";
 
 /** A reminder is sent as written; an agent task is a prompt the agent runs, whose answer is sent. */
@@ -37,6 +37,7 @@ export interface TaskRecord {
   timezone: string;
   /** Where runs deliver: the chat the task was created in. */
   target: OutboundTarget;
+  chatType: ChatType;
   creator: TaskCreator;
   /** What the creator could use when they created it; an agent task's runs never get more. */
   permissions?: ToolPermissions;
@@ -52,13 +53,15 @@ export interface TaskRecord {
   runCount: number;
   consecutiveFailures: number;
   lastRunAt: number | null;
+  /** The latest runs, oldest first (config.runsKept of them): kept with the task, so a run is one write. */
+  runs: RunRecord[];
   createdAt: number;
   updatedAt: number;
 }
 
 export type RunReason = "scheduled" | "manual";
 
-export type RunStatus = "running" | "delivered" | "failed" | "missed" | "interrupted";
+export type RunStatus = "delivered" | "failed" | "missed" | "interrupted";
 
 export interface RunReceipt {
   messageId: string;
@@ -71,6 +74,7 @@ export interface RunRecord {
   scheduledFor: number;
   reason: RunReason;
   status: RunStatus;
+  /** null for an interrupted run: it started in a process that died. */
   startedAt: number | null;
   finishedAt: number | null;
   /** How late the run started, in ms after its slot. */

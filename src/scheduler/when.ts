@@ -6,6 +6,7 @@ import { z } from "zod";
 import { describeLocalTime } from "../agent/prompt.js";
 import { CronError, CronSchedule } from "./cron.js";
 import { DurationError, formatDuration, parseDuration } from "./durations.js";
+import { localDateTimeOf } from "./natural.js";
 import { slotAfter } from "./triggers.js";
 import type { Trigger } from "./types.js";
 import { canonicalZone, wallMs, wallTimeToInstant } from "./zones.js";
@@ -14,7 +15,8 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 
 const DURATION_HINT = 'a duration: "10m", "1h30m", "2 hours", "45 seconds" or ISO 8601 "PT1H30M"';
 const DATETIME_HINT =
-  'an ISO 8601 date and time: "2026-03-28T09:00" is read in the user\'s time zone; "2026-03-28T09:00+01:00" or "...Z" is exact';
+  'a date and time: ISO 8601 "2026-03-28T09:00" or words like "tomorrow 9am", "明天早上9点" are read in the user\'s ' +
+  'time zone; "2026-03-28T09:00+01:00" or "...Z" is exact';
 
 export const whenSchema = z.union([
   z.strictObject({ in: text(60).describe(`Run once after ${DURATION_HINT}`) }),
@@ -53,7 +55,7 @@ export function resolveWhen(when: When, ctx: WhenContext): Trigger {
   if ("every" in when) {
     const everyMs = duration(when.every, "every");
     requireInterval(everyMs, ctx);
-    const startAt = when.start_at !== undefined ? parseDateTime(when.start_at, ctx.zone, "start_at") : ctx.now + everyMs;
+    const startAt = when.start_at !== undefined ? parseDateTime(when.start_at, ctx, "start_at") : ctx.now + everyMs;
     return { type: "interval", everyMs, startAt };
   }
   const timezone = when.timezone !== undefined ? zoneOrThrow(when.timezone) : ctx.zone;
@@ -71,7 +73,7 @@ export function resolveWhen(when: When, ctx: WhenContext): Trigger {
 
 /** Resolves `until`: an ISO date-time after the trigger's first run. */
 export function resolveUntil(until: string, trigger: Trigger, ctx: WhenContext): number {
-  const at = parseDateTime(until, ctx.zone, "until");
+  const at = parseDateTime(until, ctx, "until");
   const first = slotAfter(trigger, ctx.now);
   if (first !== null && at < first) {
     throw new WhenError(`until (${describeLocalTime(new Date(at), ctx.zone)}) is before the first run; move it later.`);
@@ -79,9 +81,13 @@ export function resolveUntil(until: string, trigger: Trigger, ctx: WhenContext):
   return at;
 }
 
-/** An ISO date-time: with Z or an offset it is exact; without, it is a wall time in `zone`. */
-export function parseDateTime(value: string, zone: string, field: string): number {
-  const m = ISO_DATETIME.exec(value.trim());
+/**
+ * An ISO date-time (with Z or an offset it is exact; without, a wall time in the zone), or one said in words
+ * ("tomorrow 9am"), which is read from the gateway's clock in the zone.
+ */
+export function parseDateTime(value: string, ctx: Pick<WhenContext, "now" | "zone">, field: string): number {
+  const { zone } = ctx;
+  const m = ISO_DATETIME.exec(value.trim()) ?? ISO_DATETIME.exec(localDateTimeOf(value, ctx.now, zone) ?? "");
   if (!m) throw new WhenError(`${field} "${value}" is not ${DATETIME_HINT}.`);
   const [, year, month, day, hour, minute, second, offset] = m;
   const wall = { year: +year!, month: +month!, day: +day!, hour: +hour!, minute: +minute!, second: +(second ?? 0) };
@@ -105,7 +111,7 @@ export function zoneOrThrow(zone: string): string {
 }
 
 function futureTime(value: string, field: string, ctx: WhenContext): number {
-  const at = parseDateTime(value, ctx.zone, field);
+  const at = parseDateTime(value, ctx, field);
   if (at <= ctx.now) {
     throw new WhenError(
       `${field} ${describeLocalTime(new Date(at), ctx.zone)} is in the past (it is now ` +

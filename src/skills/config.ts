@@ -22,11 +22,10 @@ export const skillsConfigSchema = z
     catalogTokenBudget: z.number().int().min(200).default(1_500),
     /** Budget for the bodies of the skills a session equipped, added to its system prompt each turn. */
     equippedTokenBudget: z.number().int().min(100).default(6_000),
-    /** Who may run skill scripts: direct chats (with users the access rules let in) and group chats. */
-    runScripts: z
-      .strictObject({ direct: z.boolean().default(true), groups: z.boolean().default(false) })
-      .prefault({}),
-    /** Lets chat users call install_skill; the CLI can always install. */
+    /**
+     * Lets chat users call install_skill (still only those the access policy grants "admin"); the CLI can always
+     * install. Off by default: installing is running new code.
+     */
     installFromChat: z.boolean().default(false),
     /** Environment variables granted to one skill's scripts: { "skill-name": { VAR: "value" } }. */
     env: z

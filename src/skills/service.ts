@@ -8,7 +8,6 @@ import { join, posix, relative, sep } from "node:path";
 import { suggestToolNames } from "../handlers/catalog.js";
 import { ToolError, type ToolContext } from "../handlers/types.js";
 import { resolveInWorkspace } from "../handlers/workspace.js";
-import { scriptRunRefusal } from "./access.js";
 import { renderSkillCatalog } from "./catalog.js";
 import type { SkillsConfig } from "./config.js";
 import { formatEquippedSection, formatInstructionRun, formatSkillInfo } from "./disclosure.js";
@@ -145,8 +144,6 @@ export class SkillsService {
     destinationPath: string | undefined,
     ctx: ToolContext,
   ): Promise<ScriptReport> {
-    const refusal = scriptRunRefusal(ctx.chatType, this.deps.config.runScripts);
-    if (refusal) throw new ToolError(refusal, "denied");
     // Refused before the run, so a bad destination never costs a run.
     if (destinationPath !== undefined) await resolveInWorkspace(ctx.workspaceDir, destinationPath);
     const { config, events } = this.deps;

@@ -2,7 +2,8 @@
  * A fake OpenAI-compatible LLM server for tests: real HTTP on 127.0.0.1, port 0, speaking the wire format the
  * AI SDK providers expect. POST /v1/chat/completions answers as JSON or as SSE (tool calls streamed as deltas,
  * like OpenAI); POST /v1/messages answers like the Anthropic Messages API (non-streaming); GET /v1/models lists
- * models. Each test scripts the replies (a queue, then a responder function) and reads the recorded requests.
+ * models; POST /v1/audio/transcriptions answers like OpenAI's speech-to-text (multipart in, `{text}` out).
+ * Each test scripts the replies (a queue, then a responder function) and reads the recorded requests.
  */
 import { once, EventEmitter } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
@@ -38,6 +39,18 @@ export interface FakeRequestBody {
 
 export type FakeResponder = (request: FakeRequest) => FakeReply;
 
+/** One speech-to-text request, its multipart form decoded. */
+export interface FakeTranscription {
+  headers: IncomingHttpHeaders;
+  model: string | undefined;
+  language: string | undefined;
+  fileName: string | undefined;
+  mime: string | undefined;
+  audio: Buffer;
+}
+
+export type FakeTranscriptionReply = { text: string } | { status: number; body: unknown } | { hang: true };
+
 export interface ToolResultSeen {
   toolCallId: string;
   /** Parsed from JSON when the content is JSON. */
@@ -57,6 +70,10 @@ export interface FakeOpenAI {
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   /** The tool results carried by the latest request. */
   lastToolResults(): ToolResultSeen[];
+  /** Every speech-to-text request, oldest first (not counted in `requests`). */
+  transcriptions: FakeTranscription[];
+  /** Answers speech-to-text requests; without it they get a 500. */
+  transcribeWith(responder: (request: FakeTranscription) => FakeTranscriptionReply): void;
   /** Stops the server and ends hanging requests. */
   close(): Promise<void>;
 }
@@ -68,6 +85,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: FakeRequest[] = [];
   const arrivals = new EventEmitter();
   let responder: FakeResponder | undefined;
+  const transcriptions: FakeTranscription[] = [];
+  let transcriber: ((request: FakeTranscription) => FakeTranscriptionReply) | undefined;
   let callCounter = 0;
 
   const nextReply = (request: FakeRequest): FakeReply =>
@@ -84,6 +103,15 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (req.method === "GET" && path === "/v1/models") {
       sendJson(res, 200, { object: "list", data: FAKE_MODEL_IDS.map((id) => ({ id, object: "model", owned_by: "fake" })) });
+      return;
+    }
+    if (req.method === "POST" && TRANSCRIPTION_PATHS.has(path)) {
+      const request = await readTranscription(req);
+      transcriptions.push(request);
+      const reply = transcriber?.(request) ?? { status: 500, body: { error: { message: "fake-openai: no transcription scripted" } } };
+      if ("hang" in reply) return;
+      if ("text" in reply) sendJson(res, 200, { text: reply.text });
+      else sendJson(res, reply.status, reply.body);
       return;
     }
     const api = req.method === "POST" ? API_BY_PATH[path] : undefined;
@@ -140,6 +168,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const last = requests.at(-1);
       return last ? toolResultsOf(last) : [];
     },
+    transcriptions,
+    transcribeWith: (fn) => void (transcriber = fn),
     close: async () => {
       server.closeAllConnections();
       server.close();
@@ -178,6 +208,28 @@ const API_BY_PATH: Record<string, "openai" | "anthropic" | undefined> = {
   "/chat/completions": "openai",
   "/v1/messages": "anthropic",
 };
+
+const TRANSCRIPTION_PATHS = new Set(["/v1/audio/transcriptions", "/audio/transcriptions"]);
+
+/** Decodes the multipart form with the platform's own parser (the one fetch uses). */
+async function readTranscription(req: IncomingMessage): Promise<FakeTranscription> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const form = await new Response(Buffer.concat(chunks), { headers: { "content-type": req.headers["content-type"] ?? "" } }).formData();
+  const file = form.get("file");
+  const field = (name: string): string | undefined => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  return {
+    headers: req.headers,
+    model: field("model"),
+    language: field("language"),
+    fileName: file instanceof File ? file.name : undefined,
+    mime: file instanceof File ? file.type : undefined,
+    audio: file instanceof File ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0),
+  };
+}
 
 interface Answer {
   text: string;

@@ -40,6 +40,15 @@ describe("get_tool_info", () => {
     expect(ctx.disclosedTools.size).toBe(0);
   });
 
+  it("neither describes nor discloses a tool the sender may not use", async () => {
+    const registry = setup();
+    const ctx = makeToolContext({ permissions: { holder: "a guest in a group chat", classes: ["read", "chat"] } });
+    const outcome = await registry.executeByTool("get_tool_info", { tool_name: "write_file" }, ctx);
+    expect(outcome).toMatchObject({ ok: false, code: "denied" });
+    if (!outcome.ok) expect(outcome.error).toMatch(/needs the "workspace" permission, which a guest in a group chat does not have/);
+    expect(ctx.disclosedTools.size).toBe(0);
+  });
+
   it("points to the catalog when nothing is close", async () => {
     const registry = setup();
     const outcome = await registry.executeByTool("get_tool_info", { tool_name: "launch_rocket" }, makeToolContext());

@@ -170,22 +170,20 @@ describe("run_skill_script destination_path", () => {
 });
 
 describe("who may run scripts", () => {
-  it("refuses group chats by default and says which setting allows them", async () => {
-    const outcome = await run("echo.js", [], {}, fx.context({ chatType: "group" }));
-    expect(outcome).toMatchObject({ ok: false, code: "denied", error: expect.stringMatching(/runScripts\.groups/) });
+  it("refuses a sender without the exec permission, naming it, before running", async () => {
+    let ran = 0;
+    const off = fx.skills.events.on("skill.exec", () => ran++);
+    const member = { holder: "a member in a group chat", classes: ["read", "chat"] as const };
+    const outcome = await run("echo.js", [], {}, fx.context({ chatType: "group", permissions: { ...member, classes: [...member.classes] } }));
+    off();
+    expect(outcome).toMatchObject({ ok: false, code: "denied", error: expect.stringMatching(/needs the "exec" permission/) });
+    expect(ran).toBe(0);
   });
 
-  it("allows group chats when enabled", async () => {
-    const groups = await startSkills({
-      config: { runScripts: { groups: true } },
-      prepare: ({ extraDir }) => writeSkill(extraDir, "toolbox", { files: { "scripts/echo.js": SCRIPTS["scripts/echo.js"] } }).then(() => undefined),
-    });
-    try {
-      const outcome = await groups.call("run_skill_script", { skill_name: "toolbox", script_name: "echo.js" }, groups.context({ chatType: "group" }));
-      expect(outcome.ok).toBe(true);
-    } finally {
-      await groups.close();
-    }
+  it("runs in a group chat for a sender who may exec", async () => {
+    const owner = { holder: "an owner", classes: ["read", "chat", "workspace", "exec", "admin"] as const };
+    const outcome = await run("echo.js", [], {}, fx.context({ chatType: "group", permissions: { ...owner, classes: [...owner.classes] } }));
+    expect(outcome.ok).toBe(true);
   });
 });
 

@@ -1,11 +1,28 @@
 /** The `channels.discord` settings. */
 import { z } from "zod";
 
+export const DEFAULT_API_URL = "https://discord.com/api";
+
 export const discordConfigSchema = z
   .strictObject({
     /** null: enabled when a token is set. */
     enabled: z.boolean().nullable().default(null),
     token: z.string().min(1).nullable().default(null),
-    apiUrl: z.string().min(1).nullable().default(null),
+    /** REST base; the gateway URL then comes from GET /gateway/bot. null = https://discord.com/api. */
+    apiUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    /** Hand other bots' messages to the router (never the bot's own), with loop protection. */
+    allowBots: z.boolean().default(false),
+    /** With allowBots: most bot messages answered in a row in one channel before a person speaks again. */
+    maxBotTurnsInARow: z.number().int().min(1).max(100).default(3),
+    /** Link previews (embeds) under the bot's messages. */
+    suppressEmbeds: z.boolean().default(true),
+    /** Largest file the bot uploads, in MiB (10 without server boosts). */
+    maxUploadMB: z.number().positive().max(500).default(10),
+    /** Largest attachment the bot downloads, in MiB. */
+    maxDownloadMB: z.number().positive().max(500).default(50),
+    /** Reconnect when the gateway has been silent this long (no events, no heartbeat ACKs), in ms. */
+    watchdogSilenceMs: z.number().int().min(1000).default(120_000),
   })
   .prefault({});
+
+export type DiscordConfig = z.output<typeof discordConfigSchema>;

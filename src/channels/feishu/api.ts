@@ -66,7 +66,9 @@ export class FeishuApi {
   }
 
   async botInfo(): Promise<BotInfo> {
-    const body = await this.call("get bot info", (c) => c.request<unknown>({ method: "GET", url: "/open-apis/bot/v3/info" }));
+    const body = await this.call("get bot info", (c) =>
+      c.request<unknown>({ method: "GET", url: "/open-apis/bot/v3/info" }),
+    );
     const parsed = botInfoSchema.safeParse(body);
     if (!parsed.success) throw new Error("Feishu's bot info answer carries no bot open_id");
     return { openId: parsed.data.bot.open_id, name: parsed.data.bot.app_name ?? "" };
@@ -78,7 +80,10 @@ export class FeishuApi {
     const data = { msg_type: msgType, content, uuid };
     const result = await this.call(`send a ${msgType} message`, (c) =>
       replyTo !== undefined
-        ? c.im.v1.message.reply({ path: { message_id: replyTo }, data: { ...data, reply_in_thread: message.inThread === true } })
+        ? c.im.v1.message.reply({
+            path: { message_id: replyTo },
+            data: { ...data, reply_in_thread: message.inThread === true },
+          })
         : c.im.v1.message.create({ params: { receive_id_type: "chat_id" }, data: { ...data, receive_id: chatId } }),
     );
     const id = result.data?.message_id;
@@ -100,7 +105,12 @@ export class FeishuApi {
     const result = await this.call(`upload a ${fileType} file`, (c) =>
       withStream(path, (file) =>
         c.im.v1.file.create({
-          data: { file_type: fileType, file_name: fileName, file, ...(durationMs !== undefined ? { duration: durationMs } : {}) },
+          data: {
+            file_type: fileType,
+            file_name: fileName,
+            file,
+            ...(durationMs !== undefined ? { duration: durationMs } : {}),
+          },
         }),
       ),
     );
@@ -109,7 +119,11 @@ export class FeishuApi {
   }
 
   /** The bytes of an image or file a user sent in message `messageId`. */
-  async resource(messageId: string, fileKey: string, type: ResourceType): Promise<{ stream: Readable; mime: string | undefined }> {
+  async resource(
+    messageId: string,
+    fileKey: string,
+    type: ResourceType,
+  ): Promise<{ stream: Readable; mime: string | undefined }> {
     const result = await this.call(`download a message ${type}`, (c) =>
       c.im.v1.messageResource.get({ params: { type }, path: { message_id: messageId, file_key: fileKey } }),
     );
@@ -123,7 +137,8 @@ export class FeishuApi {
   }
 
   private call<T>(what: string, fn: (client: lark.Client) => Promise<T>): Promise<T> {
-    return withRetries(() => fn(this.client), this.retry, { what, log: this.opts.log, dropToken: () => this.tokens.clear() });
+    const hooks = { what, log: this.opts.log, dropToken: () => this.tokens.clear() };
+    return withRetries(() => fn(this.client), this.retry, hooks);
   }
 }
 

@@ -1,22 +1,34 @@
-/** `switchboard doctor` for Feishu/Lark: fetches a tenant access token with the app's credentials. */
+/**
+ * `switchboard doctor` for Feishu/Lark: fetches a tenant access token and the bot's info with the app's
+ * credentials, through the same client the channel uses, and reports both.
+ */
 import type { Config } from "../../config/schema.js";
-import { fetchJson } from "../module.js";
+import { createLogger } from "../../log.js";
+import { FeishuApi } from "./api.js";
+import { feishuBaseUrl } from "./config.js";
 
-export const feishuFix = "check FEISHU_APP_ID / FEISHU_APP_SECRET and FEISHU_DOMAIN";
+export const feishuFix =
+  "check FEISHU_APP_ID / FEISHU_APP_SECRET and FEISHU_DOMAIN (feishu, lark or your deployment's URL), " +
+  "and that the app has the bot capability enabled and is published";
 
-export function feishuBaseUrl(domain: string): string {
-  if (domain === "feishu") return "https://open.feishu.cn";
-  if (domain === "lark") return "https://open.larksuite.com";
-  return domain;
-}
+/** The SDK replaces the token this long before Feishu's own expiry. */
+const SDK_EARLY_REFRESH_MS = 3 * 60_000;
 
 export async function checkFeishu(config: Config): Promise<string> {
-  const { appId, appSecret, domain } = config.channels.feishu;
-  const body = (await fetchJson(`${feishuBaseUrl(domain)}/open-apis/auth/v3/tenant_access_token/internal`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ app_id: appId, app_secret: appSecret }),
-  })) as { code?: number; msg?: string };
-  if (body.code !== 0) throw new Error(`Feishu answered code ${String(body.code)}: ${body.msg ?? ""}`);
-  return "app credentials valid";
+  const { appId, appSecret, domain, mode, webhook } = config.channels.feishu;
+  if (appId === null || appSecret === null) throw new Error("FEISHU_APP_ID and FEISHU_APP_SECRET must both be set");
+  const api = new FeishuApi({
+    appId,
+    appSecret,
+    baseUrl: feishuBaseUrl(domain),
+    log: createLogger({ level: "silent", secrets: [] }),
+    retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+    timeoutMs: 15_000,
+  });
+  const bot = await api.botInfo();
+  const expiry = api.tokenExpiry();
+  const minutes = expiry ? Math.round((expiry.getTime() + SDK_EARLY_REFRESH_MS - Date.now()) / 60_000) : null;
+  const token = minutes === null ? "tenant access token obtained" : `tenant access token obtained (valid ${minutes} min)`;
+  const delivery = mode === "webhook" ? `events by webhook at ${webhook.path}` : "events by long connection";
+  return `${token}; bot "${bot.name}" (${bot.openId}); ${delivery}`;
 }

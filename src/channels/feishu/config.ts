@@ -29,7 +29,8 @@ export const feishuConfigSchema = z
     maxMessageLength: z.number().int().min(200).max(20_000).default(4000),
   })
   .refine((c) => c.mode !== "webhook" || c.enabled === false || c.webhook.verificationToken !== null, {
-    message: "mode webhook needs webhook.verificationToken (Events & Callbacks > Encryption strategy in the developer console)",
+    message:
+      "mode webhook needs webhook.verificationToken (Events & Callbacks > Encryption strategy in the developer console)",
     path: ["webhook", "verificationToken"],
   })
   .prefault({});

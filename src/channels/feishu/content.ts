@@ -43,7 +43,8 @@ export function parseContent(messageType: string, content: string, messageId: st
     }
     case "file": {
       const parsed = fileSchema.safeParse(json);
-      return parsed.success ? only(attach("file", parsed.data.file_key, named(parsed.data.file_name))) : unreadable(messageType);
+      if (!parsed.success) return unreadable(messageType);
+      return only(attach("file", parsed.data.file_key, named(parsed.data.file_name)));
     }
     case "audio": {
       const parsed = audioSchema.safeParse(json);
@@ -53,7 +54,8 @@ export function parseContent(messageType: string, content: string, messageId: st
     case "media": {
       const parsed = mediaSchema.safeParse(json);
       if (!parsed.success) return unreadable(messageType);
-      return only(attach("video", parsed.data.file_key, { ...named(parsed.data.file_name), ...timed(parsed.data.duration) }));
+      const { file_key: key, file_name: name, duration } = parsed.data;
+      return only(attach("video", key, { ...named(name), ...timed(duration) }));
     }
     default:
       // Stickers, cards, shared chats, ...: the model is told what arrived rather than nothing at all.

@@ -16,6 +16,9 @@ const postBodySchema = z.object({
 });
 type PostBody = z.infer<typeof postBodySchema>;
 
+/** Records a media element as an attachment and returns its marker for the text, e.g. `[image 1]`. */
+type MediaMarker = (kind: "image" | "video", key: unknown) => string;
+
 export interface PostParts {
   text: string;
   attachments: Attachment[];
@@ -30,7 +33,7 @@ export function flattenPost(
   const body = postBodyOf(content);
   if (!body) return null;
   const attachments: Attachment[] = [];
-  const media = (kind: "image" | "video", key: unknown): string => {
+  const media: MediaMarker = (kind, key) => {
     const attachment = typeof key === "string" ? attach(kind, key) : null;
     if (!attachment) return `[${kind}]`;
     attachments.push(attachment);
@@ -60,7 +63,7 @@ function postBodyOf(content: unknown): PostBody | null {
   return null;
 }
 
-function renderElement(el: PostElement, mentions: Mentions, media: (kind: "image" | "video", key: unknown) => string): string {
+function renderElement(el: PostElement, mentions: Mentions, media: MediaMarker): string {
   const text = typeof el.text === "string" ? el.text : "";
   switch (el.tag) {
     case "text":

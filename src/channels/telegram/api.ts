@@ -2,6 +2,7 @@
 import { createHmac } from "node:crypto";
 import { Api, GrammyError, HttpError } from "grammy";
 import type { Logger } from "../../log.js";
+import type { ChannelStatus } from "../types.js";
 import { describeHttpError, retryTransformer, type RetryPolicy } from "./retry.js";
 
 export const DEFAULT_API_ROOT = "https://api.telegram.org";
@@ -28,6 +29,11 @@ export function createApi(opts: ApiOptions): Api {
   return api;
 }
 
+/** grammY types signals as those of its AbortController polyfill; a native one works the same at runtime. */
+export function apiSignal(signal: AbortSignal): NonNullable<Parameters<Api["getUpdates"]>[1]> {
+  return signal as unknown as NonNullable<Parameters<Api["getUpdates"]>[1]>;
+}
+
 /** A token is `<bot id>:<secret>`; the id names the bot's stored state before getMe has answered. */
 export function botIdOf(token: string): string {
   return token.split(":")[0] ?? token;
@@ -36,6 +42,16 @@ export function botIdOf(token: string): string {
 /** The webhook secret when none is configured: stable for a token, so every replica computes the same one. */
 export function derivedWebhookSecret(token: string): string {
   return createHmac("sha256", "switchboard telegram webhook").update(token).digest("base64url");
+}
+
+export function isTokenRefused(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 401;
+}
+
+/** Logs the refusal where it was met and answers the status to show; nothing retries a refused token. */
+export function tokenRefused(log: Logger): ChannelStatus {
+  log.error("Telegram refused the bot token (401); not retrying. Check TELEGRAM_BOT_TOKEN");
+  return { connected: false, detail: "401: the bot token was refused" };
 }
 
 export function isParseEntitiesError(err: unknown): boolean {

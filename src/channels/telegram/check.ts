@@ -1,13 +1,31 @@
-/** `switchboard doctor` for Telegram: getMe with the configured token. */
+/** `switchboard doctor` for Telegram: getMe with the configured token, then how updates reach the bot. */
+import type { WebhookInfo } from "grammy/types";
 import type { Config } from "../../config/schema.js";
-import { fetchJson } from "../module.js";
+import { createApi, describeTelegramError } from "./api.js";
 
 export const telegramFix = "check TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_API_ROOT";
 
+const CHECK_TIMEOUT_SECONDS = 15;
+
 export async function checkTelegram(config: Config): Promise<string> {
-  const { token, apiRoot } = config.channels.telegram;
-  const body = (await fetchJson(`${apiRoot ?? "https://api.telegram.org"}/bot${token}/getMe`, { method: "POST" })) as {
-    result?: { username?: string };
-  };
-  return `token valid for @${body.result?.username ?? "?"}`;
+  const { token, apiRoot, mode } = config.channels.telegram;
+  if (token === null) throw new Error("no bot token configured");
+  const api = createApi({ token, apiRoot, timeoutSeconds: CHECK_TIMEOUT_SECONDS });
+  try {
+    const me = await api.getMe();
+    const webhook = await api.getWebhookInfo();
+    return `token valid for @${me.username} (id ${me.id}); ${describeWebhook(webhook, mode)}`;
+  } catch (err) {
+    throw new Error(describeTelegramError(err), { cause: err });
+  }
+}
+
+function describeWebhook(info: WebhookInfo, mode: "polling" | "webhook"): string {
+  const pending = `${info.pending_update_count} update${info.pending_update_count === 1 ? "" : "s"} pending`;
+  if (!info.url) {
+    return mode === "webhook" ? `no webhook set yet (start sets it); ${pending}` : `no webhook set, long polling; ${pending}`;
+  }
+  const lastError = info.last_error_message ? `; last delivery error: ${info.last_error_message}` : "";
+  const conflict = mode === "polling" ? " (start removes it to poll)" : "";
+  return `webhook ${info.url}${conflict}; ${pending}${lastError}`;
 }

@@ -26,6 +26,10 @@ export const telegramConfigSchema = z
     /** Largest file the bot downloads: 20 MB on api.telegram.org; a local Bot API server allows up to 2000 MB. */
     maxDownloadBytes: z.number().int().positive().default(20 * 1024 * 1024),
   })
+  .refine((c) => c.enabled !== true || c.token !== null, {
+    message: "enabled is true but no token is set (TELEGRAM_BOT_TOKEN, from @BotFather)",
+    path: ["token"],
+  })
   .refine((c) => c.mode !== "webhook" || c.webhook.url !== null, {
     message: "mode webhook needs webhook.url (the public address Telegram posts updates to)",
     path: ["webhook", "url"],

@@ -61,35 +61,37 @@ const PAIRS: Array<{ open: string; tag: string; wordBound?: boolean }> = [
   { open: "_", tag: "i", wordBound: true },
 ];
 const ESCAPABLE = /[\\`*_{}[\]()#+\-.!|~>]/;
-const LINK = /^\[([^\]\n]+)\]\(\s*<?((?:https?|tg|mailto):[^\s)>]+)>?\s*\)/;
+/** Sticky: matched where the scan stands. */
+const LINK = /\[([^\]\n]+)\]\(\s*<?((?:https?|tg|mailto):[^\s)>]+)>?\s*\)/y;
+
+/** Characters that may start markup; the text between them is copied in one piece. */
+const SPECIAL = /[\\`[*_~|]/g;
 
 function inline(text: string): string {
   let out = "";
-  let plain = "";
-  const flush = () => {
-    out += escapeHtml(plain);
-    plain = "";
-  };
-  for (let i = 0; i < text.length; ) {
-    const rest = text.slice(i);
+  let copied = 0;
+  for (let i = 0; ; ) {
+    SPECIAL.lastIndex = i;
+    const found = SPECIAL.exec(text);
+    if (!found) break;
+    i = found.index;
     const char = text[i]!;
     if (char === "\\" && ESCAPABLE.test(text[i + 1] ?? "")) {
-      plain += text[i + 1];
+      out += escapeHtml(text.slice(copied, i));
+      copied = i + 1;
       i += 2;
       continue;
     }
-    const span = codeSpan(rest) ?? link(rest) ?? emphasis(text, i);
+    const span = char === "`" ? codeSpan(text, i) : char === "[" ? link(text, i) : emphasis(text, i);
     if (span) {
-      flush();
-      out += span.html;
+      out += escapeHtml(text.slice(copied, i)) + span.html;
       i += span.length;
+      copied = i;
     } else {
-      plain += char;
       i += 1;
     }
   }
-  flush();
-  return out;
+  return out + escapeHtml(text.slice(copied));
 }
 
 interface Span {
@@ -98,16 +100,18 @@ interface Span {
   length: number;
 }
 
-function codeSpan(rest: string): Span | undefined {
-  const ticks = /^`+/.exec(rest)?.[0];
-  if (!ticks) return undefined;
-  const close = rest.indexOf(ticks, ticks.length);
-  if (close <= ticks.length) return undefined;
-  return { html: `<code>${escapeHtml(rest.slice(ticks.length, close))}</code>`, length: close + ticks.length };
+function codeSpan(text: string, at: number): Span | undefined {
+  let end = at;
+  while (text[end] === "`") end++;
+  const ticks = text.slice(at, end);
+  const close = text.indexOf(ticks, end);
+  if (close <= end) return undefined;
+  return { html: `<code>${escapeHtml(text.slice(end, close))}</code>`, length: close + ticks.length - at };
 }
 
-function link(rest: string): Span | undefined {
-  const match = LINK.exec(rest);
+function link(text: string, at: number): Span | undefined {
+  LINK.lastIndex = at;
+  const match = LINK.exec(text);
   if (!match) return undefined;
   return { html: `<a href="${escapeHtml(match[2]!)}">${inline(match[1]!)}</a>`, length: match[0].length };
 }
@@ -134,8 +138,10 @@ function isWordChar(char: string | undefined): boolean {
   return char !== undefined && /[\p{L}\p{N}_]/u.test(char);
 }
 
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
 }
 
 /** The text a reader sees, which is what Telegram measures and what is sent when the HTML is refused. */

@@ -101,10 +101,7 @@ export class WebChannel implements Channel {
     return [{ messageId: entry.id, sentAt: new Date(entry.at) }];
   }
 
-  /**
-   * `opts` goes beyond the Channel interface, whose sendFile names no message to answer; without it the
-   * file goes to the chat's longest-waiting API request, the one the chat's session queue is handling.
-   */
+  /** Without `opts.replyTo` the file goes to the chat's longest-waiting API request, the one its session is handling. */
   async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     const attachment = await this.files.save(file);
     const entry = botEntry(file.caption ?? "", [attachment]);

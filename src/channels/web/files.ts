@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Namespace, Store } from "../../store/types.js";
+import { safeFileName } from "../file-names.js";
 import type { OutboundFile } from "../types.js";
 import type { WebAttachment } from "./schema.js";
 
@@ -61,10 +62,4 @@ export class WebFiles {
     const size = await stat(path).then((s) => s.size, () => undefined);
     return size === undefined ? undefined : { path, name: record.name, mime: record.mime, size };
   }
-}
-
-/** A name that stays one path segment: no separators, no control characters, not "." or "..". */
-export function safeFileName(name: string): string {
-  const cleaned = name.replace(/[/\\\p{Cc}]/gu, "_").trim().slice(0, 200);
-  return cleaned === "" || /^\.+$/.test(cleaned) ? "file" : cleaned;
 }

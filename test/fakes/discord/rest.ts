@@ -86,7 +86,8 @@ export class FakeRest {
     const body = await readBody(req);
     const reply = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
       this.log.push({ method, path: url.pathname, status });
-      res.writeHead(status, { "content-type": "application/json", ...headers });
+      // A 204 has no body, so no content type (discord.js would try to parse the empty body as JSON).
+      res.writeHead(status, { ...(status === 204 ? {} : { "content-type": "application/json" }), ...headers });
       res.end(json === undefined ? undefined : JSON.stringify(json));
     };
 

@@ -5,8 +5,8 @@
 
 export const FAKE_TOKEN = "fake-discord-bot-token.abc123";
 
-/** Application flags: GATEWAY_MESSAGE_CONTENT (the privileged intent is on). */
-export const MESSAGE_CONTENT_FLAG = 1 << 19;
+/** Application flag GATEWAY_MESSAGE_CONTENT: the privileged intent is on. */
+export const MESSAGE_CONTENT_FLAG = 1 << 18;
 
 /** Message flags: IS_VOICE_MESSAGE. */
 export const VOICE_MESSAGE_FLAG = 1 << 13;

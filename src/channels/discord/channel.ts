@@ -1,0 +1,111 @@
+/**
+ * The Discord channel: guild channels, threads, forum posts and DMs through one bot, on discord.js v14.
+ * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
+ * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
+ */
+import { REST } from "discord.js";
+import type { Logger } from "../../log.js";
+import type {
+  Attachment,
+  Channel,
+  ChannelCapabilities,
+  ChannelStatus,
+  InboundHandler,
+  OutboundFile,
+  OutboundTarget,
+  SendTextOptions,
+  SentMessage,
+} from "../types.js";
+import { downloadAttachment } from "./attachments.js";
+import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
+import { GatewayConnection } from "./connection.js";
+import { InboundFilter } from "./inbound.js";
+import type { DiscordDirectory } from "./normalize.js";
+import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
+
+export interface DiscordChannelOptions {
+  config: DiscordConfig & { token: string };
+  log: Logger;
+}
+
+const MIB = 1024 * 1024;
+
+export class DiscordChannel implements Channel {
+  readonly name = "discord" as const;
+  readonly capabilities: ChannelCapabilities;
+  private readonly apiUrl: string;
+  private readonly rest: REST;
+  private readonly outbound: DiscordOutbound;
+  private readonly inbound: InboundFilter;
+  private readonly connection: GatewayConnection;
+  private handler: InboundHandler | undefined;
+
+  constructor(private readonly opts: DiscordChannelOptions) {
+    const { config, log } = opts;
+    this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
+    const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
+    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true };
+    // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
+    this.rest = new REST({ api: this.apiUrl }).setToken(config.token);
+    this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
+    this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
+    this.connection = new GatewayConnection({
+      token: config.token,
+      apiUrl: this.apiUrl,
+      watchdogSilenceMs: config.watchdogSilenceMs,
+      log,
+      onMessage: (raw, directory) => this.receive(raw, directory),
+    });
+  }
+
+  async start(onMessage: InboundHandler): Promise<void> {
+    if (this.handler) throw new Error("The Discord channel is already started");
+    this.handler = onMessage;
+    try {
+      await this.connection.start();
+    } catch (err) {
+      this.handler = undefined;
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.handler = undefined;
+    await this.connection.stop();
+    this.rest.clearHashSweeper();
+    this.rest.clearHandlerSweeper();
+  }
+
+  status(): ChannelStatus {
+    const status = this.connection.status();
+    const problem = this.inbound.contentProblem;
+    return status.connected && problem ? { connected: true, detail: problem } : status;
+  }
+
+  sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
+    return this.outbound.sendText(to, text, opts.replyTo);
+  }
+
+  sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    return this.outbound.sendFile(to, file, opts.replyTo);
+  }
+
+  typing(to: OutboundTarget): Promise<void> {
+    return this.outbound.typing(to);
+  }
+
+  download(attachment: Attachment, into: string): Promise<string> {
+    return downloadAttachment(attachment, into, { apiUrl: this.apiUrl, maxBytes: Math.floor(this.opts.config.maxDownloadMB * MIB) });
+  }
+
+  /** Runs on the gateway's event: hands the message over and returns at once. */
+  private receive(raw: unknown, directory: DiscordDirectory): void {
+    const handler = this.handler;
+    if (!handler) return;
+    const message = this.inbound.accept(raw, directory);
+    if (!message) return;
+    handler(message).catch((err: unknown) =>
+      this.opts.log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling a Discord message failed"),
+    );
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Sending to Discord over REST (@discordjs/rest, which handles rate limits and retries 5xx). Markdown goes out as
+ * is, since Discord renders it; long text is split at 2000 characters and 17 lines without breaking code blocks.
+ * The first message answers the triggering one; the bot's messages ping nobody but the person answered, and
+ * link previews are off unless configured. Files go as multipart attachments within the upload limit.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { DiscordAPIError, HTTPError, MessageFlags, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
+import { z } from "zod";
+import { chunkText, codePointLength } from "../text.js";
+import type { OutboundFile, OutboundTarget, SentMessage } from "../types.js";
+import { mib } from "./attachments.js";
+
+export const MAX_MESSAGE_LENGTH = 2000;
+/** Discord collapses taller messages behind "show more". */
+export const MAX_MESSAGE_LINES = 17;
+
+export interface OutboundOptions {
+  rest: REST;
+  suppressEmbeds: boolean;
+  maxUploadBytes: number;
+}
+
+interface MessageRequest {
+  body: RESTPostAPIChannelMessageJSONBody;
+  files?: Array<{ name: string; data: Buffer; contentType?: string }>;
+}
+
+const createdMessageSchema = z.object({ id: z.string(), timestamp: z.string().optional() });
+
+export function splitMessage(text: string): string[] {
+  return chunkText(text, { maxLength: MAX_MESSAGE_LENGTH, maxLines: MAX_MESSAGE_LINES, measure: codePointLength });
+}
+
+export class DiscordOutbound {
+  /** User id -> DM channel id, for targets addressed by user. */
+  private readonly directChannels = new Map<string, string>();
+
+  constructor(private readonly opts: OutboundOptions) {}
+
+  async sendText(to: OutboundTarget, text: string, replyTo?: string): Promise<SentMessage[]> {
+    const chunks = splitMessage(text);
+    const sent: SentMessage[] = [];
+    for (const [index, content] of chunks.entries()) {
+      const body = this.messageBody(content, index === 0 ? replyTo : undefined);
+      sent.push(await this.post(to, `message ${index + 1} of ${chunks.length}`, { body }));
+    }
+    return sent;
+  }
+
+  /** A caption longer than one message goes ahead of the file as text. */
+  async sendFile(to: OutboundTarget, file: OutboundFile, replyTo?: string): Promise<SentMessage> {
+    const { size } = await stat(file.path);
+    if (size > this.opts.maxUploadBytes) {
+      throw new Error(
+        `${file.name} is ${mib(size)}; Discord accepts files up to ${mib(this.opts.maxUploadBytes)} here (channels.discord.maxUploadMB), so it was not sent`,
+      );
+    }
+    const caption = file.caption ?? "";
+    const captionFits = splitMessage(caption).length <= 1;
+    if (!captionFits) await this.sendText(to, caption, replyTo);
+    const body = {
+      ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined),
+      attachments: [{ id: "0", filename: file.name }],
+    };
+    const data = await readFile(file.path);
+    return this.post(to, `file ${file.name}`, { body, files: [{ name: file.name, data, ...(file.mime ? { contentType: file.mime } : {}) }] });
+  }
+
+  async typing(to: OutboundTarget): Promise<void> {
+    await this.onChannel(to, "typing indicator", (channelId) => this.opts.rest.post(Routes.channelTyping(channelId)));
+  }
+
+  private messageBody(content: string, replyTo: string | undefined): RESTPostAPIChannelMessageJSONBody {
+    return {
+      content,
+      // Model output must not ping @everyone, roles or users; only the person answered is notified.
+      allowed_mentions: { parse: [], replied_user: true },
+      ...(this.opts.suppressEmbeds ? { flags: MessageFlags.SuppressEmbeds } : {}),
+      ...(replyTo !== undefined ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
+    };
+  }
+
+  private async post(to: OutboundTarget, what: string, request: MessageRequest): Promise<SentMessage> {
+    const created = await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request));
+    const parsed = createdMessageSchema.safeParse(created);
+    if (!parsed.success) throw new Error(`Discord accepted ${what} for ${to.chatId} but answered without a message id`);
+    const sentAt = parsed.data.timestamp ? new Date(parsed.data.timestamp) : new Date();
+    return { messageId: parsed.data.id, sentAt: Number.isNaN(sentAt.getTime()) ? new Date() : sentAt };
+  }
+
+  /** Runs `call` with the target's channel id. A chat id that is not a channel is tried as a user: a DM is opened. */
+  private async onChannel<T>(to: OutboundTarget, what: string, call: (channelId: string) => Promise<T>): Promise<T> {
+    const channelId = to.threadId ?? this.directChannels.get(to.chatId) ?? to.chatId;
+    try {
+      return await call(channelId);
+    } catch (err) {
+      const mayBeUser = to.threadId === undefined && channelId === to.chatId && isUnknownChannel(err);
+      const direct = mayBeUser ? await this.openDirectChannel(to.chatId) : undefined;
+      if (direct === undefined) throw sendError(what, channelId, err);
+      return call(direct).catch((retryErr: unknown) => Promise.reject(sendError(what, direct, retryErr)));
+    }
+  }
+
+  private async openDirectChannel(userId: string): Promise<string | undefined> {
+    try {
+      const channel = createdMessageSchema.pick({ id: true }).parse(await this.opts.rest.post(Routes.userChannels(), { body: { recipient_id: userId } }));
+      this.directChannels.set(userId, channel.id);
+      return channel.id;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function isUnknownChannel(err: unknown): boolean {
+  return err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownChannel;
+}
+
+/** A plain error: discord.js errors carry the request body (message text, file bytes), which must not reach logs. */
+function sendError(what: string, channelId: string, err: unknown): Error {
+  const detail = err instanceof DiscordAPIError || err instanceof HTTPError ? `HTTP ${err.status} ${err.message}` : (err as Error).message;
+  return new Error(`Discord ${what} to channel ${channelId} failed: ${detail}`);
+}

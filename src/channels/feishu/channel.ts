@@ -1,0 +1,144 @@
+/**
+ * The Feishu / Lark channel: events arrive over the long connection (default) or a webhook and become
+ * InboundMessages; replies go out as cards, posts or text, files as image or file messages.
+ */
+import type { HttpServer } from "../../http/server.js";
+import type { Logger } from "../../log.js";
+import type { Store } from "../../store/types.js";
+import type {
+  Attachment,
+  Channel,
+  ChannelCapabilities,
+  ChannelStatus,
+  InboundHandler,
+  OutboundFile,
+  OutboundTarget,
+  SendTextOptions,
+  SentMessage,
+} from "../types.js";
+import { FeishuApi } from "./api.js";
+import { BotMessages } from "./bot-messages.js";
+import { feishuBaseUrl, type FeishuConfig } from "./config.js";
+import { FeishuEvents } from "./events.js";
+import { downloadAttachment, MAX_FILE_UPLOAD_BYTES } from "./media.js";
+import { Outbound } from "./outbound.js";
+import type { RetryPolicy } from "./retry.js";
+import { FeishuSocket } from "./socket.js";
+import { registerWebhook } from "./webhook.js";
+
+export interface FeishuChannelOptions {
+  config: FeishuConfig & { appId: string; appSecret: string };
+  store: Store;
+  log: Logger;
+  http: HttpServer;
+  /** How long event and message ids are remembered. */
+  dedupTtlMs: number;
+  /** Tests shorten the waits between retries. */
+  retry?: RetryPolicy;
+}
+
+export class FeishuChannel implements Channel {
+  readonly name = "feishu" as const;
+  readonly capabilities: ChannelCapabilities;
+  private readonly api: FeishuApi;
+  private readonly events: FeishuEvents;
+  private readonly outbound: Outbound;
+  private socket: FeishuSocket | undefined;
+  private running = false;
+  /** Hono cannot remove routes, so a restarted channel keeps the one it registered first. */
+  private webhookRegistered = false;
+
+  constructor(private readonly opts: FeishuChannelOptions) {
+    const { config, store, log, dedupTtlMs } = opts;
+    this.capabilities = {
+      maxTextLength: config.maxMessageLength,
+      maxUploadBytes: MAX_FILE_UPLOAD_BYTES,
+      edits: false,
+      threads: true,
+      typing: false,
+    };
+    this.api = new FeishuApi({
+      appId: config.appId,
+      appSecret: config.appSecret,
+      baseUrl: feishuBaseUrl(config.domain),
+      log,
+      ...(opts.retry ? { retry: opts.retry } : {}),
+    });
+    const botMessages = new BotMessages(store, dedupTtlMs, log);
+    this.events = new FeishuEvents({ log, store, botMessages, dedupTtlMs });
+    this.outbound = new Outbound({
+      api: this.api,
+      botMessages,
+      log,
+      format: config.replyFormat,
+      maxMessageLength: config.maxMessageLength,
+    });
+  }
+
+  async start(onMessage: InboundHandler): Promise<void> {
+    if (this.running) throw new Error("The Feishu channel is already started");
+    const { config, log } = this.opts;
+    const bot = await this.api.botInfo().catch((err: unknown) => {
+      const reason = (err as Error).message;
+      throw new Error(`Feishu: cannot fetch the bot's info with the configured app credentials: ${reason}`, { cause: err });
+    });
+    this.events.attach(onMessage, bot.openId);
+    if (config.mode === "webhook") this.listenForWebhooks();
+    else this.connectSocket();
+    this.running = true;
+    log.info({ bot: bot.name, botOpenId: bot.openId, mode: config.mode }, "Feishu channel started");
+  }
+
+  async stop(): Promise<void> {
+    this.socket?.stop();
+    this.socket = undefined;
+    this.running = false;
+    await this.events.detach();
+  }
+
+  status(): ChannelStatus {
+    if (!this.running) return { connected: false, detail: "not started" };
+    if (this.socket) return this.socket.status();
+    return { connected: true, detail: `webhook at ${this.opts.config.webhook.path}` };
+  }
+
+  sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
+    return this.outbound.sendText(to, text, opts.replyTo);
+  }
+
+  sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    return this.outbound.sendFile(to, file, opts.replyTo);
+  }
+
+  download(attachment: Attachment, into: string): Promise<string> {
+    return downloadAttachment(this.api, attachment, into);
+  }
+
+  private listenForWebhooks(): void {
+    if (this.webhookRegistered) return;
+    const { webhook } = this.opts.config;
+    if (webhook.verificationToken === null) {
+      throw new Error("channels.feishu.webhook.verificationToken is required in webhook mode");
+    }
+    registerWebhook(this.opts.http, {
+      path: webhook.path,
+      keys: { verificationToken: webhook.verificationToken, encryptKey: webhook.encryptKey },
+      log: this.opts.log,
+      running: () => this.running,
+      accept: (payload) => this.events.accept(payload),
+    });
+    this.webhookRegistered = true;
+  }
+
+  private connectSocket(): void {
+    const { config, log } = this.opts;
+    this.socket = new FeishuSocket({
+      appId: config.appId,
+      appSecret: config.appSecret,
+      baseUrl: feishuBaseUrl(config.domain),
+      log,
+      accept: (payload) => this.events.accept(payload),
+    });
+    this.socket.start();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The ffmpeg binary, when there is one: converting any audio to Ogg/Opus mono at 48 kHz, which Telegram plays as
+ * a voice message and Feishu as an audio message. Whether ffmpeg exists is checked once, on first use.
+ */
+import { execa } from "execa";
+
+const CONVERT_TIMEOUT_MS = 60_000;
+const PROBE_TIMEOUT_MS = 10_000;
+
+export class Ffmpeg {
+  private present: Promise<boolean> | undefined;
+
+  constructor(private readonly binary: string) {}
+
+  /** True when the binary runs; the answer is kept for the life of the process. */
+  available(): Promise<boolean> {
+    this.present ??= execa(this.binary, ["-hide_banner", "-version"], { timeout: PROBE_TIMEOUT_MS, reject: false }).then(
+      (result) => result.exitCode === 0,
+      () => false,
+    );
+    return this.present;
+  }
+
+  /** Writes `input` as Ogg/Opus to `output`; throws with ffmpeg's own complaint when it cannot. */
+  async toOggOpus(input: string, output: string, signal?: AbortSignal): Promise<void> {
+    // No metadata is carried over: tags of a user's file could hold anything.
+    const args = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, "-vn", "-map_metadata", "-1"];
+    args.push("-ac", "1", "-ar", "48000", "-c:a", "libopus", "-b:a", "32k", "-application", "voip", "-f", "ogg", output);
+    const result = await execa(this.binary, args, {
+      timeout: CONVERT_TIMEOUT_MS,
+      reject: false,
+      stdin: "ignore",
+      ...(signal ? { cancelSignal: signal } : {}),
+    });
+    if (result.exitCode !== 0) {
+      const reason = result.timedOut ? `took longer than ${CONVERT_TIMEOUT_MS / 1000} s` : String(result.stderr).trim().split("\n").at(-1);
+      throw new Error(`ffmpeg could not convert the audio: ${reason || `exit code ${result.exitCode}`}`);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/** /remind, /tasks, /cancel and /timezone: reminders without the model, through the router's slash commands. */
+import type { ChatCommand, CommandContext } from "../channels/commands.js";
+import { targetOf } from "../channels/types.js";
+import { userActor } from "./access.js";
+import { parseReminder } from "./natural.js";
+import { confirmationOf, taskLine, timeIn } from "./render.js";
+import { TaskError, type Scheduler } from "./scheduler.js";
+import type { Actor } from "./types.js";
+import { WhenError, zoneOrThrow } from "./when.js";
+import type { ZoneScope } from "./zone-preferences.js";
+
+export interface SchedulerCommandsOptions {
+  /** The access policy's answer to "is this sender the owner?"; absent, nobody is (they see their own tasks). */
+  isOwner?: (ctx: CommandContext) => boolean | Promise<boolean>;
+}
+
+const REMIND_USAGE = [
+  "Usage: /remind <when> <what>, for example:",
+  "/remind in 10m stretch",
+  "/remind tomorrow 9am standup",
+  "/remind every weekday 9:00 standup",
+  "/remind 明天早上9点 开会",
+].join("\n");
+
+const NAME_LENGTH = 40;
+
+export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsOptions = {}): ChatCommand[] {
+  const actorOf = async (ctx: CommandContext): Promise<Actor> =>
+    userActor(ctx.message.channel, ctx.message.sender.id, (await opts.isOwner?.(ctx)) === true);
+  const scopeOf = (ctx: CommandContext): ZoneScope => ({
+    channel: ctx.message.channel,
+    chatId: ctx.message.chat.id,
+    userId: ctx.message.sender.id,
+  });
+
+  return [
+    {
+      name: "remind",
+      summary: "set a reminder: /remind in 10m stretch, /remind every weekday 9:00 standup",
+      usage: "<when> <what>",
+      run: (args, ctx) =>
+        answerRefusals(async () => {
+          const { message } = ctx;
+          const { zone } = await scheduler.zones.resolve(scopeOf(ctx));
+          const parsed = parseReminder(args, scheduler.clock.now(), zone);
+          if (!parsed) return REMIND_USAGE;
+          const name = parsed.text.length > NAME_LENGTH ? `${parsed.text.slice(0, NAME_LENGTH - 1)}…` : parsed.text;
+          const { task } = await scheduler.create(
+            {
+              name,
+              kind: "reminder",
+              text: parsed.text,
+              when: parsed.when,
+              target: targetOf(message),
+              chatType: message.chat.type,
+              creator: { channel: message.channel, userId: message.sender.id, ...(message.sender.name ? { name: message.sender.name } : {}) },
+            },
+            await actorOf(ctx),
+          );
+          return `${confirmationOf(task, scheduler.clock.now())}\nCancel it with /cancel ${task.id}`;
+        }),
+    },
+    {
+      name: "tasks",
+      summary: "list your reminders and scheduled tasks",
+      usage: "[all]",
+      run: (args, ctx) =>
+        answerRefusals(async () => {
+          const tasks = await scheduler.list(await actorOf(ctx), { everyone: args.trim().toLowerCase() === "all" });
+          if (tasks.length === 0) return "You have no reminders or scheduled tasks. Set one with /remind.";
+          return [`Your tasks (${tasks.length}):`, ...tasks.map(taskLine), "", "Cancel one with /cancel <id>."].join("\n");
+        }),
+    },
+    {
+      name: "cancel",
+      summary: "cancel a reminder or scheduled task",
+      usage: "<id>",
+      run: (args, ctx) =>
+        answerRefusals(async () => {
+          const id = args.trim();
+          if (id === "") return "Usage: /cancel <id>. /tasks shows the ids.";
+          const task = await scheduler.cancel(id, await actorOf(ctx));
+          return `Cancelled "${task.name}" (${task.id}).`;
+        }),
+    },
+    {
+      name: "timezone",
+      summary: "show or set your time zone (/timezone Europe/Berlin), or the chat's (/timezone chat Asia/Shanghai)",
+      usage: "[chat] [Area/City]",
+      run: (args, ctx) =>
+        answerRefusals(async () => {
+          const [first, second] = args.trim().split(/\s+/).filter((word) => word !== "");
+          const scope = scopeOf(ctx);
+          if (first === undefined) {
+            const { zone, source } = await scheduler.zones.resolve(scope);
+            const from = source === "user" ? "yours" : source === "chat" ? "this chat's" : "the default";
+            return `Your time zone is ${zone} (${from}); it is ${timeIn(scheduler.clock.now(), zone)}. Set it with /timezone Area/City.`;
+          }
+          if (first.toLowerCase() === "chat") {
+            if (second === undefined) return "Usage: /timezone chat Area/City";
+            const zone = zoneOrThrow(second);
+            await scheduler.zones.setForChat(scope, zone);
+            return `This chat's time zone is now ${zone}, for everyone who has not set their own.`;
+          }
+          const zone = zoneOrThrow(first);
+          await scheduler.zones.setForUser(scope, zone);
+          return `Your time zone is now ${zone}: it is ${timeIn(scheduler.clock.now(), zone)}. New reminders use it.`;
+        }),
+    },
+  ];
+}
+
+/** A refusal (bad time, unknown task, over the cap) is the answer itself; anything else is the router's to report. */
+async function answerRefusals(work: () => Promise<string>): Promise<string> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof TaskError || err instanceof WhenError) return err.message;
+    throw err;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * What a run sends, through the channel of the chat the task belongs to: a reminder's text as written, or the
+ * answer of an agent turn run in the task's own session (task:<id>). Sends are retried with backoff; every sent
+ * message is returned as a receipt. Nothing sent here comes back in as a user message: it goes out through the
+ * channel like any reply, and channels never hand the bot's own messages to the router.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import type { Agent } from "../agent/agent.js";
+import { describeLocalTime } from "../agent/prompt.js";
+import { workspaceDirOf } from "../channels/session-key.js";
+import type { Channel, ChannelName, InboundMessage } from "../channels/types.js";
+import type { ToolDefinition } from "../handlers/types.js";
+import type { Logger } from "../log.js";
+import { sleep } from "./clock.js";
+import { formatDuration } from "./durations.js";
+import type { Clock, RunReceipt, TaskRecord } from "./types.js";
+
+/** Tools that create, change or fire tasks: an agent task's run gets them only when the task allows it. */
+export const SCHEDULING_TOOLS: ReadonlySet<string> = new Set(["schedule_task", "update_scheduled_task", "trigger_scheduled_task"]);
+
+/** Runs later than this say so in what they send. */
+export const LATE_NOTE_AFTER_MS = 60_000;
+
+export interface DeliveryDeps {
+  channelOf(name: ChannelName): Channel | undefined;
+  agent: Pick<Agent, "runTurn"> | null;
+  workspacesRoot: string;
+  clock: Clock;
+  log: Logger;
+  attempts: number;
+  backoffMs: number;
+}
+
+/** A run that could not deliver; `attempts` says how many sends were tried. */
+export class DeliveryError extends Error {
+  override name = "DeliveryError";
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Delivered {
+  receipts: RunReceipt[];
+  attempts: number;
+}
+
+export class Delivery {
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  /** Sends the run of `task` for `slot`. Throws a DeliveryError when it could not. */
+  async run(task: TaskRecord, slot: number, lateMs: number, signal: AbortSignal): Promise<Delivered> {
+    const body = task.kind === "reminder" ? task.text : await this.agentAnswer(task, slot, signal);
+    const header = task.kind === "agent_task" && !task.silent ? `⏰ ${task.name}\n\n` : "";
+    const late = lateMs > LATE_NOTE_AFTER_MS ? `\n\n${lateNote(slot, lateMs, task.timezone)}` : "";
+    return this.send(task, `${header}${body}${late}`, signal);
+  }
+
+  /** A notice to the task's chat (paused, missed); silent tasks get none. */
+  async notify(task: TaskRecord, text: string, signal: AbortSignal): Promise<Delivered | null> {
+    if (task.silent) return null;
+    return this.send(task, text, signal);
+  }
+
+  /** Sends with retries: the delay grows fourfold after each failed attempt. */
+  private async send(task: TaskRecord, text: string, signal: AbortSignal): Promise<Delivered> {
+    const { attempts, backoffMs, clock } = this.deps;
+    let lastError = "";
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const channel = this.deps.channelOf(task.target.channel);
+      try {
+        if (!channel) throw new Error(`the ${task.target.channel} channel is not running`);
+        const sent = await channel.sendText(task.target, text);
+        return { receipts: sent.map((m) => ({ messageId: m.messageId, sentAt: m.sentAt.getTime() })), attempts: attempt };
+      } catch (err) {
+        lastError = err instanceof Error ? err.message : String(err);
+        this.deps.log.warn({ taskId: task.id, chatId: task.target.chatId, attempt, err }, "sending a scheduled message failed");
+        if (attempt < attempts) await sleep(clock, backoffMs * 4 ** (attempt - 1), signal);
+      }
+    }
+    throw new DeliveryError(`sending to ${task.target.channel} chat ${task.target.chatId} failed: ${lastError}`, attempts);
+  }
+
+  /** Runs the task's prompt as a turn of its own session; its tools are the creator's, minus scheduling. */
+  private async agentAnswer(task: TaskRecord, slot: number, signal: AbortSignal): Promise<string> {
+    const { agent } = this.deps;
+    if (!agent) throw new DeliveryError("no language model is configured, so agent tasks cannot run", 0);
+    const sessionKey = `task:${task.id}`;
+    const workspaceDir = workspaceDirOf(this.deps.workspacesRoot, sessionKey);
+    await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+    const traceId = randomBytes(6).toString("hex");
+    const result = await agent.runTurn({
+      sessionKey,
+      message: taskMessage(task, slot, this.deps.clock.now()),
+      workspaceDir,
+      signal,
+      log: this.deps.log.child({ taskId: task.id, traceId }),
+      traceId,
+      allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
+      ...(task.permissions ? { permissions: task.permissions } : {}),
+    });
+    if (result.errorId) throw new DeliveryError(`the agent turn failed (error id ${result.errorId})`, 0);
+    return result.text;
+  }
+}
+
+/** The prompt as the creator's message in the task's chat: the model sees who asked for it and where. */
+function taskMessage(task: TaskRecord, slot: number, now: number): InboundMessage {
+  const { target, creator } = task;
+  return {
+    id: `task:${task.id}:${slot}`,
+    platformMessageId: `task:${task.id}:${slot}`,
+    channel: target.channel,
+    chat: { id: target.chatId, type: task.chatType, ...(target.threadId !== undefined ? { threadId: target.threadId } : {}) },
+    sender: { id: creator.userId, ...(creator.name !== undefined ? { name: creator.name } : {}) },
+    text: task.text,
+    attachments: [],
+    mentionsBot: true,
+    receivedAt: new Date(now),
+  };
+}
+
+function lateNote(slot: number, lateMs: number, zone: string): string {
+  return `(Due ${describeLocalTime(new Date(slot), zone)}; delivered ${formatDuration(lateMs)} late.)`;
+}

@@ -1,0 +1,73 @@
+/** Tasks and runs in words, in the task's time zone: for tool results, slash commands and the CLI alike. */
+import { describeLocalTime } from "../agent/prompt.js";
+import { formatDuration } from "./durations.js";
+import { describeTrigger, upcomingRuns } from "./triggers.js";
+import type { RunRecord, TaskRecord } from "./types.js";
+
+const NEXT_RUNS_SHOWN = 3;
+
+export function timeIn(instant: number, zone: string): string {
+  return describeLocalTime(new Date(instant), zone);
+}
+
+/** The next runs of the task, rendered in its zone. */
+export function nextRunsOf(task: TaskRecord, count = NEXT_RUNS_SHOWN): string[] {
+  return upcomingRuns(task, count).map((at) => timeIn(at, task.timezone));
+}
+
+/** One sentence the model (or the command) can repeat to the user word for word. */
+export function confirmationOf(task: TaskRecord, now: number): string {
+  const what = task.kind === "reminder" ? "Reminder" : "Scheduled task";
+  const next = upcomingRuns(task, 1)[0];
+  if (next === undefined) return `${what} "${task.name}" (${task.id}) has no run left.`;
+  const when = `${timeIn(next, task.timezone)}, in ${formatDuration(next - now)}`;
+  if (task.trigger.type === "once") return `${what} "${task.name}" (${task.id}) is set for ${when}.`;
+  return `${what} "${task.name}" (${task.id}) runs ${describeTrigger(task.trigger)}; the first run is ${when}.`;
+}
+
+/** The task as a tool result: plain fields, times already in the task's zone. */
+export function taskView(task: TaskRecord): Record<string, unknown> {
+  return {
+    task_id: task.id,
+    name: task.name,
+    kind: task.kind,
+    status: task.status,
+    [task.kind === "reminder" ? "message" : "prompt"]: task.text,
+    schedule: describeTrigger(task.trigger),
+    timezone: task.timezone,
+    next_runs: nextRunsOf(task),
+    ...(task.until !== null ? { until: timeIn(task.until, task.timezone) } : {}),
+    ...(task.maxRuns !== null ? { max_runs: task.maxRuns } : {}),
+    runs_so_far: task.runCount,
+    ...(task.consecutiveFailures > 0 ? { consecutive_failures: task.consecutiveFailures } : {}),
+    ...(task.silent ? { silent: true } : {}),
+  };
+}
+
+export function runView(run: RunRecord, zone: string): Record<string, unknown> {
+  return {
+    scheduled_for: timeIn(run.scheduledFor, zone),
+    reason: run.reason,
+    status: run.status,
+    ...(run.lateMs > 0 ? { late_by: formatDuration(run.lateMs) } : {}),
+    attempts: run.attempts,
+    receipts: run.receipts.map((r) => r.messageId),
+    ...(run.error !== null ? { error: run.error } : {}),
+  };
+}
+
+/** "k3m9x2ab  reminder "standup": next Saturday 2026-03-28 09:00 (Europe/Berlin, GMT+01:00), once" */
+export function taskLine(task: TaskRecord): string {
+  const next = task.status === "paused" ? "paused" : task.nextRunAt !== null ? `next ${timeIn(task.nextRunAt, task.timezone)}` : task.status;
+  return `${task.id}  ${task.kind === "reminder" ? "reminder" : "agent task"} "${task.name}": ${next}, ${describeTrigger(task.trigger)}`;
+}
+
+/** "Saturday 2026-03-28 09:00 (...)  delivered, 2 s late, 1 attempt, messages 17, 18" */
+export function runLine(run: RunRecord, zone: string): string {
+  const parts = [run.reason === "manual" ? `${run.status} (run by hand)` : run.status];
+  if (run.lateMs >= 1_000) parts.push(`${formatDuration(run.lateMs)} late`);
+  if (run.attempts > 0) parts.push(`${run.attempts} attempt${run.attempts === 1 ? "" : "s"}`);
+  if (run.receipts.length > 0) parts.push(`message${run.receipts.length === 1 ? "" : "s"} ${run.receipts.map((r) => r.messageId).join(", ")}`);
+  if (run.error !== null) parts.push(`error: ${run.error}`);
+  return `${timeIn(run.scheduledFor, zone)}  ${parts.join(", ")}`;
+}

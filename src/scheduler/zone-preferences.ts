@@ -1,0 +1,50 @@
+/**
+ * Which time zone a user's times are read and shown in: theirs (/timezone), else their chat's (/timezone chat),
+ * else the configured default (agent.timezone).
+ */
+import type { ChannelName } from "../channels/types.js";
+import type { Namespace, Store } from "../store/types.js";
+
+export type ZoneSource = "user" | "chat" | "default";
+
+export interface ResolvedZone {
+  zone: string;
+  source: ZoneSource;
+}
+
+export interface ZoneScope {
+  channel: ChannelName;
+  chatId: string;
+  userId: string;
+}
+
+export class ZonePreferences {
+  private readonly ns: Namespace<string>;
+
+  constructor(
+    store: Store,
+    private readonly defaultZone: string,
+  ) {
+    this.ns = store.namespace<string>("tasks");
+  }
+
+  async resolve(scope: ZoneScope): Promise<ResolvedZone> {
+    const user = await this.ns.get(userKey(scope));
+    if (user) return { zone: user, source: "user" };
+    const chat = await this.ns.get(chatKey(scope));
+    if (chat) return { zone: chat, source: "chat" };
+    return { zone: this.defaultZone, source: "default" };
+  }
+
+  /** `zone` must be canonical (see canonicalZone). */
+  async setForUser(scope: ZoneScope, zone: string): Promise<void> {
+    await this.ns.set(userKey(scope), zone);
+  }
+
+  async setForChat(scope: ZoneScope, zone: string): Promise<void> {
+    await this.ns.set(chatKey(scope), zone);
+  }
+}
+
+const userKey = (s: ZoneScope): string => `zone:user:${s.channel}:${s.userId}`;
+const chatKey = (s: ZoneScope): string => `zone:chat:${s.channel}:${s.chatId}`;

@@ -1,0 +1,128 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { OutboundTarget } from "../../src/channels/types.js";
+import { startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
+import { createChannel, type StartedChannel } from "./helpers.js";
+
+// Sending needs no gateway session: the channel is built but not started.
+let fake: FakeDiscord;
+let s: StartedChannel;
+let general: OutboundTarget;
+let dir: string;
+
+beforeAll(async () => {
+  fake = await startFakeDiscord();
+  dir = await mkdtemp(join(tmpdir(), "sb-discord-out-"));
+  general = { channel: "discord", chatId: fake.world.general.id };
+});
+afterAll(async () => {
+  await s?.channel.stop();
+  await fake.close();
+});
+beforeEach(() => {
+  s = createChannel(fake);
+  fake.messages.length = 0;
+  fake.requests.length = 0;
+});
+
+const fenceCount = (text: string) => text.split("\n").filter((line) => line.startsWith("```")).length;
+
+describe("sending to Discord", () => {
+  it("splits a long reply at 17 lines without breaking the code block; only the first message answers", async () => {
+    const code = Array.from({ length: 30 }, (_, i) => `print(${i})`).join("\n");
+    const sent = await s.channel.sendText(general, `Here you go:\n\`\`\`python\n${code}\n\`\`\`\nDone.`, { replyTo: "123456789012345678" });
+
+    expect(sent.length).toBeGreaterThan(1);
+    expect(fake.messages.map((m) => m.id)).toEqual(sent.map((m) => m.messageId));
+    const contents = fake.messages.map((m) => String(m.payload.content));
+    for (const content of contents) {
+      expect(content.split("\n").length).toBeLessThanOrEqual(17);
+      expect(fenceCount(content) % 2).toBe(0);
+    }
+    expect(contents[1]!.startsWith("```python\n")).toBe(true);
+    expect(fake.messages[0]!.payload).toMatchObject({
+      message_reference: { message_id: "123456789012345678", fail_if_not_exists: false },
+      allowed_mentions: { parse: [], replied_user: true },
+      flags: 4, // SUPPRESS_EMBEDS
+    });
+    expect(fake.messages.slice(1).every((m) => m.payload.message_reference === undefined)).toBe(true);
+  });
+
+  it("sends into the thread, and shows link previews when configured to", async () => {
+    s = createChannel(fake, { suppressEmbeds: false });
+    const thread = { ...general, threadId: fake.world.helpThread.id };
+    await s.channel.sendText(thread, "see https://example.com");
+    await s.channel.typing(thread);
+    expect(fake.messages[0]).toMatchObject({ channelId: fake.world.helpThread.id });
+    expect(fake.messages[0]!.payload.flags).toBeUndefined();
+    expect(fake.typing.at(-1)).toBe(fake.world.helpThread.id);
+  });
+
+  it("uploads a file as a multipart attachment with its caption, answering the message", async () => {
+    const path = join(dir, "report.csv");
+    await writeFile(path, "a,b\n1,2\n");
+    const sent = await s.channel.sendFile(general, { path, kind: "file", name: "report.csv", mime: "text/csv", caption: "the **report**" }, { replyTo: "123456789012345678" });
+
+    const [message] = fake.messages;
+    expect(sent.messageId).toBe(message!.id);
+    expect(message!.files).toHaveLength(1);
+    expect(message!.files[0]).toMatchObject({ field: "files[0]", name: "report.csv", contentType: "text/csv" });
+    expect(message!.files[0]!.bytes.toString()).toBe("a,b\n1,2\n");
+    expect(message!.payload).toMatchObject({
+      content: "the **report**",
+      attachments: [{ id: "0", filename: "report.csv" }],
+      message_reference: { message_id: "123456789012345678" },
+    });
+  });
+
+  it("refuses a file over the upload limit with a clear message and sends nothing", async () => {
+    s = createChannel(fake, { maxUploadMB: 0.001 });
+    const path = join(dir, "big.bin");
+    await writeFile(path, Buffer.alloc(4096));
+    await expect(s.channel.sendFile(general, { path, kind: "file", name: "big.bin" })).rejects.toThrow(
+      "big.bin is 0.0 MiB; Discord accepts files up to 0.0 MiB here (channels.discord.maxUploadMB), so it was not sent",
+    );
+    expect(fake.messages).toHaveLength(0);
+  });
+
+  it("sends a long caption as text ahead of the file", async () => {
+    const path = join(dir, "note.txt");
+    await writeFile(path, "x");
+    await s.channel.sendFile(general, { path, kind: "file", name: "note.txt", caption: "line\n".repeat(30) });
+    expect(fake.messages.map((m) => m.files.length)).toEqual([0, 0, 1]);
+    expect(fake.messages[2]!.payload.content).toBe("");
+  });
+
+  it("waits out a 429 and sends the message once", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 429, retryAfterSec: 0.05 });
+    const sent = await s.channel.sendText(general, "after the rate limit");
+    expect(sent).toHaveLength(1);
+    expect(fake.messages.map((m) => m.payload.content)).toEqual(["after the rate limit"]);
+    expect(fake.requests.map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it("retries a 500 and sends the message once", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 500 });
+    await s.channel.sendText(general, "after the outage");
+    expect(fake.messages).toHaveLength(1);
+    expect(fake.requests.map((r) => r.status)).toEqual([500, 200]);
+  });
+
+  it("opens a DM when the chat id is a user's", async () => {
+    const carol = user("carol");
+    await s.channel.sendText({ channel: "discord", chatId: carol.id }, "a reminder for you");
+    const dm = fake.dmChannelWith(carol);
+    expect(fake.messages).toMatchObject([{ channelId: dm.id, payload: { content: "a reminder for you" } }]);
+    await s.channel.sendText({ channel: "discord", chatId: carol.id }, "and another");
+    expect(fake.requests.filter((r) => r.path.endsWith("/users/@me/channels"))).toHaveLength(1);
+  });
+
+  it("fails with the channel and Discord's reason, never the message text", async () => {
+    const error = await s.channel.sendText({ channel: "discord", chatId: general.chatId, threadId: "999999999999999999" }, "secret words").catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe("Discord message 1 of 1 to channel 999999999999999999 failed: HTTP 404 Unknown Channel");
+    expect(JSON.stringify(error)).not.toContain("secret words");
+  });
+});

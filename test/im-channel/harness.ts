@@ -1,0 +1,140 @@
+/**
+ * The IM Channel part wired for tests: real SQLite store in a temp directory, the real registry with the IM
+ * Channel tools, TestChannels as the platforms, and a ToolContext for a turn in one of them. `restart()` builds
+ * everything again on the same data directory, as a process restart would.
+ */
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Agent, type TurnResult } from "../../src/agent/agent.js";
+import { createModel } from "../../src/agent/llm.js";
+import type { ChannelName, InboundMessage } from "../../src/channels/types.js";
+import { configSchema, type Config, type ConfigInput } from "../../src/config/schema.js";
+import { ToolCatalog } from "../../src/handlers/catalog.js";
+import { HandlerRegistry } from "../../src/handlers/registry.js";
+import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
+import type { ToolContext, ToolOutcome } from "../../src/handlers/types.js";
+import { createImChannel, type ImChannel } from "../../src/im/index.js";
+import { createStore } from "../../src/store/index.js";
+import type { Store } from "../../src/store/types.js";
+import type { FakeOpenAI } from "../fakes/openai-server.js";
+import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+import { makeToolContext } from "../helpers/tool-context.js";
+import { TestChannel } from "./test-channel.js";
+
+export interface ImHarness {
+  dir: string;
+  config: Config;
+  store: Store;
+  im: ImChannel;
+  registry: HandlerRegistry;
+  channels: Map<ChannelName, TestChannel>;
+  logs: LogRecord[];
+  workspaceDir: string;
+  /** A context for a turn started by `message` (default: a direct message in telegram chat "chat-1"). */
+  context(overrides?: Partial<ToolContext>): ToolContext;
+  call(tool: string, input: unknown, ctx?: ToolContext): Promise<ToolOutcome>;
+  /** Calls the tool and returns its output; throws when it failed. */
+  output<T = Record<string, unknown>>(tool: string, input: unknown, ctx?: ToolContext): Promise<T>;
+  /** Writes a file into the workspace; returns its path relative to the workspace. */
+  writeWorkspaceFile(relative: string, content: string | Buffer): Promise<string>;
+  /** Runs an agent turn for `message` in its chat's session, with the media step (needs the `fake` option). */
+  turn(message: InboundMessage): Promise<TurnResult>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ImHarnessOptions {
+  media?: ConfigInput["media"];
+  llm?: ConfigInput["llm"];
+  channels?: TestChannel[];
+  /** The fake LLM (and STT) server the agent talks to. */
+  fake?: FakeOpenAI;
+}
+
+export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHarness> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "switchboard-im-")));
+  const llm = opts.fake ? { baseUrl: opts.fake.url, model: "fake-model", apiKey: "sk-im-test-key", maxRetries: 0, timeoutMs: 5_000 } : {};
+  const config = configSchema.parse({ dataDir: dir, media: opts.media ?? {}, llm: { ...llm, ...opts.llm } });
+  const { log, logs } = captureLog([]);
+  const channels = new Map<ChannelName, TestChannel>((opts.channels ?? [new TestChannel("telegram")]).map((c) => [c.name, c]));
+  const workspaceDir = join(dir, "workspaces", "telegram_chat-1");
+
+  const build = async (): Promise<{ store: Store; im: ImChannel; registry: HandlerRegistry }> => {
+    const store = await createStore({ url: null, dataDir: dir, log });
+    const im = createImChannel({ config, store, log, channelOf: (name) => channels.get(name) });
+    const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
+    registry.register("system", createSystemHandler(new ToolCatalog(registry)), systemTools);
+    registry.register("im_channel", im.handler, im.tools);
+    return { store, im, registry };
+  };
+
+  const h: ImHarness = {
+    dir,
+    config,
+    channels,
+    logs,
+    workspaceDir,
+    ...(await build()),
+    context: (overrides = {}) =>
+      makeToolContext({
+        sessionKey: "telegram:chat-1",
+        channel: "telegram",
+        chatId: "chat-1",
+        message: inbound("please send it"),
+        workspaceDir,
+        log,
+        ...overrides,
+      }),
+    call: (tool, input, ctx) => h.registry.executeByTool(tool, input, ctx ?? h.context()),
+    async output<T>(tool: string, input: unknown, ctx?: ToolContext): Promise<T> {
+      const outcome = await h.call(tool, input, ctx);
+      if (!outcome.ok) throw new Error(`${tool} failed: ${outcome.code}: ${outcome.error}`);
+      return outcome.output as T;
+    },
+    async writeWorkspaceFile(relative, content) {
+      const path = join(workspaceDir, relative);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, content);
+      return relative;
+    },
+    turn(message) {
+      const catalog = new ToolCatalog(h.registry);
+      const agent = new Agent({ config, model: createModel(config.llm), registry: h.registry, catalog, store: h.store, log, prepareMedia: (input, turnLog) => h.im.media.prepare(input, turnLog) });
+      return agent.runTurn({
+        sessionKey: `${message.channel}:${message.chat.id}`,
+        message,
+        workspaceDir,
+        signal: new AbortController().signal,
+        log,
+        traceId: "trace-turn",
+      });
+    },
+    async restart() {
+      await h.store.close();
+      Object.assign(h, await build());
+    },
+    async close() {
+      await h.store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+/** A direct message from Ann in telegram chat "chat-1". */
+export function inbound(text: string, overrides: Partial<InboundMessage> = {}): InboundMessage {
+  const platformMessageId = overrides.platformMessageId ?? String(Math.floor(Math.random() * 1e9));
+  return {
+    id: `telegram:${platformMessageId}`,
+    platformMessageId,
+    channel: "telegram",
+    chat: { id: "chat-1", type: "direct" },
+    sender: { id: "user-ann", name: "Ann" },
+    text,
+    attachments: [],
+    mentionsBot: true,
+    receivedAt: new Date("2026-03-04T05:06:00Z"),
+    ...overrides,
+  };
+}

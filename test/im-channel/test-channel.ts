@@ -1,0 +1,83 @@
+/**
+ * An in-process Channel for the IM Channel tests: it keeps every file it is asked to send (the bytes as they were
+ * at the time, since the sender deletes its staging copy), serves downloads from a table of refs, and can be told
+ * to refuse, hang or drop the connection for a kind of file.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type {
+  Attachment,
+  Channel,
+  ChannelCapabilities,
+  ChannelName,
+  ChannelStatus,
+  OutboundFile,
+  OutboundTarget,
+  SendTextOptions,
+  SentMessage,
+} from "../../src/channels/types.js";
+
+export interface ReceivedFile {
+  to: OutboundTarget;
+  file: OutboundFile;
+  bytes: Buffer;
+  replyTo: string | undefined;
+  messageId: string;
+}
+
+/** What the channel does with a send of a kind of file. */
+export type SendBehaviour = "accept" | "refuse" | "hang" | "drop";
+
+export class TestChannel implements Channel {
+  readonly capabilities: ChannelCapabilities;
+  readonly received: ReceivedFile[] = [];
+  readonly downloads: Attachment[] = [];
+  /** By OutboundFile kind; unlisted kinds are accepted. */
+  readonly behaviour = new Map<OutboundFile["kind"], SendBehaviour>();
+  /** Download contents by attachment ref. */
+  readonly files = new Map<string, Buffer>();
+  private counter = 0;
+
+  constructor(
+    readonly name: ChannelName = "telegram",
+    capabilities: Partial<ChannelCapabilities> = {},
+  ) {
+    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, threads: true, typing: true, ...capabilities };
+  }
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  status(): ChannelStatus {
+    return { connected: true };
+  }
+
+  async sendText(): Promise<SentMessage[]> {
+    return [{ messageId: `text-${++this.counter}`, sentAt: new Date() }];
+  }
+
+  async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    switch (this.behaviour.get(file.kind) ?? "accept") {
+      case "refuse":
+        throw new Error(`Bad Request: PHOTO_INVALID_DIMENSIONS for ${file.kind}`);
+      case "hang":
+        return new Promise<SentMessage>(() => {});
+      case "drop":
+        throw Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+      case "accept": {
+        const messageId = `m-${++this.counter}`;
+        this.received.push({ to, file, bytes: await readFile(file.path), replyTo: opts.replyTo, messageId });
+        return { messageId, sentAt: new Date() };
+      }
+    }
+  }
+
+  async download(attachment: Attachment, into: string): Promise<string> {
+    this.downloads.push(attachment);
+    const bytes = this.files.get(attachment.ref);
+    if (!bytes) throw new Error(`file ${attachment.ref} not found on the platform`);
+    await mkdir(into, { recursive: true });
+    const path = join(into, `${attachment.ref}-${attachment.name ?? attachment.kind}`);
+    await writeFile(path, bytes);
+    return path;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Scheduler test parts: a clock moved by hand, an in-process channel that records what it sends (and can be
+ * told to fail), stores (SQLite on disk, or in memory for tests under fake timers), and a scheduler wired to them.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import type {
+  Channel,
+  ChannelName,
+  InboundHandler,
+  OutboundFile,
+  OutboundTarget,
+  SentMessage,
+} from "../../src/channels/types.js";
+import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
+import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
+import type { Actor, Clock } from "../../src/scheduler/types.js";
+import { BackendGuard } from "../../src/store/backend-guard.js";
+import { createStore, type Store } from "../../src/store/index.js";
+import { jsonKeyv, KeyvNamespace } from "../../src/store/keyv-namespace.js";
+import { KeyvStore } from "../../src/store/keyv-store.js";
+import { LocalCoordinator } from "../../src/store/local-coordinator.js";
+import type { Logger } from "../../src/log.js";
+
+export const silentLog = pino({ level: "silent" }) as Logger;
+
+/** Time that moves only when the test says so; due timers fire in time order as it passes them. */
+export class ManualClock implements Clock {
+  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  private nextId = 0;
+
+  constructor(private current: number) {}
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(delayMs: number, fn: () => void): () => void {
+    const id = this.nextId++;
+    this.timers.push({ at: this.current + Math.max(0, delayMs), fn, id });
+    return () => {
+      this.timers = this.timers.filter((t) => t.id !== id);
+    };
+  }
+
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  /** Moves to `at`, firing every timer due by then (including ones they set), earliest first. */
+  advanceTo(at: number): void {
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= at).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = Math.max(this.current, due.at);
+      due.fn();
+    }
+    this.current = Math.max(this.current, at);
+  }
+
+  advance(ms: number): void {
+    this.advanceTo(this.current + ms);
+  }
+}
+
+export interface Sent {
+  to: OutboundTarget;
+  text: string;
+  messageId: string;
+}
+
+/** A channel in this process: sending records the message; `failures` makes the next sends throw. */
+export class RecordingChannel implements Channel {
+  readonly capabilities = { maxTextLength: 4096, maxUploadBytes: 1024, edits: false, threads: false, typing: false };
+  readonly sent: Sent[] = [];
+  failures = 0;
+  private counter = 0;
+
+  constructor(readonly name: ChannelName = "web") {}
+
+  async start(_onMessage: InboundHandler): Promise<void> {}
+  async stop(): Promise<void> {}
+  status() {
+    return { connected: true };
+  }
+
+  async sendText(to: OutboundTarget, text: string): Promise<SentMessage[]> {
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error("platform said 502");
+    }
+    const messageId = `m${++this.counter}`;
+    this.sent.push({ to, text, messageId });
+    return [{ messageId, sentAt: new Date() }];
+  }
+
+  async sendFile(_to: OutboundTarget, _file: OutboundFile): Promise<SentMessage> {
+    throw new Error("not used");
+  }
+
+  async download(): Promise<string> {
+    throw new Error("not used");
+  }
+
+  texts(): string[] {
+    return this.sent.map((s) => s.text);
+  }
+}
+
+/** A SQLite store in a fresh directory; `reopen` opens the same file again, as a restarted process would. */
+export async function sqliteStore(): Promise<{ store: Store; reopen(): Promise<Store>; cleanup(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-scheduler-"));
+  const open = () => createStore({ url: null, dataDir, log: silentLog });
+  return { store: await open(), reopen: open, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+}
+
+/** The store code over an in-memory Map: no I/O, so it runs the same under fake timers. */
+export function memoryStore(): Store {
+  const keyv = jsonKeyv(new Map());
+  const guard = new BackendGuard([]);
+  return new KeyvStore({
+    backend: "sqlite",
+    keyv,
+    guard,
+    keyPrefix: "test:",
+    coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", "test:")),
+    roundTrip: async () => undefined,
+    shutdown: async () => undefined,
+  });
+}
+
+export function testConfig(overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
+  return { ...schedulerConfigSchema.parse({}), retryBackoffMs: 10, ...overrides };
+}
+
+export interface SchedulerParts {
+  store: Store;
+  clock?: Clock;
+  channel?: RecordingChannel;
+  config?: Partial<SchedulerConfig>;
+  defaultTimezone?: string;
+  agent?: ConstructorParameters<typeof Scheduler>[0]["agent"];
+}
+
+export function makeScheduler(parts: SchedulerParts): Scheduler {
+  const channel = parts.channel;
+  return new Scheduler({
+    config: testConfig(parts.config),
+    defaultTimezone: parts.defaultTimezone ?? "UTC",
+    store: parts.store,
+    log: silentLog,
+    channelOf: (name) => (channel && channel.name === name ? channel : undefined),
+    agent: parts.agent ?? null,
+    workspacesRoot: join(tmpdir(), "switchboard-scheduler-workspaces"),
+    ...(parts.clock ? { clock: parts.clock } : {}),
+  });
+}
+
+type UserActor = Extract<Actor, { kind: "user" }>;
+export const ALICE: UserActor = { kind: "user", channel: "web", userId: "alice", isOwner: false };
+export const BOB: UserActor = { kind: "user", channel: "web", userId: "bob", isOwner: false };
+
+/** A reminder from alice in chat c1 (web), with `overrides`. */
+export function reminder(overrides: Partial<NewTask> & Pick<NewTask, "when">): NewTask {
+  return {
+    name: "drink water",
+    kind: "reminder",
+    text: "Time to drink water",
+    target: { channel: "web", chatId: "c1" },
+    chatType: "direct",
+    creator: { channel: "web", userId: "alice" },
+    ...overrides,
+  };
+}

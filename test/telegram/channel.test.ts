@@ -1,0 +1,126 @@
+/** The channel against the fake Bot API by long polling: receiving, replying, chunking, and send failures. */
+import { afterEach, describe, expect, it } from "vitest";
+import { UpdateInbox } from "../../src/channels/telegram/inbox.js";
+import { faults } from "../fakes/telegram/server.js";
+import { alice, directChat, forumChat, messageOf, text, topicText } from "../fakes/telegram/updates.js";
+import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
+
+let h: TelegramHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const target = { channel: "telegram" as const, chatId: String(alice.id) };
+
+describe("Telegram channel, long polling", () => {
+  it("connects, receives a direct message and answers it as a reply in the same chat", async () => {
+    h = await startTelegram();
+    await eventually(() => h!.channel.status().connected, "connected");
+    expect(h.fake.callsOf("deleteWebhook")).toHaveLength(1);
+    const update = text(directChat(), "hi bot");
+    h.fake.addUpdate(update);
+    const reply = await h.fake.waitFor(() => h!.fake.sent.find((s) => s.text === "echo: hi bot"));
+    expect(reply).toMatchObject({ chatId: String(alice.id), parseMode: "HTML", replyTo: messageOf(update).message_id });
+    expect(h.received[0]).toMatchObject({ chat: { type: "direct" }, text: "hi bot" });
+    // The next getUpdates confirmed the update.
+    await h.fake.waitFor(() => h!.fake.callsOf("getUpdates").some((c) => c.params.offset === 2));
+  });
+
+  it("answers in the forum topic the message came from and shows typing there", async () => {
+    h = await startTelegram();
+    h.fake.addUpdate(topicText(forumChat, 42, "@switchboard_test_bot in a topic"));
+    const reply = await h.fake.waitFor(() => h!.fake.sent[0]);
+    expect(reply).toMatchObject({ chatId: String(forumChat.id), threadId: 42, text: "echo: in a topic" });
+    await h.channel.typing({ channel: "telegram", chatId: String(forumChat.id), threadId: "42" });
+    expect(h.fake.chatActions).toEqual([{ chatId: String(forumChat.id), action: "typing", threadId: 42 }]);
+  });
+
+  it("acknowledges kinds of updates it does not handle, logging them at debug", async () => {
+    h = await startTelegram();
+    h.fake.addUpdate({ callback_query: { id: "q1", from: alice, chat_instance: "c" } });
+    h.fake.addUpdate(text(directChat(), "after"));
+    await eventually(() => h!.received.length === 1, "the text handled");
+    const skipped = await eventually(() => logged(h!.logs, /update skipped/), "debug line");
+    expect(skipped).toMatchObject({ level: 20, reason: "update of kind callback_query is not handled" });
+    expect(h.logs.filter((r) => r.level >= 50)).toEqual([]);
+  });
+
+  it("handles what a previous run stored but never handled", async () => {
+    h = await startTelegram();
+    await h.channel.stop();
+    await new UpdateInbox(h.store, h.fake.token.split(":")[0]!).add({ update_id: 99, ...text(directChat(), "left over") });
+    await h.restart();
+    await h.fake.waitFor(() => h!.fake.sent.find((s) => s.text === "echo: left over"));
+    const inbox = new UpdateInbox(h.store, h.fake.token.split(":")[0]!);
+    await eventually(async () => (await inbox.pending()).length === 0, "inbox emptied");
+  });
+});
+
+describe("Telegram channel, sending", () => {
+  it("splits a long reply into messages Telegram accepts; only the first quotes the message answered", async () => {
+    h = await startTelegram();
+    const paragraph = "Lorem ipsum **dolor** sit amet, 漢字 😀 `code` [link](https://example.com). ";
+    const sent = await h.channel.sendText(target, paragraph.repeat(150), { replyTo: "7" });
+    expect(sent.length).toBeGreaterThan(2);
+    expect(h.fake.sent).toHaveLength(sent.length);
+    expect(h.fake.sent.map((s) => s.replyTo)).toEqual([7, ...sent.slice(1).map(() => undefined)]);
+    expect(sent.map((s) => s.messageId)).toEqual(h.fake.sent.map((s) => String(s.messageId)));
+  });
+
+  it("resends a chunk as plain text when Telegram cannot parse its HTML", async () => {
+    h = await startTelegram();
+    h.fake.fail("sendMessage", faults.cantParseEntities());
+    await h.channel.sendText(target, "Some **bold** text & more");
+    expect(h.fake.sent).toEqual([expect.objectContaining({ text: "Some bold text & more" })]);
+    expect(h.fake.sent[0]!.parseMode).toBeUndefined();
+    expect(logged(h.logs, /refused the HTML/)).toBeDefined();
+  });
+
+  it("waits out a 429 and delivers exactly one message", async () => {
+    h = await startTelegram();
+    h.fake.fail("sendMessage", faults.tooManyRequests(1));
+    const started = Date.now();
+    const sent = await h.channel.sendText(target, "after the rate limit");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(sent).toHaveLength(1);
+    expect(h.fake.callsOf("sendMessage")).toHaveLength(2);
+    expect(h.fake.sent.map((s) => s.text)).toEqual(["after the rate limit"]);
+  });
+
+  it("retries 5xx answers with backoff, and gives up after the bound with an error naming the chat", async () => {
+    h = await startTelegram({ retry: { maxAttempts: 3 } });
+    h.fake.fail("sendMessage", faults.serverError(), 2);
+    await h.channel.sendText(target, "third time lucky");
+    expect(h.fake.sent).toHaveLength(1);
+    h.fake.fail("sendMessage", faults.serverError(), 3);
+    await expect(h.channel.sendText(target, "never")).rejects.toThrow(`Telegram sendMessage to chat ${alice.id} failed`);
+    expect(h.fake.sent).toHaveLength(1);
+  });
+
+  it("never posts a message twice when the connection drops after Telegram took it", async () => {
+    h = await startTelegram();
+    h.fake.fail("sendMessage", { kind: "dropAfter" });
+    await expect(h.channel.sendText(target, "maybe delivered")).rejects.toThrow(/sendMessage to chat/);
+    expect(h.fake.sent.map((s) => s.text)).toEqual(["maybe delivered"]);
+  });
+
+  it("retries an idempotent call whose connection dropped", async () => {
+    h = await startTelegram();
+    const file = h.fake.addFile(Buffer.from("x"));
+    h.fake.fail("getFile", { kind: "drop" });
+    const path = await h.channel.download({ kind: "file", ref: file.file_id, name: "x.txt" }, `${h.dataDir}/in`);
+    expect(path).toMatch(/x\.txt$/);
+    expect(h.fake.callsOf("getFile")).toHaveLength(2);
+  });
+
+  it("never writes the bot token into a log line", async () => {
+    h = await startTelegram({ retry: { maxAttempts: 2 } });
+    h.fake.fail("getFile", { kind: "drop" }, 2);
+    await expect(h.channel.download({ kind: "file", ref: "nope" }, h.dataDir)).rejects.toThrow(/getFile for the file failed/);
+    h.fake.fail("getUpdates", faults.conflict());
+    await eventually(() => logged(h!.logs, /polling conflict/), "conflict logged");
+    expect(logged(h.logs, /call failed; retrying/)).toMatchObject({ method: "getFile", reason: expect.stringContaining("ECONNRESET") });
+    expect(JSON.stringify(h.logs)).not.toContain(h.fake.token.split(":")[1]);
+  });
+});
