@@ -115,6 +115,10 @@ export class Gateway {
           skillsCatalog: () => skills.catalog(),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
           prepareMedia: (input, turnLog) => im.media.prepare(input, turnLog),
+          timezoneOf: async (message) => {
+            const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
+            return (await built.gateway?.scheduler?.zones.resolve(scope))?.zone;
+          },
         });
     built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im);
     return built.gateway;

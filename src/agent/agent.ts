@@ -60,6 +60,8 @@ export interface AgentDeps {
   equippedSkills?: (sessionKey: string) => Promise<string>;
   /** Downloads and transcribes the message's media before the turn (src/im); without it images download directly. */
   prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
+  /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
+  timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
   now?: () => Date;
 }
 
@@ -198,6 +200,7 @@ export class Agent {
       agent: config.agent,
       message: input.message,
       now: this.now(),
+      timezone: await this.deps.timezoneOf?.(input.message),
       toolCatalog: catalog.render(permitted),
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),

@@ -11,6 +11,8 @@ export interface SystemPromptInput {
   agent: Config["agent"];
   message: InboundMessage;
   now: Date;
+  /** The sender's time zone (their own setting, else the chat's); defaults to agent.timezone. */
+  timezone?: string;
   /** Level-1 markdown of the system tools this sender may use. */
   toolCatalog: string;
   /** Level-1 list of installed skills; undefined or empty when there are none. */
@@ -24,7 +26,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const sections: Array<[title: string, body: string]> = [
     [TITLES.identity, identity(input.agent)],
-    [TITLES.runtime, runtime(input.message, input.now, input.agent.timezone)],
+    [TITLES.runtime, runtime(input.message, input.now, input.timezone ?? input.agent.timezone)],
     [TITLES.tools, input.toolCatalog.trim() || "No system tools are available to this sender."],
     [TITLES.skills, [input.skillsCatalog?.trim() || "None installed.", input.equippedSkills?.trim()].filter(Boolean).join("\n\n")],
     [TITLES.mcp, "None configured."],

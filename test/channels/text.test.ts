@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chunkText, codePointLength } from "../../src/channels/text.js";
-
-/** A small seeded generator, so a failing case can be reproduced. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random.js";
 
 // Fences stand on lines of their own, as a model writes them.
 const PIECES = ["word ", "emoji 😀👍🏽 ", "中文字符测试 ", "\n", "\n\n", "\n```ts\nconst x = 1;\n", "\n```\n", "`code` ", "**bold** ", "a".repeat(300), "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 "];
@@ -61,7 +53,7 @@ describe("chunkText", () => {
     { name: "a small limit", opts: { maxLength: 80 } },
   ])("property: random Markdown within the $name, text kept, fences balanced", ({ opts }) => {
     for (let seed = 1; seed <= 150; seed += 1) {
-      const text = randomMarkdown(random(seed));
+      const text = randomMarkdown(seededRandom(seed));
       const chunks = chunkText(text, opts);
       const measure = opts.measure ?? ((s: string) => s.length);
       for (const chunk of chunks) {

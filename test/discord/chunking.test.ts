@@ -8,14 +8,7 @@ import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LINES, splitMessage } from "../../src/c
 import { codePointLength } from "../../src/channels/text.js";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.js";
 import { createChannel } from "./helpers.js";
-
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random.js";
 
 const PIECES = [
   "word ", "**bold** ", "`inline` ", "emoji 😀👍🏽 ", "中文 ", "\n", "\n\n", "- item\n", "> quote\n",
@@ -48,7 +41,7 @@ function expectValid(chunks: string[], original: string, label: string): void {
 describe("splitting replies for Discord", () => {
   it("property: 150 random Markdown replies split within 2000 characters and 17 lines, fences balanced, text kept", () => {
     for (let seed = 1; seed <= 150; seed += 1) {
-      const text = randomMarkdown(random(seed));
+      const text = randomMarkdown(seededRandom(seed));
       expectValid(splitMessage(text), text, `seed ${seed}`);
     }
   });
@@ -64,7 +57,7 @@ describe("splitting replies for Discord", () => {
       const { channel } = createChannel(fake);
       for (let seed = 1000; seed < 1005; seed += 1) {
         fake.messages.length = 0;
-        const text = randomMarkdown(random(seed));
+        const text = randomMarkdown(seededRandom(seed));
         const sent = await channel.sendText({ channel: "discord", chatId: fake.world.general.id }, text);
         expect(sent).toHaveLength(fake.messages.length);
         expectValid(fake.messages.map((m) => String(m.payload.content)), text, `seed ${seed}`);

@@ -7,17 +7,9 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { CHANNEL_NAMES } from "../../src/channels/types.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { closeAll, startChannel, type StartedChannel } from "./helpers.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 const COUNT = 1_000;
-
-/** A small seeded generator, so a failing case can be reproduced from its seed. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -39,7 +31,7 @@ afterEach(async () => {
 it(`survives ${COUNT} mutated MESSAGE_CREATE payloads`, async () => {
   fake = await startFakeDiscord();
   s = await startChannel(fake);
-  const next = random(20_240_611);
+  const next = seededRandom(20_240_611);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const { world } = fake;
   const ids = [world.general.id, world.helpThread.id, world.forumPost.id, world.guild.id, world.admins.id, world.botRole.id, fake.bot.id, "1", "abc", ""];

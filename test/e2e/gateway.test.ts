@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemPromptOf } from "../fakes/openai-server.js";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -162,6 +163,16 @@ describe("gateway end to end", () => {
     expect(report.components["channel:web"]?.ok).toBe(true);
     expect(report.components.llm).toMatchObject({ ok: false });
     expect(t.fake.requests).toHaveLength(0);
+  });
+
+  it("tells the model the sender's own time zone once they set it with /timezone", async () => {
+    t = await startTestGateway();
+    t.fake.respondWith(() => ({ text: "ok" }));
+    await t.post({ chatId: "tz", userId: "u", text: "hello" });
+    expect(systemPromptOf(t.fake.requests[0]!)).toMatch(/Local time: .*\(UTC,/);
+    await t.post({ chatId: "tz", userId: "u", text: "/timezone Asia/Tokyo" });
+    await t.post({ chatId: "tz", userId: "u", text: "what day is it?" });
+    expect(systemPromptOf(t.fake.requests[1]!)).toMatch(/Local time: .*\(Asia\/Tokyo, GMT\+09:00\)/);
   });
 
   it("/new forgets the history", async () => {

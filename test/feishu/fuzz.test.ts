@@ -3,7 +3,8 @@ import type { InboundMessage } from "../../src/channels/types.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { DATA } from "../fakes/feishu/frames.js";
 import { ENCRYPT_KEY, startRig, type Rig } from "./harness.js";
-import { mutatedBody, mutatedEnvelope, seeded } from "./mutate.js";
+import { mutatedBody, mutatedEnvelope } from "./mutate.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 const BODIES = 1000;
 
@@ -35,7 +36,7 @@ describe("Feishu bad input", () => {
   it(`answers ${BODIES} mutated webhook bodies without a server error, a crash or an unhandled rejection`, async () => {
     // Warnings and errors are what this test reads; debug lines for 1,000 requests only slow it down.
     rig = await startRig({ mode: "webhook", encrypted: true, logLevel: "warn" });
-    const random = seeded(20240611);
+    const random = seededRandom(20240611);
     const statuses = new Set<number>();
     for (let i = 0; i < BODIES; i += 1) {
       const encrypted = random() < 0.5;
@@ -52,7 +53,7 @@ describe("Feishu bad input", () => {
 
   it(`acknowledges ${BODIES} mutated event frames on the long connection without a crash`, async () => {
     rig = await startRig({ logLevel: "warn" });
-    const random = seeded(8675309);
+    const random = seededRandom(8675309);
     const acks: unknown[] = [];
     for (let i = 0; i < BODIES; i += 1) {
       if (random() < 0.1) {

@@ -6,18 +6,6 @@
 import { messageEvent, textEvent, type Envelope } from "../fakes/feishu/events.js";
 import { FAKE_BOT_OPEN_ID } from "../fakes/feishu/index.js";
 
-/** mulberry32: a small, good-enough seeded generator. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 

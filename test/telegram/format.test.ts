@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markdownToHtml, telegramChunks, visibleText } from "../../src/channels/telegram/format.js";
 import { parseTelegramHtml } from "../fakes/telegram/html.js";
-import { seededRandom } from "./seeded-random.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 describe("markdownToHtml", () => {
   it.each([

@@ -5,7 +5,7 @@ import { SECRET_HEADER } from "../../src/channels/telegram/webhook.js";
 import type { HandleOutcome } from "../../src/channels/types.js";
 import { alice, directChat, forumChat, groupChat, messageUpdate, text, topicText } from "../fakes/telegram/updates.js";
 import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
-import { seededRandom } from "./seeded-random.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 let h: TelegramHarness | undefined;
 afterEach(async () => {
