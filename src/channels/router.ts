@@ -13,6 +13,7 @@ import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
 import { commandTable, helpText, parseCommand, type ChatCommand, type CommandContext } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "./session-key.js";
+import { InboundDedup } from "./inbound-dedup.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "./types.js";
 
@@ -43,6 +44,7 @@ const TYPING_REFRESH_MS = 5_000;
 
 export class Router {
   private readonly queue: SessionQueue;
+  private readonly dedup: InboundDedup;
   private readonly workspacesRoot: string;
   private readonly startedAt = Date.now();
   private readonly commands: ChatCommand[];
@@ -51,6 +53,8 @@ export class Router {
 
   constructor(private readonly deps: RouterDeps) {
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
+    const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
+    this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
     this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
@@ -69,11 +73,23 @@ export class Router {
       log.warn("message arrived during shutdown; not handled");
       return "refused";
     }
-    const ttlMs = this.deps.config.sessions.dedupTtlHours * 3_600_000;
-    if (!(await this.deps.store.coordinator.setIfAbsent(`dedup:${message.id}`, ttlMs))) {
+    if (!(await this.dedup.claim(message.id))) {
       log.debug("duplicate delivery dropped");
       return "duplicate";
     }
+    let outcome: HandleOutcome | undefined;
+    try {
+      outcome = await this.route(message, channel, log, traceId);
+      return outcome;
+    } finally {
+      // A turn cut short by shutdown stays claimed by this ending instance, so the next start handles it again.
+      if (!(outcome === "stopped" && !this.accepting)) {
+        await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
+      }
+    }
+  };
+
+  private async route(message: InboundMessage, channel: Channel, log: Logger, traceId: string): Promise<HandleOutcome> {
     const reason = ignoreReason(message, this.deps.config);
     if (reason) {
       log.debug({ reason }, "message ignored");
@@ -93,7 +109,7 @@ export class Router {
       );
     }
     return this.enqueueTurn(delivery, this.deps.agent, admission);
-  };
+  }
 
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
   async drain(graceMs: number): Promise<void> {

@@ -76,6 +76,7 @@ export const configSchema = z.strictObject({
       scope: z.enum(["chat", "user", "thread"]).default("chat"),
       maxConcurrent: z.number().int().min(1).max(1000).default(8),
       dedupTtlHours: z.number().positive().default(72),
+      dedupLeaseMinutes: z.number().positive().default(15),
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
