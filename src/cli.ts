@@ -9,7 +9,7 @@ import { collectSecrets, redactSecrets } from "./config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./gateway.js";
 import { registerReceiptsCommands } from "./im/receipts-cli.js";
-import { createLogger } from "./log.js";
+import { createLogger, type Logger } from "./log.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
@@ -66,30 +66,30 @@ program
     process.stdout.write(toYaml(redactSecrets(cfg, collectSecrets(cfg))));
   });
 
-registerSkillsCommands(program, {
-  setup: () => {
-    const cfg = config();
-    const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
-    return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
-  },
-});
+/** The configuration and a quiet logger, for the commands that work beside (or without) a running gateway. */
+function commandSetup(): { cfg: Config; log: Logger } {
+  const cfg = config();
+  return { cfg, log: createLogger({ level: "warn", secrets: collectSecrets(cfg) }) };
+}
 
 /** The gateway's store, for commands that read or change what it keeps. */
-function openStore(): Promise<Store> {
-  const cfg = config();
-  const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
+function openStore({ cfg, log }: { cfg: Config; log: Logger } = commandSetup()): Promise<Store> {
   return createStore({ url: cfg.store.url, dataDir: cfg.dataDir, log });
 }
 
-registerPairingCommands(program, { openStore });
-registerReceiptsCommands(program, { openStore });
-
+registerSkillsCommands(program, {
+  setup: () => {
+    const { cfg, log } = commandSetup();
+    return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
+  },
+});
+registerPairingCommands(program, { openStore: () => openStore() });
+registerReceiptsCommands(program, { openStore: () => openStore() });
 registerTaskCommands(program, {
   setup: async () => {
-    const cfg = config();
-    const log = createLogger({ level: "warn", secrets: collectSecrets(cfg) });
-    const store = await createStore({ url: cfg.store.url, dataDir: cfg.dataDir, log });
-    return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store, api: gatewayApiOf(cfg.http), log };
+    const setup = commandSetup();
+    const { cfg, log } = setup;
+    return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store: await openStore(setup), api: gatewayApiOf(cfg.http), log };
   },
 });
 

@@ -70,8 +70,8 @@ export class Router {
       return "failed";
     }
     if (!this.accepting) {
-      log.warn("message arrived during shutdown; not handled");
-      return "refused";
+      log.info("message arrived during shutdown; deferred to the next start");
+      return "deferred";
     }
     if (!(await this.dedup.claim(message.id))) {
       log.debug("duplicate delivery dropped");
@@ -80,10 +80,12 @@ export class Router {
     let outcome: HandleOutcome | undefined;
     try {
       outcome = await this.route(message, channel, log, traceId);
+      // A turn cut short by shutdown is not the user's /stop: the message is handled again after the restart.
+      if (outcome === "stopped" && !this.accepting) outcome = "deferred";
       return outcome;
     } finally {
-      // A turn cut short by shutdown stays claimed by this ending instance, so the next start handles it again.
-      if (!(outcome === "stopped" && !this.accepting)) {
+      // A deferred message stays claimed by this ending instance, which the next start takes over.
+      if (outcome !== "deferred") {
         await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
       }
     }

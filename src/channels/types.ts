@@ -105,6 +105,7 @@ export type HandleOutcome =
   | "ignored" // not for the bot, e.g. a group message without a mention
   | "refused" // not allowed, or over a limit; the sender was told when appropriate
   | "stopped" // the turn was cancelled with /stop
+  | "deferred" // not handled because the gateway is shutting down: deliver it again after the restart
   | "failed"; // the turn failed; the sender got an apology with an error id
 
 /** Called by a channel for every inbound message; resolves when the message has been handled. */

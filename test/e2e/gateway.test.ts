@@ -90,6 +90,21 @@ describe("gateway end to end", () => {
     expect(t.fake.requests).toHaveLength(1);
   });
 
+  it("defers a turn cut short by shutdown and handles the message again after the restart", async () => {
+    t = await startTestGateway({ sessions: { shutdownGraceMs: 100 } });
+    t.fake.enqueue({ hang: true });
+    const body = { chatId: "cut", userId: "alice", text: "a long question", messageId: "q-1" };
+    const first = t.post(body);
+    await t.fake.waitForRequests(1);
+    await t.restart(); // the grace period runs out while the model still thinks
+    expect((await first).body).toEqual({ replies: [], outcome: "deferred" });
+
+    t.fake.enqueue({ text: "the answer" });
+    const redelivered = await t.post(body);
+    expect(redelivered.body).toEqual({ replies: [{ text: "the answer", attachments: [] }], outcome: "answered" });
+    expect((await t.post(body)).body.outcome).toBe("duplicate");
+  });
+
   it("answers 20 messages of one session in order, one turn at a time", async () => {
     t = await startTestGateway();
     t.fake.respondWith((request) => ({ text: `echo: ${userTextsOf(request).at(-1)?.match(/msg (\d+)/)?.[1]}` }));

@@ -89,6 +89,7 @@ export class UpdateIntake {
     if (!handler) return false;
     const outcome = await handler(result.message);
     log.debug({ outcome, messageId: result.message.id }, "Telegram update handled");
+    if (outcome === "deferred") return false;
     const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;
     if (notice) await this.opts.notify(result.message, notice);
     return true;
