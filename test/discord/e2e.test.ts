@@ -66,6 +66,26 @@ describe("Discord end to end", () => {
     expect(lastUserText(gw)).not.toContain(fake.bot.id);
   });
 
+  it("answers another bot only when allowBots is on", async () => {
+    const helper = user("helper-bot", { bot: true });
+    const fromBot = () => mention("status please", { author: helper });
+
+    const closed = await start();
+    closed.fake.respondWith(() => ({ text: "for bots" }));
+    fake.dispatch("MESSAGE_CREATE", fromBot());
+    fake.dispatch("MESSAGE_CREATE", mention("and for people"));
+    await until(() => fake.messages.length === 1, "the reply to the person");
+    expect(closed.fake.requests).toHaveLength(1);
+    await closed.close();
+    await fake.close();
+
+    const open = await start({ discord: { allowBots: true } });
+    open.fake.respondWith(() => ({ text: "for bots" }));
+    fake.dispatch("MESSAGE_CREATE", fromBot());
+    await until(() => fake.messages.length === 1, "the reply to the bot");
+    expect(lastUserText(open)).toContain("status please");
+  });
+
   it("stays quiet on a guild message that does not mention the bot", async () => {
     const gw = await start();
     gw.fake.respondWith(() => ({ text: "answer" }));
