@@ -146,10 +146,6 @@ export class Gateway {
   private createChannels(): void {
     for (const name of enabledChannels(this.config)) {
       const module = channelModules[name];
-      if (!module.create) {
-        this.log.warn({ channel: name }, `the ${name} channel is configured but not available in this version; skipped`);
-        continue;
-      }
       const deps = { config: this.config, store: this.store, log: this.log.child({ channel: name }), http: this.http };
       this.channels.set(name, module.create(deps));
     }

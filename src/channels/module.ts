@@ -18,8 +18,7 @@ export interface ChannelDeps {
 
 export interface ChannelModule {
   name: ChannelName;
-  /** Absent while the platform's adapter is not built yet: the gateway then skips the channel with a warning. */
-  create?(deps: ChannelDeps): Channel;
+  create(deps: ChannelDeps): Channel;
   /** A live call with the configured credentials: resolves with what it found, rejects saying what failed. */
   check(config: Config): Promise<string>;
   /** What to do when the check fails. */

@@ -8,7 +8,7 @@ import type { Actor, TaskRecord } from "./types.js";
 
 /**
  * A chat user. `isOwner` comes from the access policy: in a tool call, the "admin" permission it granted the
- * sender; for slash commands, the `isOwner` hook the gateway passes (none yet: nobody is owner there).
+ * sender; for slash commands, the policy's owner list, through the `isOwner` hook the gateway passes.
  */
 export function userActor(channel: ChannelName, userId: string, isOwner: boolean): Actor {
   return { kind: "user", channel, userId, isOwner };
