@@ -2,11 +2,11 @@
  * The behaviour every Store backend must have, run by test/store.test.ts (SQLite) and
  * test/store.redis.test.ts (Redis) against real backends.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { createLogger, type Logger } from "../src/log.js";
 import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/store/index.js";
+import { eventually } from "./helpers/wait.js";
 
 export interface StoreFixture {
   /** Opens a store over this fixture's data; a second call opens the same data again, as after a restart. */
@@ -27,11 +27,7 @@ export function captureLog(secrets: readonly string[] = []): { log: Logger; line
 
 /** Polls `check` until it holds, failing after `timeoutMs`. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(10);
-  }
+  await eventually(check, what, timeoutMs);
 }
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -8,6 +8,7 @@
 import { once, EventEmitter } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { whenEmitted } from "../helpers/wait.js";
 
 export interface FakeToolCall {
   name: string;
@@ -163,7 +164,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     enqueue: (...replies) => void queue.push(...replies),
     respondWith: (fn) => void (responder = fn),
     waitForRequests: (count, timeoutMs = 5_000) =>
-      waitUntil(() => requests.length >= count, arrivals, timeoutMs, () => `${count} requests (got ${requests.length})`),
+      whenEmitted(() => requests.length >= count, arrivals, "request", timeoutMs, () => `${count} requests to the fake LLM (got ${requests.length})`),
     lastToolResults: () => {
       const last = requests.at(-1);
       return last ? toolResultsOf(last) : [];
@@ -346,21 +347,4 @@ function sendSse(res: ServerResponse, events: object[]): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
   res.end("data: [DONE]\n\n");
-}
-
-function waitUntil(done: () => boolean, events: EventEmitter, timeoutMs: number, what: () => string): Promise<void> {
-  if (done()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onEvent = (): void => {
-      if (!done()) return;
-      clearTimeout(timer);
-      events.off("request", onEvent);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      events.off("request", onEvent);
-      reject(new Error(`fake-openai: timed out after ${timeoutMs} ms waiting for ${what()}`));
-    }, timeoutMs);
-    events.on("request", onEvent);
-  });
 }

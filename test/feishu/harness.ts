@@ -13,7 +13,7 @@ import { HttpServer } from "../../src/http/server.js";
 import { createStore } from "../../src/store/index.js";
 import type { Store } from "../../src/store/types.js";
 import { startFakeFeishu, type FakeFeishu, type FakeFeishuOptions } from "../fakes/feishu/index.js";
-import { until } from "../fakes/feishu/until.js";
+import { whenEmitted } from "../helpers/wait.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 
 export const VERIFICATION_TOKEN = "verify-token";
@@ -86,7 +86,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     received,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     waitForReceived: async (count, timeoutMs = 5_000) => {
-      await until(() => received.length >= count, arrivals, timeoutMs, () => `${count} inbound messages (got ${received.length})`);
+      await whenEmitted(() => received.length >= count, arrivals, "change", timeoutMs, () => `${count} inbound messages (got ${received.length})`);
       return received;
     },
     close: async () => {

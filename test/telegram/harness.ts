@@ -108,15 +108,6 @@ export async function startTelegram(opts: TelegramHarnessOptions = {}): Promise<
   return h;
 }
 
-/** Polls `probe` until it answers truthy; rejects after the deadline. */
-export async function eventually<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { eventually } from "../helpers/wait.js";
 
 export const logged = (logs: LogRecord[], pattern: RegExp): LogRecord | undefined => logs.find((r) => pattern.test(r.msg));

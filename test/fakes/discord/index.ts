@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { FakeGateway, type GatewayStats } from "./gateway.js";
 import { FakeRest, type DmChannel, type PostedMessage, type RestFault, type RestLogEntry } from "./rest.js";
 import { FAKE_TOKEN, MESSAGE_CONTENT_FLAG, standardWorld, user, type FakeGuild, type FakeUser, type StandardWorld } from "./world.js";
+import { eventually } from "../../helpers/wait.js";
 
 export * from "./world.js";
 export type { PostedMessage, RestFault, DmChannel } from "./rest.js";
@@ -97,9 +98,5 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
 
 /** Polls `condition` until it holds; fails with `what` after the deadline. */
 export async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(condition, what, timeoutMs);
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Envelope } from "./events.js";
 import { FakeLongConnection, SERVICE_ID } from "./long-connection.js";
 import { FakeOpenApi, type BotSent } from "./open-api.js";
-import { until } from "./until.js";
+import { whenEmitted } from "../../helpers/wait.js";
 import { pushWebhook, type PushOptions, type WebhookAnswer } from "./webhook-push.js";
 
 export type { BotSent } from "./open-api.js";
@@ -91,7 +91,7 @@ export async function startFakeFeishu(opts: FakeFeishuOptions = {}): Promise<Fak
       return pushWebhook(url, envelope, pushOpts);
     },
     waitForSent: async (count, timeoutMs = 10_000) => {
-      await until(() => api.sent.length >= count, api.changes, timeoutMs, () => `${count} bot messages (got ${api.sent.length})`);
+      await whenEmitted(() => api.sent.length >= count, api.changes, "change", timeoutMs, () => `${count} bot messages (got ${api.sent.length})`);
       return api.sent;
     },
     close: async () => {

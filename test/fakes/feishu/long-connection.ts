@@ -11,7 +11,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { CONTROL, DATA, decodeFrame, encodeFrame, type Frame } from "./frames.js";
-import { until } from "./until.js";
+import { whenEmitted } from "../../helpers/wait.js";
 
 interface Live {
   ws: WebSocket;
@@ -41,7 +41,7 @@ export class FakeLongConnection {
     const id = randomUUID();
     const payload = new TextEncoder().encode(JSON.stringify(envelope));
     await this.sendFrame({ service: SERVICE_ID, method: DATA, headers: eventHeaders(id), payload }, timeoutMs);
-    await until(() => this.acks.has(id), this.changes, timeoutMs, () => `the acknowledgment of event frame ${id}`);
+    await whenEmitted(() => this.acks.has(id), this.changes, "change", timeoutMs, () => `the acknowledgment of event frame ${id}`);
     return this.acks.get(id);
   }
 
@@ -52,7 +52,7 @@ export class FakeLongConnection {
 
   /** Sends raw bytes (not necessarily a frame) on a socket that has pinged. */
   async sendBytes(bytes: Uint8Array, timeoutMs = 5_000): Promise<void> {
-    await until(() => this.readySocket() !== undefined, this.changes, timeoutMs, () => "a connected socket that has pinged");
+    await whenEmitted(() => this.readySocket() !== undefined, this.changes, "change", timeoutMs, () => "a connected socket that has pinged");
     this.readySocket()!.ws.send(bytes);
   }
 
@@ -63,7 +63,7 @@ export class FakeLongConnection {
 
   waitForConnections(count: number, timeoutMs = 5_000): Promise<void> {
     const done = () => this.connections >= count && this.readySocket() !== undefined;
-    return until(done, this.changes, timeoutMs, () => `${count} connections`);
+    return whenEmitted(done, this.changes, "change", timeoutMs, () => `${count} connections`);
   }
 
   close(): void {
