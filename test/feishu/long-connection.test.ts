@@ -1,21 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { otherEvent, textEvent } from "../fakes/feishu/events.js";
 import { startRig, type Rig } from "./harness.js";
+import { eventually } from "../helpers/wait.js";
 
 let rig: Rig | undefined;
 afterEach(async () => {
   await rig?.close();
   rig = undefined;
 });
-
-/** Polls `check` until it holds; fails after `timeoutMs`. For state with no event to wait on (SDK internals). */
-async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 describe("Feishu long connection", () => {
   it("connects, pings, and acknowledges each event frame with code 200", async () => {

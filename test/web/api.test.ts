@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { targetOf, type InboundMessage } from "../../src/channels/types.js";
 import { gate, postMessage, webPerTest } from "./harness.js";
+import { eventually } from "../helpers/wait.js";
 
 const web = webPerTest();
 
@@ -123,7 +124,7 @@ describe("POST /api/v1/messages", () => {
     });
     const first = postMessage(h.url, { chatId: "c1", userId: "u1", text: "hi", messageId: "same" });
     // The first request is waiting once its message is in the transcript.
-    await waitFor(async () => (await h.store.namespace<unknown[]>("web").get("c1"))?.length === 1);
+    await eventually(async () => (await h.store.namespace<unknown[]>("web").get("c1"))?.length === 1, "the transcript entry of c1");
     const second = await postMessage(h.url, { chatId: "c1", userId: "u1", text: "hi", messageId: "same" });
     expect(second.status).toBe(409);
     release.open();
@@ -197,11 +198,3 @@ describe("GET /", () => {
     expect(await (await fetch(`${h.url}/api/v1/info`)).json()).toEqual({ botName: "Testbot", maxTextLength: 123 });
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
