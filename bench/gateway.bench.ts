@@ -8,9 +8,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configSchema } from "../src/config/schema.js";
-import { Gateway } from "../src/gateway.js";
-import { createLogger } from "../src/log.js";
+import { configSchema } from "../src/infra/config/schema.js";
+import { Gateway } from "../src/app.js";
+import { createLogger } from "../src/infra/log.js";
 import { startFakeOpenAI } from "../test/fakes/openai-server.js";
 import type { BenchResult } from "./types.js";
 

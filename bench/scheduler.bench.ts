@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { Channel, OutboundTarget, SentMessage } from "../src/channels/types.js";
-import { createLogger } from "../src/log.js";
+import type { Channel, OutboundTarget, SentMessage } from "../src/core/types.js";
+import { createLogger } from "../src/infra/log.js";
 import { schedulerConfigSchema } from "../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../src/scheduler/scheduler.js";
 import type { Actor } from "../src/scheduler/types.js";
-import { createStore, type Store } from "../src/store/index.js";
+import { createStore, type Store } from "../src/infra/store/index.js";
 import type { BenchResult } from "./types.js";
 
 const PENDING = 100_000;

@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "../src/log.js";
-import { createStore, type Coordinator, type Namespace } from "../src/store/index.js";
-import { BackendGuard } from "../src/store/backend-guard.js";
-import { jsonKeyv, KeyvNamespace } from "../src/store/keyv-namespace.js";
-import { LocalCoordinator } from "../src/store/local-coordinator.js";
+import { createLogger } from "../src/infra/log.js";
+import { createStore, type Coordinator, type Namespace } from "../src/infra/store/index.js";
+import { BackendGuard } from "../src/infra/store/backend-guard.js";
+import { jsonKeyv, KeyvNamespace } from "../src/infra/store/keyv-namespace.js";
+import { LocalCoordinator } from "../src/infra/store/local-coordinator.js";
 import type { BenchResult } from "./types.js";
 
 const PHASE_MS = 1_000;

@@ -3,16 +3,16 @@
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { registerPairingCommands } from "./access/cli.js";
-import { ConfigError, loadConfig } from "./config/load.js";
-import type { Config } from "./config/schema.js";
-import { collectSecrets, redactSecrets } from "./config/secrets.js";
+import { ConfigError, loadConfig } from "./infra/config/load.js";
+import type { Config } from "./infra/config/schema.js";
+import { collectSecrets, redactSecrets } from "./infra/config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
-import { Gateway } from "./gateway.js";
-import { registerReceiptsCommands } from "./im/receipts-cli.js";
-import { createLogger, type Logger } from "./log.js";
+import { Gateway } from "./app.js";
+import { registerReceiptsCommands } from "./media/receipts-cli.js";
+import { createLogger, type Logger } from "./infra/log.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
-import { createStore } from "./store/index.js";
-import type { Store } from "./store/types.js";
+import { createStore } from "./infra/store/index.js";
+import type { Store } from "./infra/store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 

@@ -6,12 +6,12 @@ import { generateText } from "ai";
 import { riskySettings } from "./access/risks.js";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
-import type { ChannelName } from "./channels/types.js";
-import { enabledChannels } from "./config/load.js";
-import type { Config } from "./config/schema.js";
-import { collectSecrets, redactText } from "./config/secrets.js";
-import type { Logger } from "./log.js";
-import { createStore } from "./store/index.js";
+import type { ChannelName } from "./core/types.js";
+import { enabledChannels } from "./infra/config/load.js";
+import type { Config } from "./infra/config/schema.js";
+import { collectSecrets, redactText } from "./infra/config/secrets.js";
+import type { Logger } from "./infra/log.js";
+import { createStore } from "./infra/store/index.js";
 
 export interface CheckResult {
   name: string;

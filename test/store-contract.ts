@@ -4,8 +4,8 @@
  */
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
-import { createLogger, type Logger } from "../src/log.js";
-import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/store/index.js";
+import { createLogger, type Logger } from "../src/infra/log.js";
+import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/infra/store/index.js";
 import { eventually } from "./helpers/wait.js";
 
 export interface StoreFixture {

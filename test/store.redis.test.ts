@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@keyv/redis";
-import { createStore, LockTimeoutError, StoreError, type Store } from "../src/store/index.js";
+import { createStore, LockTimeoutError, StoreError, type Store } from "../src/infra/store/index.js";
 import { captureLog, holdLock, racingIncrements, storeContract } from "./store-contract.js";
 
 const REDIS_URL = process.env.REDIS_URL;

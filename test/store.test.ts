@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KeyvSqlite } from "@keyv/sqlite";
-import { createStore, StoreError, type Store } from "../src/store/index.js";
-import { KeyedMutex } from "../src/store/keyed-mutex.js";
-import { LocalCoordinator } from "../src/store/local-coordinator.js";
+import { createStore, StoreError, type Store } from "../src/infra/store/index.js";
+import { KeyedMutex } from "../src/infra/store/keyed-mutex.js";
+import { LocalCoordinator } from "../src/infra/store/local-coordinator.js";
 import { captureLog, deferred, storeContract, until } from "./store-contract.js";
 
 const dirs: string[] = [];

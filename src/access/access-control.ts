@@ -4,10 +4,10 @@
  * context, or is dropped. Every refusal is audited here with the sender and the reason, never the text.
  */
 import type { EarlierChatMessage } from "../agent/user-message.js";
-import type { ChannelName, InboundMessage } from "../channels/types.js";
-import type { ToolPermissions } from "../handlers/types.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import type { ChannelName, InboundMessage } from "../core/types.js";
+import type { ToolPermissions } from "../core/tools.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import type { AccessConfig, Role } from "./config.js";
 import { MessageLimits } from "./limits.js";
 import { PairingBook } from "./pairing.js";

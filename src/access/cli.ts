@@ -1,7 +1,7 @@
 /** `switchboard pairing list [CHANNEL] | approve CHANNEL CODE | revoke CHANNEL USER_ID`, on the gateway's store. */
 import { InvalidArgumentError, type Command } from "commander";
-import { CHANNEL_NAMES, type ChannelName } from "../channels/types.js";
-import type { Store } from "../store/types.js";
+import { CHANNEL_NAMES, type ChannelName } from "../core/types.js";
+import type { Store } from "../infra/store/types.js";
 import { channelNamed, PairingBook } from "./pairing.js";
 import { describeApproval, describeMembers, describePending } from "./pairing-text.js";
 

@@ -1,6 +1,6 @@
 /** `/pair`: owners approve pairing codes from their own chat, or list the pending ones. */
-import type { ChatCommand } from "../channels/commands.js";
-import type { ChannelName } from "../channels/types.js";
+import type { ChatCommand } from "../gateway/commands.js";
+import type { ChannelName } from "../core/types.js";
 import type { AccessControl } from "./access-control.js";
 import { channelNamed } from "./pairing.js";
 import { describeApproval, describePending } from "./pairing-text.js";

@@ -4,8 +4,8 @@
  * config/default.yaml documents every field with its default.
  */
 import { z } from "zod";
-import { CHANNEL_NAMES } from "../channels/types.js";
-import { RISK_CLASSES, type RiskClass } from "../handlers/types.js";
+import { CHANNEL_NAMES } from "../core/types.js";
+import { RISK_CLASSES, type RiskClass } from "../core/tools.js";
 
 export const ROLES = ["owner", "member", "guest"] as const;
 /** owner: listed in access.owners; member: in allowFrom or paired; guest: anyone else let in. */

@@ -1,5 +1,5 @@
 /** Which configured group entry covers a group message: the chat itself first, then its Discord server. */
-import type { InboundMessage } from "../channels/types.js";
+import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, GroupEntry } from "./config.js";
 
 export class GroupRules {

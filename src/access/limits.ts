@@ -2,8 +2,8 @@
  * Message rate limits per user and per group chat. Over a limit, the first message of the window gets one
  * "slow down" notice and the rest are dropped; the caller audits each one with the running count.
  */
-import type { InboundMessage } from "../channels/types.js";
-import type { Store } from "../store/types.js";
+import type { InboundMessage } from "../core/types.js";
+import type { Store } from "../infra/store/types.js";
 import type { AccessConfig } from "./config.js";
 import { WindowCounter } from "./window-counter.js";
 

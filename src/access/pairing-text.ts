@@ -1,5 +1,5 @@
 /** What people read about pairing: the code prompt, approval results and the list; shared by /pair and the CLI. */
-import type { ChannelName } from "../channels/types.js";
+import type { ChannelName } from "../core/types.js";
 import {
   CODE_TTL_MS,
   FAILED_APPROVALS_WINDOW_MS,

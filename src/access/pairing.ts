@@ -4,8 +4,8 @@
  * channel holds at most three pending, and wrong codes pause approvals on that channel for a while.
  */
 import { z } from "zod";
-import { CHANNEL_NAMES, type ChannelName } from "../channels/types.js";
-import type { Namespace, Store } from "../store/types.js";
+import { CHANNEL_NAMES, type ChannelName } from "../core/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 import { generateCode, normalizeCode } from "./pairing-code.js";
 import { WindowCounter } from "./window-counter.js";
 

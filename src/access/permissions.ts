@@ -1,6 +1,6 @@
 /** What a role may use in a kind of chat, as the ToolPermissions the agent and the registry enforce. */
-import type { ChatType } from "../channels/types.js";
-import type { ToolPermissions } from "../handlers/types.js";
+import type { ChatType } from "../core/types.js";
+import type { ToolPermissions } from "../core/tools.js";
 import type { AccessConfig, Role } from "./config.js";
 
 const ARTICLE: Record<Role, string> = { owner: "an", member: "a", guest: "a" };

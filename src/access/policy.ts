@@ -3,7 +3,7 @@
  * guest), whether they may talk to the bot in this chat, and whether this message asks for an answer at all.
  * Adapters only describe the message (chat type, mention, guild, roles); every decision is taken here.
  */
-import type { InboundMessage } from "../channels/types.js";
+import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, Role } from "./config.js";
 import { GroupRules, requiresMention, senderQualifies } from "./groups.js";
 

@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import type { EarlierChatMessage } from "../agent/user-message.js";
-import type { InboundMessage } from "../channels/types.js";
-import type { Namespace, Store } from "../store/types.js";
+import type { InboundMessage } from "../core/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 import type { AccessConfig } from "./config.js";
 
 /** Each kept message is cut to this many characters: context, not a transcript. */

@@ -1,7 +1,7 @@
 /** Settings that open the bot wider than most people mean to; `switchboard doctor` shows them as warnings. */
-import { isLoopbackHost } from "../config/load.js";
-import type { Config } from "../config/schema.js";
-import type { RiskClass } from "../handlers/types.js";
+import { isLoopbackHost } from "../infra/config/load.js";
+import type { Config } from "../infra/config/schema.js";
+import type { RiskClass } from "../core/tools.js";
 
 export interface RiskySetting {
   detail: string;

@@ -3,7 +3,7 @@
  * the store, so that every replica sees the same counts. A burst is counted in one window, whenever it starts.
  */
 import { z } from "zod";
-import type { Namespace, Store } from "../store/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 
 const windowRecord = z.object({ start: z.number(), count: z.number().int().nonnegative() });
 type WindowRecord = z.output<typeof windowRecord>;

@@ -5,14 +5,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { AISDKError, generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
-import type { Attachment, InboundMessage } from "../channels/types.js";
-import type { Config } from "../config/schema.js";
-import { collectSecrets, redactText } from "../config/secrets.js";
+import type { Attachment, InboundMessage } from "../core/types.js";
+import type { Config } from "../infra/config/schema.js";
+import { collectSecrets, redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../handlers/types.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../core/tools.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js";
 import { describeLlmError } from "./llm.js";

@@ -5,8 +5,8 @@
  * only past twice the budget are the oldest turns dropped, and the summary says so.
  */
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
-import type { Logger } from "../log.js";
-import { frame } from "./framing.js";
+import type { Logger } from "../infra/log.js";
+import { frame } from "../core/framing.js";
 import { estimateTokens, type SessionRecord } from "./history.js";
 import { describeLlmError } from "./llm.js";
 

@@ -5,8 +5,8 @@
  */
 import { modelMessageSchema, type ModelMessage } from "ai";
 import { z } from "zod";
-import type { Logger } from "../log.js";
-import type { Namespace, Store } from "../store/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 
 export interface SessionRecord {
   messages: ModelMessage[];

@@ -6,8 +6,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, RetryError, type LanguageModel } from "ai";
-import type { Config } from "../config/schema.js";
-import type { Logger } from "../log.js";
+import type { Config } from "../infra/config/schema.js";
+import type { Logger } from "../infra/log.js";
 
 export type LlmConfig = Config["llm"];
 

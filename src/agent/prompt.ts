@@ -3,9 +3,9 @@
  * identity, runtime, the level-1 catalogs (system tools, skills, MCP), memory, the tool guide, then principles.
  * Everything a chat user controls (sender names, chat titles, the conversation summary) goes in quoted or framed.
  */
-import type { InboundMessage } from "../channels/types.js";
-import type { Config } from "../config/schema.js";
-import { PROMPT_SECTION_TITLES as TITLES, frame, quoteUntrusted } from "./framing.js";
+import type { InboundMessage } from "../core/types.js";
+import type { Config } from "../infra/config/schema.js";
+import { PROMPT_SECTION_TITLES as TITLES, frame, quoteUntrusted } from "../core/framing.js";
 
 export interface SystemPromptInput {
   agent: Config["agent"];

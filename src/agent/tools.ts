@@ -4,10 +4,10 @@
  * answers a call to an inactive or unknown tool with an error result and the loop goes on.
  */
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
-import { redactSecrets } from "../config/secrets.js";
+import { redactSecrets } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolContext, ToolDefinition } from "../handlers/types.js";
+import type { ToolContext, ToolDefinition } from "../core/tools.js";
 
 export interface TurnToolsOptions {
   registry: HandlerRegistry;

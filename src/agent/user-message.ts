@@ -5,9 +5,9 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import type { ImagePart, TextPart, UserModelMessage } from "ai";
-import type { Attachment, InboundMessage } from "../channels/types.js";
-import type { Logger } from "../log.js";
-import { frame, quoteUntrusted } from "./framing.js";
+import type { Attachment, InboundMessage } from "../core/types.js";
+import type { Logger } from "../infra/log.js";
+import { frame, quoteUntrusted } from "../core/framing.js";
 
 export interface UserMessageOptions {
   vision: boolean;

@@ -2,11 +2,11 @@
  * What every channel folder exports: how to build its Channel from the configuration, and the live credential
  * check `switchboard doctor` runs. src/channels/modules.ts lists them; the gateway and doctor know no platform.
  */
-import type { Config } from "../config/schema.js";
-import type { HttpServer } from "../http/server.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
-import type { Channel, ChannelName } from "./types.js";
+import type { Config } from "../infra/config/schema.js";
+import type { HttpServer } from "../infra/http/server.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
+import type { Channel, ChannelName } from "../core/types.js";
 
 export interface ChannelDeps {
   config: Config;

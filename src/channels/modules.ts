@@ -3,7 +3,7 @@ import { discordChannel } from "./discord/index.js";
 import { feishuChannel } from "./feishu/index.js";
 import type { ChannelModule } from "./module.js";
 import { telegramChannel } from "./telegram/index.js";
-import type { ChannelName } from "./types.js";
+import type { ChannelName } from "../core/types.js";
 import { webChannel } from "./web/index.js";
 
 export const channelModules: Record<ChannelName, ChannelModule> = {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { HandlerRegistry } from "./registry.js";
-import type { RiskClass, ToolDefinition } from "./types.js";
+import type { RiskClass, ToolDefinition } from "../core/tools.js";
 
 export interface ToolInfo {
   name: string;

@@ -7,8 +7,8 @@ import { constants, createReadStream } from "node:fs";
 import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { dispatchTools, implementTool, ToolError, type ToolDefinition, type ToolHandler } from "./types.js";
-import { isErrno, resolveInWorkspace } from "./workspace.js";
+import { dispatchTools, implementTool, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import { isErrno, resolveInWorkspace } from "../infra/workspace.js";
 
 export const READ_LIMIT_CHARS = 100_000;
 export const WRITE_LIMIT_BYTES = 1024 * 1024;

@@ -4,16 +4,16 @@
  * get_chat_info describe the conversation. They work the same on every platform, through the Channel interface.
  */
 import { z } from "zod";
-import { CHANNEL_NAMES, type Channel, type ChannelName } from "../channels/types.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
-import { chatHistoryPage } from "../im/chat-history.js";
-import type { Deliverer } from "../im/deliver.js";
-import type { Ffmpeg } from "../im/ffmpeg.js";
-import type { InboundMedia } from "../im/inbound.js";
-import { imageFiles, voiceFiles } from "../im/media-tools.js";
-import { ARTIFACT_TYPES } from "../im/receipts.js";
-import { implementTool, type ToolImplementation } from "./types.js";
+import { CHANNEL_NAMES, type Channel, type ChannelName } from "../core/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
+import { chatHistoryPage } from "../media/chat-history.js";
+import type { Deliverer } from "../media/deliver.js";
+import type { Ffmpeg } from "../media/ffmpeg.js";
+import type { InboundMedia } from "../media/inbound.js";
+import { imageFiles, voiceFiles } from "../media/media-tools.js";
+import { ARTIFACT_TYPES } from "../media/receipts.js";
+import { implementTool, type ToolImplementation } from "../core/tools.js";
 
 const CATEGORY = "IM Channel";
 const MAX_ARTIFACTS = 10;

@@ -3,9 +3,9 @@
  * executeByTool never throws and never hangs: every failure becomes a ToolOutcome the model can read.
  */
 import type { z } from "zod";
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import { suggestToolNames } from "./catalog.js";
-import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "./types.js";
+import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "../core/tools.js";
 
 export const SHORT_DESCRIPTION_LENGTH = { min: 30, max: 80 } as const;
 const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;

@@ -17,7 +17,7 @@ import {
   type ToolDefinition,
   type ToolErrorCode,
   type ToolHandler,
-} from "./types.js";
+} from "../core/tools.js";
 
 const CATEGORY = "Scheduled Tasks";
 const taskId = z.string().trim().min(1).max(40).describe("The task id, e.g. k3m9x2ab");

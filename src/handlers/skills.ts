@@ -17,7 +17,7 @@ import {
   type ToolDefinition,
   type ToolHandler,
   type ToolImplementation,
-} from "./types.js";
+} from "../core/tools.js";
 
 const CATEGORY = "Skills";
 const SKILL_TOOL_PREFIX = "skill_";

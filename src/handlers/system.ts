@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ToolCatalog } from "./catalog.js";
-import { dispatchTools, implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandler } from "./types.js";
+import { dispatchTools, implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
 
 const getToolInfoDefinition = {
   name: "get_tool_info",

@@ -2,8 +2,8 @@
  * Who may see and change a task: its creator, and the owner; the operator (CLI, admin API) sees everything.
  * This file is the one place those rules live.
  */
-import type { ChannelName } from "../channels/types.js";
-import type { ToolPermissions } from "../handlers/types.js";
+import type { ChannelName } from "../core/types.js";
+import type { ToolPermissions } from "../core/tools.js";
 import type { Actor, TaskRecord } from "./types.js";
 
 /**

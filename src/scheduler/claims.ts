@@ -3,7 +3,7 @@
  * retry, a restart or a second replica finds the claim and sends nothing. On Redis the claim is SET NX with a TTL.
  */
 import type { RunCoordinator } from "node-cron";
-import type { Coordinator } from "../store/types.js";
+import type { Coordinator } from "../infra/store/types.js";
 
 /** Longer than any grace period and restart: after it, the task itself has moved past the slot. */
 export const CLAIM_TTL_MS = 7 * 24 * 3_600_000;

@@ -4,8 +4,8 @@
  * answers does it cancel in the store itself (then nobody else is writing to it).
  */
 import type { Command } from "commander";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import type { SchedulerConfig } from "./config.js";
 import { runLine, taskLine } from "./render.js";
 import { Scheduler, TaskError } from "./scheduler.js";

@@ -1,6 +1,6 @@
 /** /remind, /tasks, /cancel and /timezone: reminders without the model, through the router's slash commands. */
-import type { ChatCommand, CommandContext } from "../channels/commands.js";
-import { targetOf } from "../channels/types.js";
+import type { ChatCommand, CommandContext } from "../gateway/commands.js";
+import { targetOf } from "../core/types.js";
 import { userActor } from "./access.js";
 import { parseReminder } from "./natural.js";
 import { confirmationOf, taskLine, timeIn } from "./render.js";

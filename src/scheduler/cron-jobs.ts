@@ -4,8 +4,8 @@
  * and interval tasks never get one (see DueIndex).
  */
 import { createTask, type Logger as CronLogger, type ScheduledTask } from "node-cron";
-import type { Logger } from "../log.js";
-import type { Coordinator } from "../store/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Coordinator } from "../infra/store/types.js";
 import { CLAIM_TTL_MS, StoreRunCoordinator } from "./claims.js";
 import type { TaskRecord } from "./types.js";
 

@@ -3,8 +3,8 @@
  * tasks as node-cron jobs), the queue their runs go through, and keeping in step with tasks other replicas or
  * the CLI changed. The task records in the store stay the truth: arming only decides when to look at one.
  */
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import type { SchedulerConfig } from "./config.js";
 import { CronJobs } from "./cron-jobs.js";
 import type { Delivery } from "./delivery.js";

@@ -5,8 +5,8 @@
  *   POST /api/v1/tasks/:id/cancel  cancels it; answers the task
  */
 import type { Context } from "hono";
-import { jsonError } from "../http/errors.js";
-import type { HttpServer } from "../http/server.js";
+import { jsonError } from "../infra/http/errors.js";
+import type { HttpServer } from "../infra/http/server.js";
 import { TaskError, type Scheduler } from "./scheduler.js";
 import type { Actor } from "./types.js";
 

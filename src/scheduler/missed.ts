@@ -3,7 +3,7 @@
  * each creator gets one message per chat listing what they missed, instead of one per reminder.
  */
 import { describeLocalTime } from "../agent/prompt.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import type { Delivery } from "./delivery.js";
 import { formatDuration } from "./durations.js";
 import type { TaskRecord } from "./types.js";

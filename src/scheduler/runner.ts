@@ -4,8 +4,8 @@
  * A claim found already taken while the task has not moved on means its claimant died mid-run: the run is
  * recorded as interrupted and not sent again, since it may have gone out.
  */
-import type { Logger } from "../log.js";
-import type { Coordinator } from "../store/types.js";
+import type { Logger } from "../infra/log.js";
+import type { Coordinator } from "../infra/store/types.js";
 import { claimRun } from "./claims.js";
 import type { SchedulerConfig } from "./config.js";
 import { DeliveryError, type Delivery } from "./delivery.js";

@@ -4,10 +4,10 @@
  * commands, the CLI and the admin API alike.
  */
 import type { Agent } from "../agent/agent.js";
-import type { Channel, ChannelName, ChatType, OutboundTarget } from "../channels/types.js";
-import type { ToolPermissions } from "../handlers/types.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import type { Channel, ChannelName, ChatType, OutboundTarget } from "../core/types.js";
+import type { ToolPermissions } from "../core/tools.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import { canManage, hasTaskCap } from "./access.js";
 import { systemClock } from "./clock.js";
 import type { SchedulerConfig } from "./config.js";

@@ -6,7 +6,7 @@
  * `revision`, which tells other replicas (and a running gateway, after the CLI) to look again.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Namespace, Store } from "../store/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 import { LIVE_STATUSES, type TaskCreator, type TaskRecord } from "./types.js";
 
 const SHARDS = 1_024;

@@ -2,8 +2,8 @@
  * The scheduler's data: a task (what to send, when, to whom) and the record of each of its runs. Both are stored
  * as plain JSON in the store's "tasks" namespace, so every time is a number of milliseconds since the epoch.
  */
-import type { ChannelName, ChatType, OutboundTarget } from "../channels/types.js";
-import type { ToolPermissions } from "../handlers/types.js";
+import type { ChannelName, ChatType, OutboundTarget } from "../core/types.js";
+import type { ToolPermissions } from "../core/tools.js";
 
 /** A reminder is sent as written; an agent task is a prompt the agent runs, whose answer is sent. */
 export type TaskKind = "reminder" | "agent_task";

@@ -2,8 +2,8 @@
  * Which time zone a user's times are read and shown in: theirs (/timezone), else their chat's (/timezone chat),
  * else the configured default (agent.timezone).
  */
-import type { ChannelName } from "../channels/types.js";
-import type { Namespace, Store } from "../store/types.js";
+import type { ChannelName } from "../core/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 
 export type ZoneSource = "user" | "chat" | "default";
 

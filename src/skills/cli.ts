@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import { shorten, typeTag } from "./catalog.js";
 import type { SkillsConfig } from "./config.js";
 import { formatSkillInfo } from "./disclosure.js";

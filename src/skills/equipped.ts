@@ -3,7 +3,7 @@
  * they stay equipped across turns and history compaction, and across replicas on Redis.
  */
 import { z } from "zod";
-import type { Namespace, Store } from "../store/types.js";
+import type { Namespace, Store } from "../infra/store/types.js";
 
 /** Unused sessions drop their list after this long; every equip renews it. */
 const EQUIPPED_TTL_MS = 30 * 24 * 3600_000;

@@ -1,5 +1,5 @@
 /** The skills event bus (seed 002): typed, in-process, synchronous. The audit log is one subscriber. */
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import type { SkillType } from "./types.js";
 
 export interface SkillEvents {

@@ -14,9 +14,9 @@ import {
   skillToolDefinition,
 } from "../handlers/skills.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolHandler } from "../handlers/types.js";
-import type { Logger } from "../log.js";
-import type { Store } from "../store/types.js";
+import type { ToolHandler } from "../core/tools.js";
+import type { Logger } from "../infra/log.js";
+import type { Store } from "../infra/store/types.js";
 import type { SkillsConfig } from "./config.js";
 import { EquippedSkills } from "./equipped.js";
 import { attachAuditLog, SkillEventBus } from "./events.js";

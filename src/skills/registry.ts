@@ -5,7 +5,7 @@
  */
 import { readdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import type { SkillEventBus } from "./events.js";
 import { loadSkill, SKILL_FILE, type LoadedSkill } from "./loader.js";
 import type { Skill, SkillIssue, SkillRoot } from "./types.js";

@@ -3,7 +3,7 @@
  * list taken at load time, which holds regular files only: a '..', an absolute path or a symlink can never
  * match, and nothing here touches the file system.
  */
-import { ToolError } from "../handlers/types.js";
+import { ToolError } from "../core/tools.js";
 import { interpreterName } from "./interpreter.js";
 import type { Skill } from "./types.js";
 

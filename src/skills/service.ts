@@ -6,8 +6,8 @@
 import { open, realpath } from "node:fs/promises";
 import { join, posix, relative, sep } from "node:path";
 import { suggestToolNames } from "../handlers/catalog.js";
-import { ToolError, type ToolContext } from "../handlers/types.js";
-import { resolveInWorkspace } from "../handlers/workspace.js";
+import { ToolError, type ToolContext } from "../core/tools.js";
+import { resolveInWorkspace } from "../infra/workspace.js";
 import { renderSkillCatalog } from "./catalog.js";
 import type { SkillsConfig } from "./config.js";
 import { formatEquippedSection, formatInstructionRun, formatSkillInfo } from "./disclosure.js";

@@ -1,7 +1,7 @@
 /** Hot reload: watches the skill roots and calls `onChange` once things have been quiet for a moment. */
 import { watch } from "chokidar";
 import { relative, sep } from "node:path";
-import type { Logger } from "../log.js";
+import type { Logger } from "../infra/log.js";
 import { SCAN_LIMITS } from "./files.js";
 
 export interface SkillWatcher {

@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { registerPairingCommands } from "../../src/access/cli.js";
 import { PairingBook } from "../../src/access/pairing.js";
-import { createStore } from "../../src/store/index.js";
+import { createStore } from "../../src/infra/store/index.js";
 
 const run = promisify(execFile);
 

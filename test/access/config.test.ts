@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { ConfigError, loadConfig } from "../../src/infra/config/load.js";
 import { accessConfig } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-access-config-"));

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { InboundMessage } from "../../src/channels/types.js";
-import type { ConfigInput } from "../../src/config/schema.js";
+import type { InboundMessage } from "../../src/core/types.js";
+import type { ConfigInput } from "../../src/infra/config/schema.js";
 import { systemPromptOf } from "../fakes/openai-server.js";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { catalogOf, pairingCli, pairingCodeIn } from "./helpers.js";

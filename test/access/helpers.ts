@@ -7,8 +7,8 @@ import { Command } from "commander";
 import { pino } from "pino";
 import { registerPairingCommands } from "../../src/access/cli.js";
 import { accessConfigSchema, type AccessConfig } from "../../src/access/config.js";
-import type { ChatRef, InboundMessage, SenderRef } from "../../src/channels/types.js";
-import { createStore, type Store } from "../../src/store/index.js";
+import type { ChatRef, InboundMessage, SenderRef } from "../../src/core/types.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
 import { systemPromptOf, type FakeRequest } from "../fakes/openai-server.js";
 
 export interface MessageShape extends Partial<Omit<InboundMessage, "chat" | "sender">> {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Attachment } from "../../src/channels/types.js";
+import type { Attachment } from "../../src/core/types.js";
 import { inboundMessage, startHarness, userTextsOf, type Harness } from "./harness.js";
 
 // A 1x1 transparent PNG.

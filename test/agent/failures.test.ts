@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, internalFailureReply, llmFailureReply } from "../../src/agent/agent.js";
 import { createModel } from "../../src/agent/llm.js";
-import type { Namespace, NamespaceName, Store } from "../../src/store/types.js";
+import type { Namespace, NamespaceName, Store } from "../../src/infra/store/types.js";
 import { startHarness, userTextsOf, type Harness } from "./harness.js";
 
 let h: Harness;

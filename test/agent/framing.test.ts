@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { escapeAttribute, frame, neutralize, quoteUntrusted } from "../../src/agent/framing.js";
+import { escapeAttribute, frame, neutralize, quoteUntrusted } from "../../src/core/framing.js";
 import { systemPromptOf } from "../fakes/openai-server.js";
 import { inboundMessage, startHarness, userTextsOf, type Harness } from "./harness.js";
 

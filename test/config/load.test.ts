@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, enabledChannels, loadConfig } from "../../src/config/load.js";
-import { configSchema } from "../../src/config/schema.js";
+import { ConfigError, enabledChannels, loadConfig } from "../../src/infra/config/load.js";
+import { configSchema } from "../../src/infra/config/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-config-"));
 

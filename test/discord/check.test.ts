@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { discordChannel } from "../../src/channels/discord/index.js";
-import { configSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/infra/config/schema.js";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.js";
 
 let fake: FakeDiscord;

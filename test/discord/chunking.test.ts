@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LINES, splitMessage } from "../../src/channels/discord/outbound.js";
-import { codePointLength } from "../../src/channels/text.js";
+import { codePointLength } from "../../src/core/text.js";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.js";
 import { createChannel } from "./helpers.js";
 import { seededRandom } from "../helpers/seeded-random.js";

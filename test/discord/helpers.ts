@@ -1,7 +1,7 @@
 /** A DiscordChannel started against the fake Discord, with the messages it hands over and its log records. */
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { discordConfigSchema, type DiscordConfig } from "../../src/channels/discord/config.js";
-import type { HandleOutcome, InboundMessage } from "../../src/channels/types.js";
+import type { HandleOutcome, InboundMessage } from "../../src/core/types.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 import type { FakeDiscord } from "../fakes/discord/index.js";
 

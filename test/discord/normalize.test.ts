@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ContentWithheldDetector } from "../../src/channels/discord/diagnostics.js";
 import { normalizeMessage, type DiscordDirectory } from "../../src/channels/discord/normalize.js";
 import { messageCreateSchema } from "../../src/channels/discord/payload.js";
-import type { InboundMessage } from "../../src/channels/types.js";
+import type { InboundMessage } from "../../src/core/types.js";
 import { messagePayload, standardWorld, user, VOICE_MESSAGE_FLAG, type FakeAttachment } from "../fakes/discord/world.js";
 
 const bot = user("switchboard-bot", { bot: true });

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { OutboundTarget } from "../../src/channels/types.js";
+import type { OutboundTarget } from "../../src/core/types.js";
 import { startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { createChannel, type StartedChannel } from "./helpers.js";
 

@@ -6,9 +6,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { configSchema, type Config, type ConfigInput } from "../../src/config/schema.js";
-import { collectSecrets } from "../../src/config/secrets.js";
-import { Gateway } from "../../src/gateway.js";
+import { configSchema, type Config, type ConfigInput } from "../../src/infra/config/schema.js";
+import { collectSecrets } from "../../src/infra/config/secrets.js";
+import { Gateway } from "../../src/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { InboundMessage } from "../../src/channels/types.js";
+import type { InboundMessage } from "../../src/core/types.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { DATA } from "../fakes/feishu/frames.js";
 import { ENCRYPT_KEY, startRig, type Rig } from "./harness.js";

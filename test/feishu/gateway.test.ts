@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { feishuChannel } from "../../src/channels/feishu/index.js";
-import type { ConfigInput } from "../../src/config/schema.js";
+import type { ConfigInput } from "../../src/infra/config/schema.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messageEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { OutboundFile, OutboundTarget } from "../../src/channels/types.js";
+import type { OutboundFile, OutboundTarget } from "../../src/core/types.js";
 import { startRig, type Rig } from "./harness.js";
 
 let rig: Rig;

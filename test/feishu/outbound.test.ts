@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { codePointLength } from "../../src/channels/text.js";
-import type { OutboundTarget } from "../../src/channels/types.js";
+import { codePointLength } from "../../src/core/text.js";
+import type { OutboundTarget } from "../../src/core/types.js";
 import { startRig, type Rig, type RigOptions } from "./harness.js";
 
 let rig: Rig | undefined;

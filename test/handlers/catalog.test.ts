@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import type { ToolDefinition } from "../../src/handlers/types.js";
+import type { ToolDefinition } from "../../src/core/tools.js";
 
 function tool(name: string, category: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return {

@@ -10,7 +10,7 @@ import {
   WRITE_LIMIT_BYTES,
 } from "../../src/handlers/filesystem.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import type { ToolContext, ToolOutcome } from "../../src/handlers/types.js";
+import type { ToolContext, ToolOutcome } from "../../src/core/tools.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 
 let sandbox: string;

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { ToolError, type ToolDefinition, type ToolHandler } from "../../src/handlers/types.js";
+import { ToolError, type ToolDefinition, type ToolHandler } from "../../src/core/tools.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 
 function tool(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {

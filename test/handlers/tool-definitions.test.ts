@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { filesystemTools } from "../../src/handlers/filesystem.js";
 import { systemTools } from "../../src/handlers/system.js";
-import type { ToolDefinition } from "../../src/handlers/types.js";
+import type { ToolDefinition } from "../../src/core/tools.js";
 import { assertToolDefinitionsValid } from "./tool-rules.js";
 
 describe("tool definitions", () => {

@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import { z } from "zod";
-import { RISK_CLASSES, type ToolDefinition } from "../../src/handlers/types.js";
+import { RISK_CLASSES, type ToolDefinition } from "../../src/core/tools.js";
 
 const MIN_DESCRIPTION_CHARS = 150;
 

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, stat, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolError } from "../../src/handlers/types.js";
-import { resolveInWorkspace } from "../../src/handlers/workspace.js";
+import { ToolError } from "../../src/core/tools.js";
+import { resolveInWorkspace } from "../../src/infra/workspace.js";
 
 let sandbox: string;
 let workspace: string;

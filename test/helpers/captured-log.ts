@@ -1,6 +1,6 @@
 /** A real pino logger (secret redaction included) whose records land in an array that a test can inspect. */
 import { Writable } from "node:stream";
-import { createLogger, type Logger } from "../../src/log.js";
+import { createLogger, type Logger } from "../../src/infra/log.js";
 
 export interface LogRecord {
   level: number;

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import type { ToolContext } from "../../src/handlers/types.js";
+import type { ToolContext } from "../../src/core/tools.js";
 
 export function makeToolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   return {

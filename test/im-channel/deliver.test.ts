@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Receipt } from "../../src/im/receipts.js";
+import type { Receipt } from "../../src/media/receipts.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { inbound, startImHarness, type ImHarness } from "./harness.js";
 import { PNG } from "./media-fixtures.js";

@@ -5,8 +5,8 @@
 import { mkdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { workspaceDirOf } from "../../src/channels/session-key.js";
-import type { Receipt } from "../../src/im/receipts.js";
+import { workspaceDirOf } from "../../src/core/session-key.js";
+import type { Receipt } from "../../src/media/receipts.js";
 import type { FakeOpenAI } from "../fakes/openai-server.js";
 
 export const REPORT = "numbers for the chat";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mimeFromName, sniff } from "../../src/im/file-kinds.js";
-import { imageSize } from "../../src/im/image-size.js";
+import { mimeFromName, sniff } from "../../src/media/file-kinds.js";
+import { imageSize } from "../../src/media/image-size.js";
 import { PNG, sineWav } from "./media-fixtures.js";
 
 function gif(width: number, height: number): Buffer {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import { ReceiptLedger, type LedgerEntry } from "../../src/im/receipts.js";
-import { registerReceiptsCommands } from "../../src/im/receipts-cli.js";
-import { createStore } from "../../src/store/index.js";
+import { ReceiptLedger, type LedgerEntry } from "../../src/media/receipts.js";
+import { registerReceiptsCommands } from "../../src/media/receipts-cli.js";
+import { createStore } from "../../src/infra/store/index.js";
 import { startImHarness, type ImHarness } from "./harness.js";
 
 let h: ImHarness;

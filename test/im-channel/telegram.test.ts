@@ -1,6 +1,6 @@
 /** The IM Channel tools on Telegram: the whole gateway against the fake Bot API and the fake LLM/STT server. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Receipt } from "../../src/im/receipts.js";
+import type { Receipt } from "../../src/media/receipts.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, directChat, messageOf, messageUpdate, text } from "../fakes/telegram/updates.js";

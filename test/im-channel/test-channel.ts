@@ -15,7 +15,7 @@ import type {
   OutboundTarget,
   SendTextOptions,
   SentMessage,
-} from "../../src/channels/types.js";
+} from "../../src/core/types.js";
 
 export interface ReceivedFile {
   to: OutboundTarget;

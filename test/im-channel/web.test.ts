@@ -3,7 +3,7 @@
  * the file arriving in the chat, and the receipts reaching the model, the ledger and the HTTP API.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Receipt } from "../../src/im/receipts.js";
+import type { Receipt } from "../../src/media/receipts.js";
 import { openChat, startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { FINAL_ANSWER, mixedBatchReceipts, placeHugeFile, REPORT, scriptDelivery } from "./delivery-script.js";
 

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerTaskCommands, type TasksCliSetup } from "../../src/scheduler/cli.js";
-import { createStore } from "../../src/store/index.js";
+import { createStore } from "../../src/infra/store/index.js";
 import { openChat, startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { silentLog, testConfig } from "./helpers.js";
 

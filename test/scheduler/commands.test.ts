@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatCommand, CommandContext } from "../../src/channels/commands.js";
-import type { InboundMessage } from "../../src/channels/types.js";
+import type { ChatCommand, CommandContext } from "../../src/gateway/commands.js";
+import type { InboundMessage } from "../../src/core/types.js";
 import { schedulerCommands } from "../../src/scheduler/commands.js";
 import { parseReminder } from "../../src/scheduler/natural.js";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";

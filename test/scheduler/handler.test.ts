@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createScheduledHandler } from "../../src/handlers/scheduled.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import type { ToolContext } from "../../src/handlers/types.js";
+import type { ToolContext } from "../../src/core/tools.js";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";

@@ -13,16 +13,16 @@ import type {
   OutboundFile,
   OutboundTarget,
   SentMessage,
-} from "../../src/channels/types.js";
+} from "../../src/core/types.js";
 import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
 import type { Actor, Clock } from "../../src/scheduler/types.js";
-import { BackendGuard } from "../../src/store/backend-guard.js";
-import { createStore, type Store } from "../../src/store/index.js";
-import { jsonKeyv, KeyvNamespace } from "../../src/store/keyv-namespace.js";
-import { KeyvStore } from "../../src/store/keyv-store.js";
-import { LocalCoordinator } from "../../src/store/local-coordinator.js";
-import type { Logger } from "../../src/log.js";
+import { BackendGuard } from "../../src/infra/store/backend-guard.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
+import { jsonKeyv, KeyvNamespace } from "../../src/infra/store/keyv-namespace.js";
+import { KeyvStore } from "../../src/infra/store/keyv-store.js";
+import { LocalCoordinator } from "../../src/infra/store/local-coordinator.js";
+import type { Logger } from "../../src/infra/log.js";
 
 export const silentLog = pino({ level: "silent" }) as Logger;
 

@@ -4,7 +4,7 @@ import { createClient } from "@keyv/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { StoreRunCoordinator } from "../../src/scheduler/claims.js";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
-import { createStore, type Store } from "../../src/store/index.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
 import { ALICE, makeScheduler, ManualClock, RecordingChannel, reminder, silentLog } from "./helpers.js";
 
 const REDIS_URL = process.env.REDIS_URL;

@@ -8,7 +8,7 @@ import { skillsConfigSchema } from "../../src/skills/config.js";
 import { EquippedSkills } from "../../src/skills/equipped.js";
 import type { SkillEvents } from "../../src/skills/events.js";
 import type { ScriptReport } from "../../src/skills/service.js";
-import { createStore } from "../../src/store/index.js";
+import { createStore } from "../../src/infra/store/index.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { startSkills, type SkillsFixture } from "./fixture.js";
 import { makeSkill, silentLog, skillMd, writeSkill } from "./helpers.js";

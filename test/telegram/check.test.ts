@@ -1,7 +1,7 @@
 /** `switchboard doctor`'s Telegram check against the fake Bot API. */
 import { afterEach, describe, expect, it } from "vitest";
 import { checkTelegram } from "../../src/channels/telegram/check.js";
-import { configSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/infra/config/schema.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 
 let tg: FakeTelegram | undefined;

@@ -9,10 +9,10 @@ import { TelegramChannel } from "../../src/channels/telegram/channel.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { PollerTiming } from "../../src/channels/telegram/polling.js";
 import type { RetryPolicy } from "../../src/channels/telegram/retry.js";
-import { targetOf, type InboundHandler, type InboundMessage } from "../../src/channels/types.js";
-import { HttpServer } from "../../src/http/server.js";
-import type { Logger } from "../../src/log.js";
-import { createStore, type Store } from "../../src/store/index.js";
+import { targetOf, type InboundHandler, type InboundMessage } from "../../src/core/types.js";
+import { HttpServer } from "../../src/infra/http/server.js";
+import type { Logger } from "../../src/infra/log.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 

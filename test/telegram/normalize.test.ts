@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normalizeUpdate, type Normalized } from "../../src/channels/telegram/normalize.js";
-import type { InboundMessage } from "../../src/channels/types.js";
+import type { InboundMessage } from "../../src/core/types.js";
 import { alice, bob, directChat, forumChat, groupChat, messageOf, messageUpdate, text, topicText } from "../fakes/telegram/updates.js";
 
 const bot = { id: 123456, username: "switchboard_test_bot" };

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { derivedWebhookSecret } from "../../src/channels/telegram/api.js";
 import { SECRET_HEADER } from "../../src/channels/telegram/webhook.js";
-import type { HandleOutcome } from "../../src/channels/types.js";
+import type { HandleOutcome } from "../../src/core/types.js";
 import { alice, directChat, forumChat, groupChat, messageUpdate, text, topicText } from "../fakes/telegram/updates.js";
 import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
 import { seededRandom } from "../helpers/seeded-random.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { targetOf, type InboundMessage } from "../../src/channels/types.js";
+import { targetOf, type InboundMessage } from "../../src/core/types.js";
 import { gate, postMessage, webPerTest } from "./harness.js";
 import { eventually } from "../helpers/wait.js";
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { targetOf } from "../../src/channels/types.js";
+import { targetOf } from "../../src/core/types.js";
 import { postMessage, webPerTest, type WebHarness } from "./harness.js";
 import { TestSocket } from "./ws-client.js";
 

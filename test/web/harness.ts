@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { createWebChannel, type WebChannel } from "../../src/channels/web/index.js";
-import { targetOf, type InboundHandler } from "../../src/channels/types.js";
-import { HttpServer, type ReadinessReport } from "../../src/http/server.js";
-import { createLogger } from "../../src/log.js";
-import { createStore, type Store } from "../../src/store/index.js";
+import { targetOf, type InboundHandler } from "../../src/core/types.js";
+import { HttpServer, type ReadinessReport } from "../../src/infra/http/server.js";
+import { createLogger } from "../../src/infra/log.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
 
 export interface WebHarness {
   url: string;

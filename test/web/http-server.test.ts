@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/log.js";
+import { HttpServer } from "../../src/infra/http/server.js";
+import { createLogger } from "../../src/infra/log.js";
 import { TestSocket, refusedStatus } from "./ws-client.js";
 
 const TOKEN = "s3cret-token-123";

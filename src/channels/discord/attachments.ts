@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { Attachment, AttachmentKind } from "../types.js";
-import { safeFileName } from "../file-names.js";
+import type { Attachment, AttachmentKind } from "../../core/types.js";
+import { safeFileName } from "../../core/file-names.js";
 import type { DiscordAttachment } from "./payload.js";
 
 const CDN_HOSTS = new Set(["cdn.discordapp.com", "media.discordapp.net"]);

@@ -4,7 +4,7 @@
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
 import { REST } from "discord.js";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../infra/log.js";
 import type {
   Attachment,
   Channel,
@@ -15,7 +15,7 @@ import type {
   OutboundTarget,
   SendTextOptions,
   SentMessage,
-} from "../types.js";
+} from "../../core/types.js";
 import { downloadAttachment } from "./attachments.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";

@@ -4,7 +4,7 @@
  */
 import { ApplicationFlags, PermissionFlagsBits } from "discord.js";
 import { z } from "zod";
-import type { Config } from "../../config/schema.js";
+import type { Config } from "../../infra/config/schema.js";
 import { fetchJson } from "../module.js";
 import { DEFAULT_API_URL } from "./config.js";
 import { INTENTS_FIX, TOKEN_FIX } from "./diagnostics.js";

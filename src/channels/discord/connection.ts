@@ -7,8 +7,8 @@
  */
 import { once } from "node:events";
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Partials, Status } from "discord.js";
-import type { Logger } from "../../log.js";
-import type { ChannelStatus } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { ChannelStatus } from "../../core/types.js";
 import { closeCodeProblem, loginProblem } from "./diagnostics.js";
 import { clientDirectory } from "./directory.js";
 import type { DiscordDirectory } from "./normalize.js";

@@ -3,8 +3,8 @@
  * It validates the payload, never hands over the bot's own messages, limits how many bot messages in a row one
  * channel may pass on (two bots answering each other forever), and watches for withheld message content.
  */
-import type { Logger } from "../../log.js";
-import type { InboundMessage } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { InboundMessage } from "../../core/types.js";
 import { ContentWithheldDetector } from "./diagnostics.js";
 import { normalizeMessage, type DiscordDirectory } from "./normalize.js";
 import { messageCreateSchema, type MessageCreate } from "./payload.js";

@@ -6,7 +6,7 @@
  * Threads and forum posts are channels of their own in Discord; here the chat is the parent channel and the
  * thread is `chat.threadId`, so channel-level settings cover their threads and replies go back into the thread.
  */
-import type { Attachment, ChatRef, InboundMessage, SenderRef } from "../types.js";
+import type { Attachment, ChatRef, InboundMessage, SenderRef } from "../../core/types.js";
 import { toAttachment } from "./attachments.js";
 import { mentionsBot, renderContent, type MentionLookup, type RoleInfo } from "./mentions.js";
 import { displayName, THREAD_TYPES, USER_MESSAGE_TYPES, VOICE_MESSAGE_FLAG, type MentionedUser, type MessageCreate } from "./payload.js";

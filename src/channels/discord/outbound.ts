@@ -7,8 +7,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { DiscordAPIError, HTTPError, MessageFlags, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
 import { z } from "zod";
-import { chunkText, codePointLength } from "../text.js";
-import type { OutboundFile, OutboundTarget, SentMessage } from "../types.js";
+import { chunkText, codePointLength } from "../../core/text.js";
+import type { OutboundFile, OutboundTarget, SentMessage } from "../../core/types.js";
 import { mib } from "./attachments.js";
 
 export const MAX_MESSAGE_LENGTH = 2000;

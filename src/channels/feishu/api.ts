@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { z } from "zod";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../infra/log.js";
 import { feishuHttp } from "./http.js";
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from "./retry.js";
 import { sdkLogger, TokenCache } from "./sdk.js";

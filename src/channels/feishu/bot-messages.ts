@@ -3,8 +3,8 @@
  * talking to the bot even without an @mention. Losing this memory only costs that convenience, so store
  * failures are logged here and never fail a send or an inbound message.
  */
-import type { Logger } from "../../log.js";
-import type { Namespace, Store } from "../../store/types.js";
+import type { Logger } from "../../infra/log.js";
+import type { Namespace, Store } from "../../infra/store/types.js";
 
 export class BotMessages {
   private readonly records: Namespace<true>;

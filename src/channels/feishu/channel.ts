@@ -2,9 +2,9 @@
  * The Feishu / Lark channel: events arrive over the long connection (default) or a webhook and become
  * InboundMessages; replies go out as cards, posts or text, files as image or file messages.
  */
-import type { HttpServer } from "../../http/server.js";
-import type { Logger } from "../../log.js";
-import type { Store } from "../../store/types.js";
+import type { HttpServer } from "../../infra/http/server.js";
+import type { Logger } from "../../infra/log.js";
+import type { Store } from "../../infra/store/types.js";
 import type {
   Attachment,
   Channel,
@@ -15,7 +15,7 @@ import type {
   OutboundTarget,
   SendTextOptions,
   SentMessage,
-} from "../types.js";
+} from "../../core/types.js";
 import { FeishuApi } from "./api.js";
 import { BotMessages } from "./bot-messages.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";

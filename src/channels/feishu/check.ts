@@ -2,8 +2,8 @@
  * `switchboard doctor` for Feishu/Lark: fetches a tenant access token and the bot's info with the app's
  * credentials, through the same client the channel uses, and reports both.
  */
-import type { Config } from "../../config/schema.js";
-import { createLogger } from "../../log.js";
+import type { Config } from "../../infra/config/schema.js";
+import { createLogger } from "../../infra/log.js";
 import { FeishuApi } from "./api.js";
 import { feishuBaseUrl } from "./config.js";
 

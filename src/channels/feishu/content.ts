@@ -3,7 +3,7 @@
  * attachments. Media is not downloaded here: an attachment's ref names the message and key to fetch it by later.
  */
 import { z } from "zod";
-import type { Attachment } from "../types.js";
+import type { Attachment } from "../../core/types.js";
 import { resourceRef } from "./media.js";
 import type { Mentions } from "./mentions.js";
 import { flattenPost } from "./post.js";

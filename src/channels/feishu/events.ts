@@ -5,9 +5,9 @@
  * types, and payloads that fail validation, are logged and acknowledged.
  */
 import { z } from "zod";
-import type { Logger } from "../../log.js";
-import type { Store } from "../../store/types.js";
-import type { InboundHandler, InboundMessage } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { Store } from "../../infra/store/types.js";
+import type { InboundHandler, InboundMessage } from "../../core/types.js";
 import type { BotMessages } from "./bot-messages.js";
 import { messageEventSchema, toInboundMessage } from "./normalize.js";
 

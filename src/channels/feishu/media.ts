@@ -7,8 +7,8 @@ import { open, rm, mkdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { Attachment, OutboundFile } from "../types.js";
-import { safeFileName } from "../file-names.js";
+import type { Attachment, OutboundFile } from "../../core/types.js";
+import { safeFileName } from "../../core/file-names.js";
 import type { FeishuApi, MessageType, UploadFileType } from "./api.js";
 
 export const MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;

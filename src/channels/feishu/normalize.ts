@@ -3,7 +3,7 @@
  * edge; what fails validation is reported to the caller, which logs and acknowledges it.
  */
 import { z } from "zod";
-import type { InboundMessage } from "../types.js";
+import type { InboundMessage } from "../../core/types.js";
 import { parseContent } from "./content.js";
 import { Mentions } from "./mentions.js";
 

@@ -4,9 +4,9 @@
  * in the next simpler one, so a reply is never lost. Inside a thread every message is a reply "in thread".
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../../log.js";
-import { chunkText, codePointLength } from "../text.js";
-import type { OutboundFile, OutboundTarget, SentMessage } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import { chunkText, codePointLength } from "../../core/text.js";
+import type { OutboundFile, OutboundTarget, SentMessage } from "../../core/types.js";
 import type { FeishuApi, OutgoingMessage } from "./api.js";
 import type { BotMessages } from "./bot-messages.js";
 import { formatsFrom, render, type ReplyFormat } from "./format.js";

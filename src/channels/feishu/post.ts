@@ -4,7 +4,7 @@
  * text where they stood. Feishu sometimes wraps the post in a locale key (`{"zh_cn": {...}}`).
  */
 import { z } from "zod";
-import type { Attachment } from "../types.js";
+import type { Attachment } from "../../core/types.js";
 import type { Mentions } from "./mentions.js";
 
 const elementSchema = z.looseObject({ tag: z.string() });

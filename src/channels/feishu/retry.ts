@@ -4,7 +4,7 @@
  * a repeat could double.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../infra/log.js";
 import { FeishuApiError } from "./http.js";
 
 export interface RetryPolicy {

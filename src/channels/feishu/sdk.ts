@@ -1,6 +1,6 @@
 /** Small adapters between the Lark SDK and the gateway: its logger and its token cache. */
 import * as lark from "@larksuiteoapi/node-sdk";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../infra/log.js";
 
 type PinoLevel = "debug" | "info" | "warn";
 

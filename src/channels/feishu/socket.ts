@@ -4,8 +4,8 @@
  * when Feishu does not let the app use a long connection, and hands each event's envelope on.
  */
 import * as lark from "@larksuiteoapi/node-sdk";
-import type { Logger } from "../../log.js";
-import type { ChannelStatus } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { ChannelStatus } from "../../core/types.js";
 import { sdkLogger } from "./sdk.js";
 
 export interface SocketOptions {

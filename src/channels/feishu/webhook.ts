@@ -10,10 +10,10 @@
 import { createHash } from "node:crypto";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { bodyLimit } from "hono/body-limit";
-import { tokenMatches } from "../../http/auth.js";
-import { jsonError } from "../../http/errors.js";
-import type { HttpServer } from "../../http/server.js";
-import type { Logger } from "../../log.js";
+import { tokenMatches } from "../../infra/http/auth.js";
+import { jsonError } from "../../infra/http/errors.js";
+import type { HttpServer } from "../../infra/http/server.js";
+import type { Logger } from "../../infra/log.js";
 
 export interface WebhookKeys {
   verificationToken: string;

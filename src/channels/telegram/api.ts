@@ -1,8 +1,8 @@
 /** The grammY API client for one bot token, pointed at the configured Bot API server, and its error helpers. */
 import { createHmac } from "node:crypto";
 import { Api, GrammyError, HttpError } from "grammy";
-import type { Logger } from "../../log.js";
-import type { ChannelStatus } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { ChannelStatus } from "../../core/types.js";
 import { describeHttpError, retryTransformer, type RetryPolicy } from "./retry.js";
 
 export const DEFAULT_API_ROOT = "https://api.telegram.org";

@@ -4,9 +4,9 @@
  * status() tells how it goes, so an unreachable Telegram does not keep the rest of the gateway from starting.
  */
 import type { Api } from "grammy";
-import type { HttpServer } from "../../http/server.js";
-import type { Logger } from "../../log.js";
-import type { Store } from "../../store/types.js";
+import type { HttpServer } from "../../infra/http/server.js";
+import type { Logger } from "../../infra/log.js";
+import type { Store } from "../../infra/store/types.js";
 import {
   targetOf,
   type Attachment,
@@ -19,7 +19,7 @@ import {
   type OutboundTarget,
   type SendTextOptions,
   type SentMessage,
-} from "../types.js";
+} from "../../core/types.js";
 import { apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
 import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";

@@ -1,6 +1,6 @@
 /** `switchboard doctor` for Telegram: getMe with the configured token, then how updates reach the bot. */
 import type { WebhookInfo } from "grammy/types";
-import type { Config } from "../../config/schema.js";
+import type { Config } from "../../infra/config/schema.js";
 import { createApi, describeTelegramError } from "./api.js";
 
 export const telegramFix = "check TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_API_ROOT";

@@ -9,8 +9,8 @@ import { basename, isAbsolute, join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GrammyError, type Api } from "grammy";
-import { safeFileName } from "../file-names.js";
-import type { Attachment } from "../types.js";
+import { safeFileName } from "../../core/file-names.js";
+import type { Attachment } from "../../core/types.js";
 import { describeTelegramError } from "./api.js";
 
 export interface DownloadSource {

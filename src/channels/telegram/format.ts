@@ -4,7 +4,7 @@
  * is not markup is escaped, so the output always parses; an unmatched delimiter stays a literal character.
  * The visible text is never longer than the Markdown it came from, which the chunker relies on.
  */
-import { chunkText } from "../text.js";
+import { chunkText } from "../../core/text.js";
 
 const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;

@@ -3,7 +3,7 @@
  * or a later getUpdates offset) survives a crash: the channel replays what is left here when it starts. One list per
  * bot under a lock; it stays short, since an entry lives only while its message is being handled.
  */
-import type { Namespace, Store } from "../../store/types.js";
+import type { Namespace, Store } from "../../infra/store/types.js";
 import type { RawUpdate } from "./schema.js";
 
 /** Telegram keeps unconfirmed updates for 24 hours; an entry older than that is not worth replaying either. */

@@ -3,8 +3,8 @@
  * be acknowledged), then handled in the background: normalized and handed to the router, and removed from the
  * inbox once the router is done with it. Nothing here throws at the platform: a bad update is logged and dropped.
  */
-import type { Logger } from "../../log.js";
-import type { HandleOutcome, InboundHandler, InboundMessage } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { HandleOutcome, InboundHandler, InboundMessage } from "../../core/types.js";
 import { tooLargeNotice } from "./files.js";
 import type { UpdateInbox } from "./inbox.js";
 import { normalizeUpdate, type BotIdentity } from "./normalize.js";

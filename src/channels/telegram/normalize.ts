@@ -2,7 +2,7 @@
  * A Telegram update -> the normalized InboundMessage, or the reason it is not one. Pure: the channel decides what
  * to log and acknowledges every update either way.
  */
-import type { Attachment, InboundMessage } from "../types.js";
+import type { Attachment, InboundMessage } from "../../core/types.js";
 import { messageSchema, type RawUpdate, type TelegramChat, type TelegramEntity, type TelegramMessage, type TelegramUser } from "./schema.js";
 
 export interface BotIdentity {

@@ -7,8 +7,8 @@ import { stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { InputFile, type Api } from "grammy";
 import type { Message } from "grammy/types";
-import type { Logger } from "../../log.js";
-import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { describeTelegramError, isParseEntitiesError } from "./api.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
 

@@ -5,8 +5,8 @@
  * outlived its timeout (a connection silently gone) so the loop starts a fresh one.
  */
 import { GrammyError, type Api } from "grammy";
-import type { Logger } from "../../log.js";
-import type { ChannelStatus } from "../types.js";
+import type { Logger } from "../../infra/log.js";
+import type { ChannelStatus } from "../../core/types.js";
 import { apiSignal, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
 import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 

@@ -5,7 +5,7 @@
  * connect proves that nothing arrived. Idempotent methods (reads, settings, chat actions) retry on any network error.
  */
 import { HttpError, type Transformer } from "grammy";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../infra/log.js";
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */

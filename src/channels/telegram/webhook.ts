@@ -4,10 +4,10 @@
  * 2xx and holds the bot's later updates meanwhile. A store failure answers 500, so Telegram tries again.
  */
 import { bodyLimit } from "hono/body-limit";
-import { tokenMatches } from "../../http/auth.js";
-import { jsonError } from "../../http/errors.js";
-import type { HttpServer } from "../../http/server.js";
-import type { Logger } from "../../log.js";
+import { tokenMatches } from "../../infra/http/auth.js";
+import { jsonError } from "../../infra/http/errors.js";
+import type { HttpServer } from "../../infra/http/server.js";
+import type { Logger } from "../../infra/log.js";
 import type { Received } from "./intake.js";
 
 export const SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token";

@@ -4,9 +4,9 @@
  * API request it answers.
  */
 import { randomUUID } from "node:crypto";
-import type { HttpServer } from "../../http/server.js";
-import type { Logger } from "../../log.js";
-import type { Store } from "../../store/types.js";
+import type { HttpServer } from "../../infra/http/server.js";
+import type { Logger } from "../../infra/log.js";
+import type { Store } from "../../infra/store/types.js";
 import type {
   Attachment,
   Channel,
@@ -18,7 +18,7 @@ import type {
   OutboundTarget,
   SendTextOptions,
   SentMessage,
-} from "../types.js";
+} from "../../core/types.js";
 import { WebFiles } from "./files.js";
 import { ChatHub } from "./hub.js";
 import { PendingReplies } from "./replies.js";

@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Namespace, Store } from "../../store/types.js";
-import { safeFileName } from "../file-names.js";
-import type { OutboundFile } from "../types.js";
+import type { Namespace, Store } from "../../infra/store/types.js";
+import { safeFileName } from "../../core/file-names.js";
+import type { OutboundFile } from "../../core/types.js";
 import type { WebAttachment } from "./schema.js";
 
 interface FileRecord {

@@ -5,8 +5,8 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { bodyLimit } from "hono/body-limit";
-import { jsonError } from "../../http/errors.js";
-import type { HttpServer } from "../../http/server.js";
+import { jsonError } from "../../infra/http/errors.js";
+import type { HttpServer } from "../../infra/http/server.js";
 import type { WebFiles } from "./files.js";
 import { loadPage } from "./page.js";
 import { apiMessageSchema, describeIssues, parseJson, type ApiMessage, type ApiReply, type ApiAnswer } from "./schema.js";

@@ -3,7 +3,7 @@
  * sends back, plus the normalization of a client message into an InboundMessage.
  */
 import { z } from "zod";
-import type { HandleOutcome, InboundMessage } from "../types.js";
+import type { HandleOutcome, InboundMessage } from "../../core/types.js";
 
 /** Chat, user and message ids chosen by clients. No ":", so `web:<chatId>:<messageId>` stays unambiguous. */
 const clientId = z

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { RawData, WebSocket } from "ws";
-import { newErrorId } from "../../http/errors.js";
-import type { Logger } from "../../log.js";
-import type { HandleOutcome } from "../types.js";
+import { newErrorId } from "../../infra/http/errors.js";
+import type { Logger } from "../../infra/log.js";
+import type { HandleOutcome } from "../../core/types.js";
 import { sendFrame, type ChatHub } from "./hub.js";
 import {
   parseClientFrame,

@@ -4,7 +4,7 @@
  * Stored in the "web" namespace under the chat id; appends are serialized by a store lock so two
  * replicas writing the same chat do not drop each other's lines.
  */
-import type { Namespace, Store } from "../../store/types.js";
+import type { Namespace, Store } from "../../infra/store/types.js";
 import type { ChatEntry } from "./schema.js";
 
 export const TRANSCRIPT_LIMIT = 200;

@@ -1,0 +1,131 @@
+/**
+ * Tool definitions and the context a tool runs in. Each handler file (filesystem.ts, system.ts, ...) exports
+ * its tool definitions next to the code that runs them, and registers both with the HandlerRegistry.
+ */
+import type { z } from "zod";
+import type { Logger } from "pino";
+import type { ChannelName, ChatType, InboundMessage } from "./types.js";
+
+/** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
+export const RISK_CLASSES = ["read", "chat", "workspace", "exec", "admin"] as const;
+export type RiskClass = (typeof RISK_CLASSES)[number];
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  /** snake_case, unique across the registry. */
+  name: string;
+  /** Groups the level-1 catalog, e.g. "File System", "System". */
+  category: string;
+  /** 30-80 characters, shown in the system prompt catalog. */
+  shortDescription: string;
+  /** When to use it, caveats and an example; returned by get_tool_info. */
+  description: string;
+  /** Validated before the handler runs; its JSON Schema is what the model sees. */
+  input: S;
+  risk: RiskClass;
+  /** Sent to the model with its full schema on every request instead of on demand. */
+  alwaysLoaded?: boolean;
+  /** Overrides the registry's default per-tool timeout. */
+  timeoutMs?: number;
+}
+
+/** Everything a tool may know about the turn that called it. */
+export interface ToolContext {
+  sessionKey: string;
+  channel: ChannelName;
+  chatId: string;
+  chatType: ChatType;
+  senderId: string;
+  /** The message that started the turn; absent for scheduled runs. */
+  message?: InboundMessage;
+  /** The session's private directory: the only place file tools may touch. */
+  workspaceDir: string;
+  signal: AbortSignal;
+  log: Logger;
+  traceId: string;
+  /** Tools disclosed with get_tool_info during this session; the agent sends their schemas. */
+  disclosedTools: Set<string>;
+  /**
+   * What the access policy lets the sender use here; the registry refuses calls outside it. Absent only for
+   * callers that are trusted as a whole (the CLI, tests); every chat turn carries it.
+   */
+  permissions?: ToolPermissions;
+}
+
+/** The risk classes granted to the sender of a turn (src/access decides them from role and chat type). */
+export interface ToolPermissions {
+  /** Who the sender is here, as refusals name them: "a guest in a group chat". */
+  holder: string;
+  classes: readonly RiskClass[];
+}
+
+/** Whether `permissions` cover `risk`; no permissions means a trusted caller. */
+export function permits(permissions: ToolPermissions | undefined, risk: RiskClass): boolean {
+  return !permissions || permissions.classes.includes(risk);
+}
+
+/** Why `action` (needing `risk`) is refused under `permissions`; undefined when it is allowed. */
+export function permissionRefusal(action: string, risk: RiskClass, permissions: ToolPermissions | undefined): string | undefined {
+  if (!permissions || permits(permissions, risk)) return undefined;
+  const granted = permissions.classes.length > 0 ? permissions.classes.join(", ") : "nothing";
+  return (
+    `${action} needs the "${risk}" permission, which ${permissions.holder} does not have (granted: ${granted}). ` +
+    "Tell the user this is not allowed for them here; do not try to get around it with other tools."
+  );
+}
+
+/**
+ * For a call that needs more than its tool's own class, e.g. a cross-chat target or another user's task needs
+ * "admin": throws a ToolError "denied" naming the missing permission.
+ */
+export function requirePermission(ctx: ToolContext, risk: RiskClass, action: string): void {
+  const refusal = permissionRefusal(action, risk, ctx.permissions);
+  if (refusal) throw new ToolError(refusal, "denied");
+}
+
+/** Runs one of the handler's tools. `input` has already been validated against that tool's schema. */
+export type ToolHandler = (toolName: string, input: unknown, ctx: ToolContext) => Promise<unknown>;
+
+export type ToolErrorCode = "unknown_tool" | "invalid_input" | "denied" | "timeout" | "aborted" | "failed";
+
+export type ToolOutcome =
+  | { ok: true; tool: string; output: unknown }
+  | { ok: false; tool: string; code: ToolErrorCode; error: string };
+
+/** A tool's failure, thrown by a handler when the model can act on the reason (bad path, missing file...). */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly code: ToolErrorCode = "failed",
+  ) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** One tool's definition with the function that runs it; `run` receives the schema's parsed output. */
+export interface ToolImplementation<S extends z.ZodType = z.ZodType> {
+  definition: ToolDefinition<S>;
+  // Method syntax on purpose: it lets an implementation for a specific schema stand where any is expected.
+  run(input: z.output<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Pairs a definition with its implementation, typing `input` from the definition's schema. */
+export function implementTool<S extends z.ZodType>(
+  definition: ToolDefinition<S>,
+  run: (input: z.output<S>, ctx: ToolContext) => Promise<unknown>,
+): ToolImplementation<S> {
+  return { definition, run };
+}
+
+/**
+ * Builds the ToolHandler of a handler file from its implementations. The registry has already validated
+ * `input` against the tool's schema, so each implementation receives it typed.
+ */
+export function dispatchTools(implementations: readonly ToolImplementation[]): ToolHandler {
+  const byName = new Map(implementations.map((impl) => [impl.definition.name, impl]));
+  return async (toolName, input, ctx) => {
+    const impl = byName.get(toolName);
+    if (!impl) throw new ToolError(`This handler has no tool named "${toolName}"`, "unknown_tool");
+    return impl.run(input, ctx);
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Slash commands: answered by the gateway itself, without the model, so they work even when no LLM is
+ * configured. The router owns the core ones (/help, /new, /status, /stop); other parts of the gateway add theirs
+ * (access control, the scheduler) through RouterDeps.commands.
+ */
+import type { Logger } from "../infra/log.js";
+import type { InboundMessage } from "../core/types.js";
+
+export interface CommandContext {
+  message: InboundMessage;
+  sessionKey: string;
+  log: Logger;
+  traceId: string;
+}
+
+export interface ChatCommand {
+  /** Lower-case, without the slash. */
+  name: string;
+  aliases?: string[];
+  /** One line for /help, e.g. "start a new conversation". */
+  summary: string;
+  /** Usage shown in /help after the name, e.g. "<code>". */
+  usage?: string;
+  /** Answers the command; the text is sent as the reply. */
+  run(args: string, ctx: CommandContext): Promise<string>;
+}
+
+export interface ParsedCommand {
+  command: ChatCommand;
+  args: string;
+}
+
+/** Indexes commands by name and alias; a name taken twice is a programming error. */
+export function commandTable(commands: readonly ChatCommand[]): Map<string, ChatCommand> {
+  const table = new Map<string, ChatCommand>();
+  for (const command of commands) {
+    for (const name of [command.name, ...(command.aliases ?? [])]) {
+      if (table.has(name)) throw new Error(`slash command /${name} is defined twice`);
+      table.set(name, command);
+    }
+  }
+  return table;
+}
+
+/**
+ * Recognizes `/name args` and `/name@botname args`. Unknown commands are not ours: they return null and go to
+ * the model as ordinary text.
+ */
+export function parseCommand(text: string, table: ReadonlyMap<string, ChatCommand>): ParsedCommand | null {
+  const match = /^\/([a-z_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!match) return null;
+  const command = table.get(match[1]!.toLowerCase());
+  return command ? { command, args: (match[2] ?? "").trim() } : null;
+}
+
+export function helpText(botName: string, commands: readonly ChatCommand[]): string {
+  const lines = commands.map((c) => {
+    const names = [c.name, ...(c.aliases ?? [])].map((n) => `/${n}`).join(", ");
+    return `${names}${c.usage ? ` ${c.usage}` : ""} - ${c.summary}`;
+  });
+  return `${botName} commands:\n${lines.join("\n")}\n\nAnything else is a message to the assistant.`;
+}

@@ -1,0 +1,173 @@
+/**
+ * Loading the configuration: config/default.yaml, then the user's file, then environment variables,
+ * validated by the schema. Every problem becomes one line naming the setting, the bad value and what is allowed.
+ */
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { configSchema, ENV_OVERRIDES, SECRET_PATHS, type Config } from "./schema.js";
+import { REDACTED } from "./secrets.js";
+
+export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL("../../../config/default.yaml", import.meta.url));
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadConfigOptions {
+  /** The user's file (--config); falls back to SWITCHBOARD_CONFIG. */
+  configPath?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+type Tree = Record<string, unknown>;
+
+export function loadConfig(opts: LoadConfigOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const userFile = opts.configPath ?? nonEmpty(env.SWITCHBOARD_CONFIG);
+
+  const merged = readYamlFile(DEFAULT_CONFIG_FILE);
+  if (userFile) deepMerge(merged, readYamlFile(resolve(cwd, userFile)));
+  const fromEnv = applyEnv(merged, env);
+
+  const result = configSchema.safeParse(merged, { reportInput: true });
+  if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, fromEnv)));
+  const config = result.data;
+  config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir);
+  const problems = crossChecks(config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function readYamlFile(path: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError([`cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError([`${path} is not valid YAML: ${(err as Error).message.split("\n")[0]}`]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isTree(parsed)) throw new ConfigError([`${path} must hold a mapping of settings at the top level`]);
+  return parsed;
+}
+
+function isTree(value: unknown): value is Tree {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function deepMerge(target: Tree, source: Tree): void {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (isTree(value) && isTree(current)) deepMerge(current, value);
+    else target[key] = value;
+  }
+}
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    if (!isTree(node[part])) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts.at(-1)!] = value;
+}
+
+/** Applies the environment overrides; returns which variable set which setting, for error messages. */
+function applyEnv(tree: Tree, env: NodeJS.ProcessEnv): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const [name, { path, type }] of Object.entries(ENV_OVERRIDES)) {
+    const raw = nonEmpty(env[name]);
+    if (raw === undefined) continue;
+    const value = type === "number" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    setPath(tree, path, value);
+    sources.set(path, name);
+  }
+  return sources;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>): string {
+  const parentPath = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys
+      .map((key) => `${parentPath ? `${parentPath}.` : ""}${key}: unknown setting (check the spelling against config/default.yaml)`)
+      .join("\n");
+  }
+  const source = fromEnv.get(parentPath);
+  const where = source ? `${parentPath} (from ${source})` : parentPath || "(top level)";
+  const isSecret = (SECRET_PATHS as readonly string[]).includes(parentPath);
+  const shown = isSecret ? REDACTED : JSON.stringify(issue.input);
+  return `${where} = ${shown ?? "undefined"}: ${allowedText(issue)}`;
+}
+
+function allowedText(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_value":
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_type":
+      return `expected ${issue.expected}`;
+    case "too_small":
+      return `must be at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `must be at most ${String(issue.maximum)}`;
+    default:
+      return issue.message;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith("127.");
+}
+
+/** Rules that involve more than one setting. */
+function crossChecks(config: Config): string[] {
+  const problems: string[] = [];
+  if (!isLoopbackHost(config.http.host) && !config.http.token) {
+    problems.push(
+      `http.host = ${JSON.stringify(config.http.host)}: binding beyond loopback requires http.token (set SWITCHBOARD_TOKEN) so WebChat and the API are not open to the network`,
+    );
+  }
+  const { telegram, feishu, discord } = config.channels;
+  const required: Array<[string, boolean | null, Array<[string, string | null, string]>]> = [
+    ["telegram", telegram.enabled, [["token", telegram.token, "TELEGRAM_BOT_TOKEN"]]],
+    ["feishu", feishu.enabled, [["appId", feishu.appId, "FEISHU_APP_ID"], ["appSecret", feishu.appSecret, "FEISHU_APP_SECRET"]]],
+    ["discord", discord.enabled, [["token", discord.token, "DISCORD_BOT_TOKEN"]]],
+  ];
+  for (const [channel, enabled, fields] of required) {
+    if (enabled !== true) continue;
+    for (const [field, value, envName] of fields) {
+      if (!value) problems.push(`channels.${channel}.enabled = true: channels.${channel}.${field} is not set (set ${envName})`);
+    }
+  }
+  return problems;
+}
+
+/** A channel is on when enabled explicitly, or (enabled: null) when its credentials are present. */
+export function enabledChannels(config: Config): Array<keyof Config["channels"]> {
+  const { web, telegram, feishu, discord } = config.channels;
+  const on: Array<keyof Config["channels"]> = [];
+  if (web.enabled) on.push("web");
+  if (telegram.enabled ?? telegram.token !== null) on.push("telegram");
+  if (feishu.enabled ?? (feishu.appId !== null && feishu.appSecret !== null)) on.push("feishu");
+  if (discord.enabled ?? discord.token !== null) on.push("discord");
+  return on;
+}

@@ -1,0 +1,90 @@
+/**
+ * Path confinement for tools that touch files: every user-supplied path must stay inside the session's
+ * workspace, after `..` and after every symlink on the way, whether the file exists yet or not.
+ */
+import { lstat, mkdir, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ToolError } from "../core/tools.js";
+
+/**
+ * Resolves `userPath` (relative to the workspace, or absolute inside it) to a real absolute path inside the
+ * workspace, creating the workspace (mode 0700) when it does not exist yet. Throws ToolError "denied" for any
+ * path that leaves it: `..` traversal, an absolute path elsewhere, or a symlink pointing out.
+ */
+export async function resolveInWorkspace(workspaceDir: string, userPath: string): Promise<string> {
+  if (userPath.includes("\0")) throw new ToolError(`Path ${JSON.stringify(userPath)} contains a NUL byte`, "denied");
+  await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+  const root = await realpath(workspaceDir);
+  const inside = relativeInside(userPath, [resolve(workspaceDir), root]);
+  if (inside === undefined) throw outsideError(userPath);
+
+  const { existing, missing } = await splitAtNearestExisting(root, inside);
+  const real = await realExisting(existing, userPath);
+  if (!isWithin(root, real)) throw outsideError(userPath);
+  return join(real, ...missing);
+}
+
+/** The path relative to whichever of `roots` contains it lexically, or undefined when none does. */
+function relativeInside(userPath: string, roots: string[]): string | undefined {
+  for (const root of roots) {
+    const target = isAbsolute(userPath) ? resolve(userPath) : resolve(root, userPath);
+    if (isWithin(root, target)) return relative(root, target);
+  }
+  return undefined;
+}
+
+function isWithin(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * Walks `relativePath` below `root` and splits it into the longest prefix that exists (a file, directory or
+ * symlink, even a dangling one) and the components after it, which do not exist and so cannot be symlinks.
+ */
+async function splitAtNearestExisting(
+  root: string,
+  relativePath: string,
+): Promise<{ existing: string; missing: string[] }> {
+  const parts = relativePath.split(sep).filter((part) => part !== "");
+  let existing = root;
+  for (let i = 0; i < parts.length; i++) {
+    const next = join(existing, parts[i] as string);
+    if (!(await exists(next))) return { existing, missing: parts.slice(i) };
+    existing = next;
+  }
+  return { existing, missing: [] };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (err) {
+    if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return false;
+    throw err;
+  }
+}
+
+/** realpath of an entry known to exist; a dangling symlink is refused since writing through it would escape. */
+async function realExisting(path: string, userPath: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (err) {
+    if (isErrno(err, "ENOENT") || isErrno(err, "ELOOP")) {
+      throw new ToolError(`Path "${userPath}" goes through a symbolic link whose target does not exist`, "denied");
+    }
+    throw err;
+  }
+}
+
+function outsideError(userPath: string): ToolError {
+  return new ToolError(
+    `Path "${userPath}" is outside the workspace. Use a path relative to the workspace, e.g. "notes/todo.txt".`,
+    "denied",
+  );
+}
+
+export function isErrno(err: unknown, code: string): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
+}

@@ -1,0 +1,62 @@
+/**
+ * Turning an audio artifact into what the target platform plays as a voice message: Telegram and Feishu want
+ * Ogg/Opus (Feishu with its duration), Discord gets an audio file, WebChat's browser plays the file as it is.
+ * Without ffmpeg, or when it fails, the audio still goes out, as a plain audio file with a warning.
+ */
+import { extname } from "node:path";
+import type { ChannelName, OutboundFile } from "../core/types.js";
+import type { Logger } from "../infra/log.js";
+import type { StagedArtifact } from "./artifact.js";
+import type { Ffmpeg } from "./ffmpeg.js";
+import { oggOpusInfo } from "./ogg-opus.js";
+
+export interface OutgoingVoice {
+  file: OutboundFile;
+  /** Set when it goes as something other than a voice message. */
+  sentAs?: "audio";
+  warnings: string[];
+}
+
+const NEEDS_OGG_OPUS: Record<ChannelName, boolean> = { telegram: true, feishu: true, discord: false, web: false };
+
+export interface VoiceOptions {
+  channel: ChannelName;
+  ffmpeg: Ffmpeg;
+  /** Where a converted copy is written. */
+  convertedPath: string;
+  caption: string | undefined;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export async function prepareVoice(artifact: StagedArtifact, opts: VoiceOptions): Promise<OutgoingVoice> {
+  const { stagedPath, name, mime } = artifact;
+  const caption = opts.caption !== undefined ? { caption: opts.caption } : {};
+  const asAudio = (warning?: string): OutgoingVoice => ({
+    file: { path: stagedPath, kind: "audio", name, mime, ...caption },
+    sentAs: "audio",
+    warnings: warning ? [warning] : [],
+  });
+  if (opts.channel === "discord") return asAudio();
+  if (!NEEDS_OGG_OPUS[opts.channel]) return { file: { path: stagedPath, kind: "voice", name, mime, ...caption }, warnings: [] };
+
+  const oggName = `${name.slice(0, name.length - extname(name).length) || "voice"}.ogg`;
+  const asVoice = (path: string, durationSec: number): OutgoingVoice => ({
+    file: { path, kind: "voice", name: oggName, mime: "audio/ogg", durationSec: Math.round(durationSec), ...caption },
+    warnings: [],
+  });
+  const already = await oggOpusInfo(stagedPath);
+  if (already) return asVoice(stagedPath, already.durationSec);
+  if (!(await opts.ffmpeg.available())) {
+    return asAudio(`ffmpeg is not installed, so ${name} went as an audio file rather than a voice message`);
+  }
+  try {
+    await opts.ffmpeg.toOggOpus(stagedPath, opts.convertedPath, opts.signal);
+    const converted = await oggOpusInfo(opts.convertedPath);
+    if (!converted) throw new Error("ffmpeg's output is not Ogg/Opus");
+    return asVoice(opts.convertedPath, converted.durationSec);
+  } catch (err) {
+    opts.log.warn({ err, artifact: name, channel: opts.channel }, "voice conversion failed; sending an audio file");
+    return asAudio(`${(err as Error).message}; ${name} went as an audio file rather than a voice message`);
+  }
+}
