@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configSchema } from "../src/infra/config/schema.js";
+import { configSchema } from "../src/config.js";
 import { Gateway } from "../src/app.js";
 import { createLogger } from "../src/infra/log.js";
 import { startFakeOpenAI } from "../test/fakes/openai-server.js";

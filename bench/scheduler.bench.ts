@@ -32,7 +32,7 @@ function timingChannel(sentAt: Map<string, number>): Channel {
   let counter = 0;
   return {
     name: "web",
-    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, threads: false, typing: false },
+    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, threads: false, typing: false, voice: "any" },
     start: async () => undefined,
     stop: async () => undefined,
     status: () => ({ connected: true }),

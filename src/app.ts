@@ -1,98 +1,95 @@
 /**
- * The one place that wires Switchboard together: builds every part from the configuration and owns the order in
- * which they start and stop.
+ * The composition root: builds every part from the configuration, lowest layer first, and owns the order in
+ * which they start and stop. Nothing is bound late: the channels exist before anything that sends through them.
  */
 import { join } from "node:path";
 import { AccessControl } from "./access/access-control.js";
 import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
-import { Router } from "./gateway/router.js";
-import type { Channel, ChannelName } from "./core/types.js";
 import { channelModules } from "./channels/modules.js";
-import { enabledChannels } from "./infra/config/load.js";
-import type { Config } from "./infra/config/schema.js";
-import { collectSecrets, redactText } from "./infra/config/secrets.js";
+import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import type { Channel, ChannelName } from "./core/types.js";
+import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
-import { createScheduledHandler } from "./handlers/scheduled.js";
+import { createImChannelHandler } from "./handlers/im-channel.js";
 import { HandlerRegistry } from "./handlers/registry.js";
+import { createScheduledHandler } from "./handlers/scheduled.js";
+import { setUpSkills } from "./handlers/skills.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
-import { registerReceiptRoutes } from "./media/receipts-routes.js";
-import { HttpServer, type ReadinessReport } from "./infra/http/server.js";
-import { createImChannel, type ImChannel } from "./media/index.js";
+import { redactText } from "./infra/config/secrets.js";
+import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
 import { createLogger, type Logger } from "./infra/log.js";
-import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
-import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
+import { createMedia, type Media } from "./media/index.js";
+import { registerReceiptRoutes } from "./media/receipts-routes.js";
+import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
+import { ZonePreferences } from "./scheduler/zone-preferences.js";
+import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.js";
 
 export interface GatewayOptions {
   /** Defaults to a logger built from config.log. */
   log?: Logger;
 }
 
+/** The parts the gateway starts and stops, built by Gateway.create. */
+interface Parts {
+  config: Config;
+  log: Logger;
+  store: Store;
+  http: HttpServer;
+  channels: ReadonlyMap<ChannelName, Channel>;
+  media: Media;
+  skills: Skills;
+  scheduler: Scheduler | null;
+  router: Router;
+}
+
 export class Gateway {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: Store;
   readonly http: HttpServer;
   readonly router: Router;
   /** null when config.scheduler.enabled is off. */
   readonly scheduler: Scheduler | null;
-  private readonly channels = new Map<ChannelName, Channel>();
+  private readonly channels: ReadonlyMap<ChannelName, Channel>;
+  private readonly media: Media;
+  private readonly skills: Skills;
   private stopping: Promise<void> | null = null;
-  private readonly secrets: string[];
 
-  private constructor(
-    readonly config: Config,
-    readonly log: Logger,
-    readonly store: Store,
-    readonly registry: HandlerRegistry,
-    readonly skills: Skills,
-    readonly agent: Agent | null,
-    private readonly llmProblem: string | null,
-    private readonly im: ImChannel,
-  ) {
-    this.secrets = collectSecrets(config);
-    this.http = new HttpServer({
-      host: config.http.host,
-      port: config.http.port,
-      token: config.http.token,
-      log,
-      readiness: () => this.readiness(),
-    });
-    registerReceiptRoutes(this.http, im.ledger);
-    const access = new AccessControl({ config: config.access, store });
-    this.scheduler = this.createScheduler();
-    const taskCommands = this.scheduler
-      ? schedulerCommands(this.scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
-      : [];
-    this.router = new Router({
-      config,
-      store,
-      log,
-      agent,
-      llmProblem,
-      access,
-      commands: [...pairingCommands(access), ...taskCommands],
-      channelOf: (name) => this.channels.get(name),
-    });
-    this.createChannels();
+  private constructor(parts: Parts) {
+    ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router } = parts);
+    ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
-    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: collectSecrets(config) });
+    const secrets = collectSecrets(config);
+    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
     routeSdkWarnings(log);
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
+    http.addReadinessCheck("store", () => storeStatus(store, secrets));
+    const channels = createChannels(config, { store, log, http });
+    for (const [name, channel] of channels) {
+      http.addReadinessCheck(`channel:${name}`, () => {
+        const { connected, detail } = channel.status();
+        return { ok: connected, ...(detail ? { detail } : {}) };
+      });
+    }
+    const channelOf = (name: ChannelName): Channel | undefined => channels.get(name);
 
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
     registry.register("system", createSystemHandler(catalog), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
-    // Chat tools and the media step reach the channels through the gateway, which is built last.
-    const built: { gateway?: Gateway } = {};
-    const im = createImChannel({ config, store, log, channelOf: (name) => built.gateway?.channels.get(name) });
-    registry.register("im_channel", im.handler, im.tools);
-
-    const skills = await createSkills({
+    const media = createMedia({ config, secrets, store, log, channelOf });
+    const imChannel = createImChannelHandler({ media, channelOf, store, log });
+    registry.register("im_channel", imChannel.handler, imChannel.tools);
+    registerReceiptRoutes(http, media.ledger);
+    const skills = await setUpSkills({
       config: config.skills,
       bundledDir: BUNDLED_SKILLS_DIR,
       userDir: userSkillsDir(config.dataDir),
@@ -103,10 +100,15 @@ export class Gateway {
 
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
+    // Without an LLM the gateway is still useful (commands, setup message), so the LLM does not gate readiness.
+    const llmStatus = llmProblem ? { ok: false, detail: llmProblem } : { ok: true, detail: `${config.llm.provider} ${config.llm.model}` };
+    http.addReadinessCheck("llm", () => llmStatus, { gates: false });
+    const zones = new ZonePreferences(store, config.agent.timezone);
     const agent = llmProblem
       ? null
       : new Agent({
           config,
+          secrets,
           model: createModel(config.llm),
           registry,
           catalog,
@@ -114,41 +116,42 @@ export class Gateway {
           log,
           skillsCatalog: () => skills.catalog(),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
-          prepareMedia: (input, turnLog) => im.media.prepare(input, turnLog),
-          timezoneOf: async (message) => {
-            const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
-            return (await built.gateway?.scheduler?.zones.resolve(scope))?.zone;
-          },
+          prepareMedia: (input, turnLog) => media.inbound.prepare(input, turnLog),
+          timezoneOf: async (message) =>
+            (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
-    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im);
-    return built.gateway;
-  }
 
-  /** Reminders and scheduled tasks: their tools, their admin routes, and runs delivered through the channels. */
-  private createScheduler(): Scheduler | null {
-    const { config } = this;
-    if (!config.scheduler.enabled) return null;
-    const scheduler = new Scheduler({
-      config: config.scheduler,
-      defaultTimezone: config.agent.timezone,
-      store: this.store,
-      log: this.log,
-      agent: this.agent,
-      workspacesRoot: join(config.dataDir, "workspaces"),
-      channelOf: (name) => this.channels.get(name),
-    });
-    const scheduled = createScheduledHandler(scheduler);
-    this.registry.register("scheduled", scheduled.handler, scheduled.tools);
-    registerTaskRoutes(this.http, scheduler);
-    return scheduler;
-  }
-
-  private createChannels(): void {
-    for (const name of enabledChannels(this.config)) {
-      const module = channelModules[name];
-      const deps = { config: this.config, store: this.store, log: this.log.child({ channel: name }), http: this.http };
-      this.channels.set(name, module.create(deps));
+    const access = new AccessControl({ config: config.access, store, channels: channelModules.map((module) => module.name) });
+    const scheduler = config.scheduler.enabled
+      ? new Scheduler({
+          config: config.scheduler,
+          defaultTimezone: config.agent.timezone,
+          store,
+          log,
+          agent,
+          workspacesRoot: join(config.dataDir, "workspaces"),
+          channelOf,
+        })
+      : null;
+    if (scheduler) {
+      const scheduled = createScheduledHandler(scheduler);
+      registry.register("scheduled", scheduled.handler, scheduled.tools);
+      registerTaskRoutes(http, scheduler);
     }
+    const taskCommands = scheduler
+      ? schedulerCommands(scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
+      : [];
+    const router = new Router({
+      config,
+      store,
+      log,
+      agent,
+      llmProblem,
+      access,
+      commands: [...pairingCommands(access), ...taskCommands],
+      channelOf,
+    });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
@@ -157,7 +160,7 @@ export class Gateway {
     // After the channels: reminders that came due while the gateway was down are delivered right away.
     await this.scheduler?.start();
     const address = await this.http.start();
-    this.im.start();
+    this.media.start();
     this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
     return address;
   }
@@ -172,7 +175,7 @@ export class Gateway {
     this.log.info("shutting down");
     await this.scheduler?.stop(this.config.sessions.shutdownGraceMs);
     await this.router.drain(this.config.sessions.shutdownGraceMs);
-    this.im.stop();
+    this.media.stop();
     for (const channel of this.channels.values()) {
       await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
     }
@@ -181,24 +184,24 @@ export class Gateway {
     await this.store.close();
     this.log.info("stopped");
   }
+}
 
-  private async readiness(): Promise<ReadinessReport> {
-    const { llmProblem } = this;
-    const components: ReadinessReport["components"] = {};
-    try {
-      await this.store.ping();
-      components.store = { ok: true, detail: this.store.backend };
-    } catch (err) {
-      // The message may quote the store URL: keep its password out of this unauthenticated endpoint.
-      components.store = { ok: false, detail: redactText(`${this.store.backend}: ${(err as Error).message}`, this.secrets) };
-    }
-    components.llm = llmProblem ? { ok: false, detail: llmProblem } : { ok: true, detail: `${this.config.llm.provider} ${this.config.llm.model}` };
-    for (const [name, channel] of this.channels) {
-      const status = channel.status();
-      components[`channel:${name}`] = { ok: status.connected, ...(status.detail ? { detail: status.detail } : {}) };
-    }
-    // Without an LLM the gateway is still useful (commands, setup message), so only store and channels gate readiness.
-    const ready = Object.entries(components).every(([name, c]) => c.ok || name === "llm");
-    return { ready, components };
+/** The store's answer to /readyz; its error may quote the store URL, so the password is kept out. */
+async function storeStatus(store: Store, secrets: readonly string[]): Promise<ComponentStatus> {
+  try {
+    await store.ping();
+    return { ok: true, detail: store.backend };
+  } catch (err) {
+    return { ok: false, detail: redactText(`${store.backend}: ${(err as Error).message}`, secrets) };
   }
+}
+
+/** One Channel per enabled module, built from its own settings section. */
+function createChannels(config: Config, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
+  const channels = new Map<ChannelName, Channel>();
+  for (const module of enabledChannels(config)) {
+    const settings = channelSettings(config, module);
+    channels.set(module.name, module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
+  }
+  return channels;
 }

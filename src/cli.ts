@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
+import { channelModules } from "./channels/modules.js";
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { registerPairingCommands } from "./access/cli.js";
-import { ConfigError, loadConfig } from "./infra/config/load.js";
-import type { Config } from "./infra/config/schema.js";
-import { collectSecrets, redactSecrets } from "./infra/config/secrets.js";
+import { ConfigError, loadConfig } from "./config.js";
+import type { Config } from "./config.js";
+import { collectSecrets } from "./config.js";
+import { redactSecrets } from "./infra/config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./app.js";
 import { registerReceiptsCommands } from "./media/receipts-cli.js";
@@ -83,7 +85,7 @@ registerSkillsCommands(program, {
     return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
   },
 });
-registerPairingCommands(program, { openStore: () => openStore() });
+registerPairingCommands(program, { openStore: () => openStore(), channels: channelModules.map((module) => module.name) });
 registerReceiptsCommands(program, { openStore: () => openStore() });
 registerTaskCommands(program, {
   setup: async () => {

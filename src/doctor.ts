@@ -5,11 +5,9 @@
 import { generateText } from "ai";
 import { riskySettings } from "./access/risks.js";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
-import { channelModules } from "./channels/modules.js";
-import type { ChannelName } from "./core/types.js";
-import { enabledChannels } from "./infra/config/load.js";
-import type { Config } from "./infra/config/schema.js";
-import { collectSecrets, redactText } from "./infra/config/secrets.js";
+import type { ChannelModule } from "./channels/module.js";
+import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
 
@@ -79,7 +77,6 @@ async function checkLlm(config: Config): Promise<CheckResult> {
   });
 }
 
-function checkChannel(config: Config, channel: ChannelName): Promise<CheckResult> {
-  const module = channelModules[channel];
-  return attempt(`channel:${channel}`, module.fix, () => module.check(config));
+function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {
+  return attempt(`channel:${module.name}`, module.fix, () => module.check(channelSettings(config, module), config));
 }

@@ -3,7 +3,7 @@
  * a turn (and with which tool permissions), gets a notice instead (pairing code, slow down), is kept as group
  * context, or is dropped. Every refusal is audited here with the sender and the reason, never the text.
  */
-import type { EarlierChatMessage } from "../agent/user-message.js";
+import type { EarlierChatMessage } from "../core/turn.js";
 import type { ChannelName, InboundMessage } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
@@ -28,6 +28,8 @@ export type TurnClaim = { kind: "claimed"; release: () => void } | { kind: "busy
 export interface AccessControlDeps {
   config: AccessConfig;
   store: Store;
+  /** The names of the channels in use: pairing requests are kept per channel. */
+  channels: readonly ChannelName[];
   /** For tests that move time forward. */
   now?: () => number;
 }
@@ -47,7 +49,7 @@ export class AccessControl {
   constructor(deps: AccessControlDeps) {
     this.config = deps.config;
     this.now = deps.now ?? Date.now;
-    this.pairing = new PairingBook(deps.store, this.now);
+    this.pairing = new PairingBook(deps.store, deps.channels, this.now);
     this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId));
     this.limits = new MessageLimits(deps.config.limits, deps.store, this.now);
     this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser);

@@ -1,15 +1,15 @@
 /** `switchboard pairing list [CHANNEL] | approve CHANNEL CODE | revoke CHANNEL USER_ID`, on the gateway's store. */
 import { InvalidArgumentError, type Command } from "commander";
-import { CHANNEL_NAMES, type ChannelName } from "../core/types.js";
+import type { ChannelName } from "../core/types.js";
 import type { Store } from "../infra/store/types.js";
 import { channelNamed, PairingBook } from "./pairing.js";
 import { describeApproval, describeMembers, describePending } from "./pairing-text.js";
 
-const CHANNEL_CHOICES = `one of ${CHANNEL_NAMES.join(", ")}`;
-
 export interface PairingCliDeps {
   /** Opens the store the gateway uses; called when a command runs, after global options are parsed. */
   openStore(): Promise<Store>;
+  /** The channels a pairing can be on. */
+  channels: readonly ChannelName[];
   /** Where the commands print; standard output by default. */
   out?: (line: string) => void;
   now?: () => number;
@@ -18,10 +18,16 @@ export interface PairingCliDeps {
 export function registerPairingCommands(program: Command, deps: PairingCliDeps): void {
   const out = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const now = deps.now ?? Date.now;
+  const choices = `one of ${deps.channels.join(", ")}`;
+  const parseChannel = (value: string): ChannelName => {
+    const channel = channelNamed(value, deps.channels);
+    if (!channel) throw new InvalidArgumentError(`expected ${choices}`);
+    return channel;
+  };
   const withBook = async (fn: (book: PairingBook) => Promise<void>): Promise<void> => {
     const store = await deps.openStore();
     try {
-      await fn(new PairingBook(store, now));
+      await fn(new PairingBook(store, deps.channels, now));
     } finally {
       await store.close();
     }
@@ -30,7 +36,7 @@ export function registerPairingCommands(program: Command, deps: PairingCliDeps):
 
   pairing
     .command("list")
-    .argument("[channel]", CHANNEL_CHOICES, parseChannel)
+    .argument("[channel]", choices, parseChannel)
     .description("list waiting pairing requests and paired users")
     .action((channel: ChannelName | undefined) =>
       withBook(async (book) => {
@@ -43,7 +49,7 @@ export function registerPairingCommands(program: Command, deps: PairingCliDeps):
 
   pairing
     .command("approve")
-    .argument("<channel>", CHANNEL_CHOICES, parseChannel)
+    .argument("<channel>", choices, parseChannel)
     .argument("<code>", "the code the user was given")
     .description("approve a pairing code: its user becomes a member")
     .action((channel: ChannelName, code: string) =>
@@ -56,7 +62,7 @@ export function registerPairingCommands(program: Command, deps: PairingCliDeps):
 
   pairing
     .command("revoke")
-    .argument("<channel>", CHANNEL_CHOICES, parseChannel)
+    .argument("<channel>", choices, parseChannel)
     .argument("<userId>", "the user's id on that channel")
     .description("remove a user's pairing (and any code they are waiting with)")
     .action((channel: ChannelName, userId: string) =>
@@ -66,10 +72,4 @@ export function registerPairingCommands(program: Command, deps: PairingCliDeps):
         if (!removed) process.exitCode = 1;
       }),
     );
-}
-
-function parseChannel(value: string): ChannelName {
-  const channel = channelNamed(value);
-  if (!channel) throw new InvalidArgumentError(`expected ${CHANNEL_CHOICES}`);
-  return channel;
 }

@@ -1,5 +1,5 @@
 /** `/pair`: owners approve pairing codes from their own chat, or list the pending ones. */
-import type { ChatCommand } from "../gateway/commands.js";
+import type { ChatCommand } from "../core/commands.js";
 import type { ChannelName } from "../core/types.js";
 import type { AccessControl } from "./access-control.js";
 import { channelNamed } from "./pairing.js";
@@ -24,7 +24,7 @@ export function pairingCommands(access: AccessControl, now: () => number = Date.
           const pending = describePending(await access.pairing.pending(), now());
           return pending.length > 0 ? `Waiting for approval:\n${pending.join("\n")}` : `No pairing requests are waiting.\n${USAGE}`;
         }
-        const target = parseTarget(words, channel);
+        const target = parseTarget(words, channel, access.pairing.channelNames);
         if (!target) return USAGE;
         const approval = await access.pairing.approve(target.channel, target.code, `${channel}:${sender.id}`);
         ctx.log.info({ pairedChannel: target.channel, ok: approval.ok, ...(approval.ok ? {} : { reason: approval.reason }) }, "pairing approval");
@@ -34,10 +34,10 @@ export function pairingCommands(access: AccessControl, now: () => number = Date.
   ];
 }
 
-function parseTarget(words: string[], here: ChannelName): { channel: ChannelName; code: string } | undefined {
+function parseTarget(words: string[], here: ChannelName, channels: readonly ChannelName[]): { channel: ChannelName; code: string } | undefined {
   const [first, second, ...rest] = words;
   if (first === undefined || rest.length > 0) return undefined;
   if (second === undefined) return { channel: here, code: first };
-  const channel = channelNamed(first);
+  const channel = channelNamed(first, channels);
   return channel ? { channel, code: second } : undefined;
 }

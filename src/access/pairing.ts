@@ -4,7 +4,7 @@
  * channel holds at most three pending, and wrong codes pause approvals on that channel for a while.
  */
 import { z } from "zod";
-import { CHANNEL_NAMES, type ChannelName } from "../core/types.js";
+import type { ChannelName } from "../core/types.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 import { generateCode, normalizeCode } from "./pairing-code.js";
 import { WindowCounter } from "./window-counter.js";
@@ -59,6 +59,8 @@ export class PairingBook {
 
   constructor(
     private readonly store: Store,
+    /** Every channel that may hold requests, for listings across channels. */
+    readonly channelNames: readonly ChannelName[],
     private readonly now: () => number = Date.now,
   ) {
     this.records = store.namespace<unknown>("access");
@@ -137,7 +139,7 @@ export class PairingBook {
   /** Unexpired pending requests of one channel or of all, oldest first. */
   async pending(channel?: ChannelName): Promise<PendingPairing[]> {
     const lists = await Promise.all(
-      channelsOf(channel).map(async (c) => (await this.pendingList(c)).map((p) => ({ ...p, channel: c }))),
+      this.channelsOf(channel).map(async (c) => (await this.pendingList(c)).map((p) => ({ ...p, channel: c }))),
     );
     return lists.flat().sort((a, b) => a.requestedAt - b.requestedAt);
   }
@@ -145,9 +147,13 @@ export class PairingBook {
   /** Paired members of one channel or of all, in order of approval. */
   async members(channel?: ChannelName): Promise<PairedMember[]> {
     const tables = await Promise.all(
-      channelsOf(channel).map(async (c) => Object.values(await this.memberTable(c)).map((m) => ({ ...m, channel: c }))),
+      this.channelsOf(channel).map(async (c) => Object.values(await this.memberTable(c)).map((m) => ({ ...m, channel: c }))),
     );
     return tables.flat().sort((a, b) => a.approvedAt - b.approvedAt);
+  }
+
+  private channelsOf(channel: ChannelName | undefined): readonly ChannelName[] {
+    return channel ? [channel] : this.channelNames;
   }
 
   private underLock<T>(channel: ChannelName, fn: () => Promise<T>): Promise<T> {
@@ -187,11 +193,7 @@ function membersKey(channel: ChannelName): string {
   return `pairing:members:${channel}`;
 }
 
-/** The channel called `name` (any case), or undefined. */
-export function channelNamed(name: string): ChannelName | undefined {
-  return CHANNEL_NAMES.find((channel) => channel === name.toLowerCase());
-}
-
-function channelsOf(channel: ChannelName | undefined): readonly ChannelName[] {
-  return channel ? [channel] : CHANNEL_NAMES;
+/** The channel called `name` (any case) among `channels`, or undefined. */
+export function channelNamed(name: string, channels: readonly ChannelName[]): ChannelName | undefined {
+  return channels.find((channel) => channel === name.toLowerCase());
 }

@@ -3,7 +3,7 @@
  * message that does address the bot comes with the conversation it belongs to.
  */
 import { z } from "zod";
-import type { EarlierChatMessage } from "../agent/user-message.js";
+import type { EarlierChatMessage } from "../core/turn.js";
 import type { InboundMessage } from "../core/types.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 import type { AccessConfig } from "./config.js";

@@ -1,6 +1,7 @@
 /** Settings that open the bot wider than most people mean to; `switchboard doctor` shows them as warnings. */
 import { isLoopbackHost } from "../infra/config/load.js";
-import type { Config } from "../infra/config/schema.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
+import type { AccessConfig } from "./config.js";
 import type { RiskClass } from "../core/tools.js";
 
 export interface RiskySetting {
@@ -11,7 +12,7 @@ export interface RiskySetting {
 /** Beyond reading and chatting: what a stranger should not be handed. */
 const POWERFUL: readonly RiskClass[] = ["workspace", "exec", "admin"];
 
-export function riskySettings(config: Config): RiskySetting[] {
+export function riskySettings(config: Pick<CoreConfig, "http"> & { access: AccessConfig }): RiskySetting[] {
   const { access, http } = config;
   const guest = access.permissions.guest;
   const risks: RiskySetting[] = [];

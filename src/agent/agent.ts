@@ -5,51 +5,28 @@
  */
 import { randomBytes } from "node:crypto";
 import { AISDKError, generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
-import type { Attachment, InboundMessage } from "../core/types.js";
-import type { Config } from "../infra/config/schema.js";
-import { collectSecrets, redactText } from "../infra/config/secrets.js";
+import type { InboundMessage } from "../core/types.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
+import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../core/tools.js";
+import { permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
-import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js";
+import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
-import { buildUserMessage, type EarlierChatMessage, type PreparedMedia } from "./user-message.js";
+import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
+import { buildUserMessage } from "./user-message.js";
 
-export interface TurnInput {
-  sessionKey: string;
-  message: InboundMessage;
-  workspaceDir: string;
-  signal: AbortSignal;
-  log: Logger;
-  traceId: string;
-  /** Downloads an attachment and returns a local path (from the channel). */
-  download?: (attachment: Attachment) => Promise<string>;
-  /** Access policy hook: which tools this sender may see and call; default all. */
-  allowTool?: (tool: ToolDefinition) => boolean;
-  /**
-   * The risk classes the sender may use (from src/access): the model is shown, and can call, only the tools they
-   * cover. The tool context carries them too, so the registry refuses anything beyond (a handler's own stricter
-   * check, a call from elsewhere) with the missing permission named.
-   */
-  permissions?: ToolPermissions;
-  /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
-  earlierMessages?: EarlierChatMessage[];
-}
 
-export interface TurnResult {
-  text: string;
-  errorId?: string;
-  steps: number;
-  toolCalls: string[];
-}
 
 export interface AgentDeps {
-  config: Config;
+  config: CoreConfig;
+  /** The configured secret values, kept out of tool results and replies. */
+  secrets: readonly string[];
   model: LanguageModel;
   registry: HandlerRegistry;
   catalog: ToolCatalog;
@@ -93,7 +70,7 @@ export class Agent {
 
   constructor(private readonly deps: AgentDeps) {
     this.history = new SessionHistory(deps.store, deps.log);
-    this.secrets = collectSecrets(deps.config);
+    this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
   }
 

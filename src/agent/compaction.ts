@@ -7,7 +7,7 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import type { Logger } from "../infra/log.js";
 import { frame } from "../core/framing.js";
-import { estimateTokens, type SessionRecord } from "./history.js";
+import { estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 
 export interface CompactionOptions {

@@ -6,10 +6,10 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, RetryError, type LanguageModel } from "ai";
-import type { Config } from "../infra/config/schema.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 
-export type LlmConfig = Config["llm"];
+export type LlmConfig = CoreConfig["llm"];
 
 /** What must still be set before the model can be used, or null when the settings are complete. */
 export function llmSetupProblem(llm: LlmConfig): string | null {

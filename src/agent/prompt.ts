@@ -3,12 +3,13 @@
  * identity, runtime, the level-1 catalogs (system tools, skills, MCP), memory, the tool guide, then principles.
  * Everything a chat user controls (sender names, chat titles, the conversation summary) goes in quoted or framed.
  */
+import { describeLocalTime } from "../core/time.js";
 import type { InboundMessage } from "../core/types.js";
-import type { Config } from "../infra/config/schema.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
 import { PROMPT_SECTION_TITLES as TITLES, frame, quoteUntrusted } from "../core/framing.js";
 
 export interface SystemPromptInput {
-  agent: Config["agent"];
+  agent: CoreConfig["agent"];
   message: InboundMessage;
   now: Date;
   /** The sender's time zone (their own setting, else the chat's); defaults to agent.timezone. */
@@ -37,32 +38,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return sections.map(([title, body]) => `## ${title}\n\n${body}`).join("\n\n");
 }
 
-/**
- * "Saturday 2026-11-21 21:54 (Asia/Shanghai, GMT+08:00)". Throws a RangeError for an unknown time zone, which is
- * why the agent calls it once at start-up.
- */
-export function describeLocalTime(now: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    weekday: "long",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "longOffset",
-  }).formatToParts(now);
-  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
-  // Some ICU versions write a zero offset as a bare "GMT".
-  const offset = part("timeZoneName") === "GMT" ? "GMT+00:00" : part("timeZoneName");
-  return (
-    `${part("weekday")} ${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ` +
-    `(${timeZone}, ${offset})`
-  );
-}
 
-function identity(agent: Config["agent"]): string {
+function identity(agent: CoreConfig["agent"]): string {
   return `You are ${agent.name}. ${agent.persona}`.trim();
 }
 

@@ -8,6 +8,8 @@ import type { ImagePart, TextPart, UserModelMessage } from "ai";
 import type { Attachment, InboundMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import { frame, quoteUntrusted } from "../core/framing.js";
+import { formatBytes } from "../core/text.js";
+import { ATTACHMENTS_HEADING, type EarlierChatMessage, type Transcription } from "../core/turn.js";
 
 export interface UserMessageOptions {
   vision: boolean;
@@ -19,25 +21,8 @@ export interface UserMessageOptions {
   transcripts?: ReadonlyArray<Transcription | undefined>;
 }
 
-/** A voice or audio attachment's transcript, or why there is none (told to the model as it is). */
-export type Transcription = { text: string } | { failure: string };
 
-/** What the gateway's media step (src/im) did before the turn: downloads kept in the workspace, transcripts. */
-export interface PreparedMedia {
-  /** Downloads an attachment of the message into the workspace, once; returns its local path. */
-  download(attachment: Attachment): Promise<string>;
-  /** By attachment position; undefined for attachments that are not voice or audio. */
-  transcripts: ReadonlyArray<Transcription | undefined>;
-}
 
-/** A group message the bot was not asked to answer, kept as context for the next message that is. */
-export interface EarlierChatMessage {
-  senderId: string;
-  senderName?: string;
-  text: string;
-  /** ISO time the message was received. */
-  sentAt: string;
-}
 
 export interface UserTurnMessage {
   /** Sent to the model in this turn, images included. */
@@ -46,8 +31,6 @@ export interface UserTurnMessage {
   forHistory: UserModelMessage;
 }
 
-/** Introduces the list of a message's attachments; get_chat_history finds them by it. */
-export const ATTACHMENTS_HEADING = "Attachments (names are chosen by the sender):";
 
 /** Larger images are described instead of sent; providers reject them anyway. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -129,11 +112,6 @@ function describeAttachment(attachment: Attachment, index: number): string {
   return `${index + 1}. ${attachment.kind}${details.length > 0 ? `: ${details.join(", ")}` : ""}`;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** The attachment as an image part when it is an image the model can see, else undefined (it stays described). */
 async function imagePart(

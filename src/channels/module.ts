@@ -1,28 +1,59 @@
 /**
- * What every channel folder exports: how to build its Channel from the configuration, and the live credential
- * check `switchboard doctor` runs. src/channels/modules.ts lists them; the gateway and doctor know no platform.
+ * What every channel folder exports: everything the rest of the gateway needs to know about a platform. Its
+ * settings section (schema, secrets, environment variables), whether those settings turn it on, how to build the
+ * running Channel, and the live credential check `switchboard doctor` runs. src/channels/modules.ts lists the
+ * modules; the config, the app and doctor know no platform by name.
  */
-import type { Config } from "../infra/config/schema.js";
+import type { z } from "zod";
+import type { Channel, ChannelName } from "../core/types.js";
+import type { CoreConfig, EnvOverride } from "../infra/config/core-schema.js";
 import type { HttpServer } from "../infra/http/server.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
-import type { Channel, ChannelName } from "../core/types.js";
 
-export interface ChannelDeps {
-  config: Config;
+export interface ChannelDeps<S> {
+  /** The channel's own `channels.<name>` section, parsed by its schema. */
+  settings: S;
+  core: CoreConfig;
   store: Store;
   log: Logger;
   /** The gateway's one HTTP server, for webhook routes; add routes in start(), before the server listens. */
   http: HttpServer;
 }
 
-export interface ChannelModule {
-  name: ChannelName;
-  create(deps: ChannelDeps): Channel;
+/** A setting the channel cannot run without, and the environment variable that usually provides it. */
+export interface Credential {
+  /** Path inside the channel's section, e.g. "token". */
+  field: string;
+  env: string;
+}
+
+export interface ChannelModule<S = unknown, N extends ChannelName = ChannelName> {
+  name: N;
+  /** The `channels.<name>` section; every field has a default, so an absent section parses. */
+  configSchema: z.ZodType<S, unknown>;
+  /**
+   * Required to run. With `enabled: null` the channel is on when all are set; with `enabled: true` a missing one
+   * is a configuration error naming the variable.
+   */
+  credentials: readonly Credential[];
+  /** Paths inside the section whose values are secrets (redacted everywhere). */
+  secretPaths: readonly string[];
+  /** Environment variables that set a path inside the section. */
+  envOverrides: Readonly<Record<string, EnvOverride>>;
+  // Method syntax on purpose: a module for specific settings stands where any module is expected.
+  create(deps: ChannelDeps<S>): Channel;
   /** A live call with the configured credentials: resolves with what it found, rejects saying what failed. */
-  check(config: Config): Promise<string>;
+  check(settings: S, core: CoreConfig): Promise<string>;
   /** What to do when the check fails. */
   fix: string;
+}
+
+/** Types a module's settings from its schema, keeping its name and schema for the composed config type. */
+export function defineChannel<S, N extends ChannelName, Z extends z.ZodType<S, unknown>>(
+  module: ChannelModule<S, N> & { configSchema: Z },
+): ChannelModule<unknown, N> & { configSchema: Z } {
+  return module as ChannelModule<unknown, N> & { configSchema: Z };
 }
 
 /** fetch with a deadline, answering the parsed JSON body or throwing with the HTTP status and host. */

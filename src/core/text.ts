@@ -93,3 +93,9 @@ function longestPrefix(line: string, max: number, measure: (s: string) => number
   }
   return Math.max(end, line.codePointAt(0)! > 0xffff ? 2 : 1);
 }
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

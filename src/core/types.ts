@@ -3,8 +3,8 @@
  * The router, the agent and the tool handlers know only these types, never a platform payload.
  */
 
-export const CHANNEL_NAMES = ["telegram", "feishu", "discord", "web"] as const;
-export type ChannelName = (typeof CHANNEL_NAMES)[number];
+/** A channel module's name ("telegram", "web", ...): the set is open, one per folder in src/channels. */
+export type ChannelName = string;
 
 export type ChatType = "direct" | "group";
 
@@ -84,6 +84,12 @@ export interface SendTextOptions {
   replyTo?: string;
 }
 
+/**
+ * How the platform plays a voice message: `ogg-opus` needs Ogg/Opus with its duration (Telegram, Feishu),
+ * `audio-file` has no voice messages and gets an audio file (Discord), `any` plays what it is given (WebChat).
+ */
+export type VoiceFormat = "ogg-opus" | "audio-file" | "any";
+
 export interface ChannelCapabilities {
   maxTextLength: number;
   maxCaptionLength?: number;
@@ -91,6 +97,7 @@ export interface ChannelCapabilities {
   edits: boolean;
   threads: boolean;
   typing: boolean;
+  voice: VoiceFormat;
 }
 
 export interface ChannelStatus {
@@ -122,6 +129,8 @@ export interface Channel {
   /** Downloads an attachment into the directory `into`; returns the local path. */
   download(attachment: Attachment, into: string): Promise<string>;
   typing?(to: OutboundTarget): Promise<void>;
+  /** Messages from other bots are handed on (the adapter guards against reply loops); default: dropped. */
+  readonly acceptsBots?: boolean;
 }
 
 export function targetOf(message: InboundMessage): OutboundTarget {

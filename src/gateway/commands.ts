@@ -3,27 +3,7 @@
  * configured. The router owns the core ones (/help, /new, /status, /stop); other parts of the gateway add theirs
  * (access control, the scheduler) through RouterDeps.commands.
  */
-import type { Logger } from "../infra/log.js";
-import type { InboundMessage } from "../core/types.js";
-
-export interface CommandContext {
-  message: InboundMessage;
-  sessionKey: string;
-  log: Logger;
-  traceId: string;
-}
-
-export interface ChatCommand {
-  /** Lower-case, without the slash. */
-  name: string;
-  aliases?: string[];
-  /** One line for /help, e.g. "start a new conversation". */
-  summary: string;
-  /** Usage shown in /help after the name, e.g. "<code>". */
-  usage?: string;
-  /** Answers the command; the text is sent as the reply. */
-  run(args: string, ctx: CommandContext): Promise<string>;
-}
+import type { ChatCommand } from "../core/commands.js";
 
 export interface ParsedCommand {
   command: ChatCommand;

@@ -8,17 +8,18 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
-import type { Config } from "../infra/config/schema.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
-import { commandTable, helpText, parseCommand, type ChatCommand, type CommandContext } from "./commands.js";
+import type { ChatCommand, CommandContext } from "../core/commands.js";
+import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
 export interface RouterDeps {
-  config: Config;
+  config: CoreConfig;
   store: Store;
   log: Logger;
   channelOf: (name: ChannelName) => Channel | undefined;
@@ -92,7 +93,7 @@ export class Router {
   };
 
   private async route(message: InboundMessage, channel: Channel, log: Logger, traceId: string): Promise<HandleOutcome> {
-    const reason = ignoreReason(message, this.deps.config);
+    const reason = ignoreReason(message, channel);
     if (reason) {
       log.debug({ reason }, "message ignored");
       return "ignored";
@@ -263,11 +264,9 @@ export class Router {
 type Admitted = Extract<Admission, { kind: "admit" }>;
 
 /** Messages the bot never answers, whoever sent them, and why; who may talk is the access policy's call. */
-function ignoreReason(message: InboundMessage, config: Config): string | null {
+function ignoreReason(message: InboundMessage, channel: Channel): string | null {
   // A channel may let other bots talk to this one (its adapter then guards against reply loops).
-  const channelConfig = config.channels[message.channel];
-  const botsAllowed = "allowBots" in channelConfig && channelConfig.allowBots;
-  if (message.sender.isBot && !botsAllowed) return "sent by a bot";
+  if (message.sender.isBot && !channel.acceptsBots) return "sent by a bot";
   if (message.text.trim() === "" && message.attachments.length === 0) return "empty message";
   return null;
 }

@@ -4,16 +4,14 @@
  * get_chat_info describe the conversation. They work the same on every platform, through the Channel interface.
  */
 import { z } from "zod";
-import { CHANNEL_NAMES, type Channel, type ChannelName } from "../core/types.js";
+import type { Channel, ChannelName } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import { chatHistoryPage } from "../media/chat-history.js";
-import type { Deliverer } from "../media/deliver.js";
-import type { Ffmpeg } from "../media/ffmpeg.js";
-import type { InboundMedia } from "../media/inbound.js";
+import type { Media } from "../media/index.js";
 import { imageFiles, voiceFiles } from "../media/media-tools.js";
 import { ARTIFACT_TYPES } from "../media/receipts.js";
-import { implementTool, type ToolImplementation } from "../core/tools.js";
+import { dispatchTools, implementTool, type ToolDefinition, type ToolHandler, type ToolImplementation } from "../core/tools.js";
 
 const CATEGORY = "IM Channel";
 const MAX_ARTIFACTS = 10;
@@ -22,12 +20,16 @@ const HISTORY_LIMIT = { default: 20, max: 50 } as const;
 const DELIVER_TIMEOUT_MS = 15 * 60_000;
 
 export interface ImChannelToolDeps {
-  deliverer: Deliverer;
-  media: InboundMedia;
+  media: Media;
   channelOf: (name: ChannelName) => Channel | undefined;
-  ffmpeg: Ffmpeg;
   store: Store;
   log: Logger;
+}
+
+/** The handler and its tools, ready for HandlerRegistry.register("im_channel", ...). */
+export function createImChannelHandler(deps: ImChannelToolDeps): { handler: ToolHandler; tools: ToolDefinition[] } {
+  const implementations = imChannelToolImplementations(deps);
+  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
 }
 
 const messageId = z
@@ -84,7 +86,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
           artifacts: z.array(artifact).min(1).max(MAX_ARTIFACTS).describe(`1 to ${MAX_ARTIFACTS} files, sent in order`),
           target: z
             .object({
-              channel: z.enum(CHANNEL_NAMES).optional().describe("Default: this chat's channel"),
+              channel: z.string().min(1).max(40).optional().describe("Channel name such as telegram; default: this chat's channel"),
               chat_id: z.string().min(1).max(200),
               thread_id: z.string().min(1).max(200).optional(),
             })
@@ -94,7 +96,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
         risk: "chat",
         timeoutMs: DELIVER_TIMEOUT_MS,
       },
-      (input, ctx) => deps.deliverer.deliver(input, ctx),
+      (input, ctx) => deps.media.deliverer.deliver(input, ctx),
     ),
     implementTool(
       {
@@ -114,7 +116,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
         input: z.object({ message_id: messageId }),
         risk: "read",
       },
-      (input, ctx) => voiceFiles(deps.media, input.message_id, ctx),
+      (input, ctx) => voiceFiles(deps.media.inbound, input.message_id, ctx),
     ),
     implementTool(
       {
@@ -133,7 +135,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
         input: z.object({ message_id: messageId }),
         risk: "read",
       },
-      (input, ctx) => imageFiles(deps.media, input.message_id, ctx),
+      (input, ctx) => imageFiles(deps.media.inbound, input.message_id, ctx),
     ),
     implementTool(
       {
@@ -185,7 +187,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
           title: chat?.title ?? null,
           thread_id: chat?.threadId ?? null,
           capabilities: channel ? capabilitiesOf(channel) : null,
-          voice_conversion: await deps.ffmpeg.available(),
+          voice_conversion: await deps.media.ffmpeg.available(),
         };
       },
     ),

@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import type { Logger } from "../infra/log.js";
-import { suggestToolNames } from "./catalog.js";
+import { suggestToolNames } from "../core/names.js";
 import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "../core/tools.js";
 
 export const SHORT_DESCRIPTION_LENGTH = { min: 30, max: 80 } as const;

@@ -8,7 +8,7 @@ import { isOwnerBy, userActor } from "../scheduler/access.js";
 import { confirmationOf, runView, taskView } from "../scheduler/render.js";
 import { TaskError, type Scheduler, type TaskErrorCode } from "../scheduler/scheduler.js";
 import type { Actor } from "../scheduler/types.js";
-import { whenSchema } from "../scheduler/when.js";
+import { whenSchema } from "../scheduler/when-schema.js";
 import {
   dispatchTools,
   implementTool,

@@ -8,7 +8,10 @@ import { z } from "zod";
 import { shorten } from "../skills/catalog.js";
 import type { SkillsConfig } from "../skills/config.js";
 import { REFERENCE_LIMIT_BYTES, type SkillsService } from "../skills/service.js";
+import { createSkills, type CreateSkillsOptions, type Skills } from "../skills/index.js";
 import type { Skill } from "../skills/types.js";
+import type { Logger } from "../infra/log.js";
+import type { HandlerRegistry } from "./registry.js";
 import {
   dispatchTools,
   implementTool,
@@ -289,4 +292,58 @@ export function createSkillsHandler(service: SkillsService, implementations: rea
     const skill = toolName.slice(SKILL_TOOL_PREFIX.length).replaceAll("_", "-");
     return service.runSkill(skill, (input as { input: string }).input, ctx);
   };
+}
+
+/**
+ * The skill engine with its tool surface: registers the `skills` handler, keeps the `skill_<name>` tools in step
+ * with every (re)load, then loads the skills and starts watching. The app calls it once; the agent reads
+ * `catalog()` every turn.
+ */
+export async function setUpSkills(opts: CreateSkillsOptions & { registry: HandlerRegistry }): Promise<Skills> {
+  const skills = await createSkills(opts);
+  const implementations = skillsToolImplementations(skills.service, opts.config);
+  const handler = createSkillsHandler(skills.service, implementations);
+  opts.registry.register("skills", handler, implementations.map((impl) => impl.definition));
+  skills.events.on("skill.registered", () => {
+    const loaded = skills.registry.list();
+    registerSkillTools(loaded, { handlers: opts.registry, handler, config: opts.config, log: opts.log });
+    checkSystemSkills(loaded, opts.registry, opts.log);
+  });
+  await skills.start();
+  return skills;
+}
+
+/**
+ * Keeps the `skill_<name>` tools in step with the loaded skills: tools of removed skills are unregistered, and
+ * every current one is registered afresh, so a changed description or schema takes effect.
+ */
+function registerSkillTools(
+  skills: readonly Skill[],
+  deps: { handlers: HandlerRegistry; handler: ToolHandler; config: SkillsConfig; log: Logger },
+): void {
+  for (const tool of deps.handlers.listTools()) {
+    if (deps.handlers.handlerOf(tool.name) === "skills" && isSkillToolName(tool.name)) deps.handlers.unregister(tool.name);
+  }
+  for (const skill of skills.filter(hasSkillTool)) {
+    try {
+      deps.handlers.register("skills", deps.handler, [skillToolDefinition(skill, deps.config)]);
+    } catch (err) {
+      deps.log.warn({ err, skill: skill.name }, "skill tool not registered");
+    }
+  }
+}
+
+/** A system skill documents a built-in tool: warn when that tool is not registered by the handler it names. */
+function checkSystemSkills(skills: readonly Skill[], handlers: HandlerRegistry, log: Logger): void {
+  for (const skill of skills) {
+    const { system, handler, toolName } = skill.meta;
+    if (!system || !handler || !toolName) continue;
+    const actual = handlers.handlerOf(toolName);
+    if (actual !== handler) {
+      log.warn(
+        { skill: skill.name, handler, tool: toolName, registeredBy: actual ?? null },
+        "system skill names a tool its handler does not register",
+      );
+    }
+  }
 }

@@ -4,8 +4,8 @@
  * replies have no time of their own and are listed right after the message they answer.
  */
 import type { ModelMessage } from "ai";
-import { SessionHistory } from "../agent/history.js";
-import { ATTACHMENTS_HEADING } from "../agent/user-message.js";
+import { SessionHistory } from "../sessions/history.js";
+import { ATTACHMENTS_HEADING } from "../core/turn.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 

@@ -140,7 +140,7 @@ export class Deliverer {
   ): Promise<{ file: OutboundFile; sentAs?: string; warnings: string[] }> {
     if (artifact.type === "voice") {
       const { ffmpeg } = this.deps;
-      return prepareVoice(staged, { channel: dest.to.channel, ffmpeg, convertedPath, caption: artifact.caption, log: ctx.log, signal: ctx.signal });
+      return prepareVoice(staged, { format: dest.channel.capabilities.voice, ffmpeg, convertedPath, caption: artifact.caption, log: ctx.log, signal: ctx.signal });
     }
     const caption = artifact.caption !== undefined ? { caption: artifact.caption } : {};
     return { file: { path: staged.stagedPath, kind: artifact.type, name: staged.name, mime: staged.mime, ...caption }, warnings: [] };

@@ -5,8 +5,8 @@
  */
 import { rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import type { TurnInput } from "../agent/agent.js";
-import { formatBytes, type PreparedMedia, type Transcription } from "../agent/user-message.js";
+import { formatBytes } from "../core/text.js";
+import type { PreparedMedia, Transcription, TurnInput } from "../core/turn.js";
 import type { Attachment, Channel, ChannelName, InboundMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import { SpeechToText } from "./stt.js";

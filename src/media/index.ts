@@ -1,16 +1,14 @@
 /**
- * The IM Channel part of the gateway, built from the configuration: the agent's chat tools, the media step
- * that runs before each turn, the receipts ledger, and the janitor that deletes old downloads.
+ * The media engine, built from its settings: the step that downloads and transcribes what users send before
+ * each turn, outbound delivery with receipts, the receipts ledger, and the janitor that deletes old downloads.
+ * The im_channel handler (src/handlers/im-channel.ts) is its tool surface.
  */
 import { join } from "node:path";
 import type { Channel, ChannelName } from "../core/types.js";
-import type { Config } from "../infra/config/schema.js";
-import { collectSecrets } from "../infra/config/secrets.js";
-import { imChannelToolImplementations } from "../handlers/im-channel.js";
-import { dispatchTools, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
-import { SpeechToText, sttEndpointOf } from "./stt.js";
+import type { MediaConfig } from "./config.js";
 import { Deliverer } from "./deliver.js";
 import { DeliveryMemory } from "./delivered.js";
 import { Ffmpeg } from "./ffmpeg.js";
@@ -19,19 +17,22 @@ import { MediaJanitor } from "./janitor.js";
 import { KnownChats } from "./known-chats.js";
 import { MediaRecords } from "./media-records.js";
 import { ReceiptLedger } from "./receipts.js";
+import { SpeechToText, sttEndpointOf } from "./stt.js";
 
-export interface ImChannelDeps {
-  config: Config;
+export interface MediaDeps {
+  config: Pick<CoreConfig, "dataDir" | "llm"> & { media: MediaConfig };
+  /** The configured secret values, kept out of receipts. */
+  secrets: readonly string[];
   store: Store;
   log: Logger;
-  /** The running channels; called when a tool or a turn needs one, after the gateway has built them. */
+  /** The running channels; called when a tool or a turn needs one. */
   channelOf: (name: ChannelName) => Channel | undefined;
 }
 
-export interface ImChannel {
-  handler: ToolHandler;
-  tools: ToolDefinition[];
-  media: InboundMedia;
+export interface Media {
+  inbound: InboundMedia;
+  deliverer: Deliverer;
+  ffmpeg: Ffmpeg;
   ledger: ReceiptLedger;
   /** Starts deleting downloads past their retention time. */
   start(): void;
@@ -40,7 +41,7 @@ export interface ImChannel {
 
 const HOUR_MS = 3_600_000;
 
-export function createImChannel(deps: ImChannelDeps): ImChannel {
+export function createMedia(deps: MediaDeps): Media {
   const { config, store, log, channelOf } = deps;
   const { media: settings } = config;
   const stt = sttEndpointOf(config);
@@ -49,7 +50,7 @@ export function createImChannel(deps: ImChannelDeps): ImChannel {
   const ledger = new ReceiptLedger(store);
   const ffmpeg = new Ffmpeg(settings.ffmpegPath);
   const retentionMs = settings.retentionHours * HOUR_MS;
-  const media = new InboundMedia({
+  const inbound = new InboundMedia({
     channelOf,
     records: new MediaRecords(store, retentionMs),
     knownChats,
@@ -63,16 +64,8 @@ export function createImChannel(deps: ImChannelDeps): ImChannel {
     knownChats,
     ffmpeg,
     sendTimeoutMs: settings.sendTimeoutMs,
-    secrets: collectSecrets(config),
+    secrets: deps.secrets,
   });
-  const implementations = imChannelToolImplementations({ deliverer, media, channelOf, ffmpeg, store, log });
   const janitor = new MediaJanitor(join(config.dataDir, "workspaces"), retentionMs, log);
-  return {
-    handler: dispatchTools(implementations),
-    tools: implementations.map((impl) => impl.definition),
-    media,
-    ledger,
-    start: () => janitor.start(),
-    stop: () => janitor.stop(),
-  };
+  return { inbound, deliverer, ffmpeg, ledger, start: () => janitor.start(), stop: () => janitor.stop() };
 }

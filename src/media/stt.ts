@@ -5,7 +5,8 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
-import type { Config } from "../infra/config/schema.js";
+import type { CoreConfig } from "../infra/config/core-schema.js";
+import type { MediaConfig } from "./config.js";
 
 export interface SttEndpoint {
   baseUrl: string;
@@ -30,7 +31,7 @@ export class SttError extends Error {
  * The endpoint in force, or a reason why there is none. Without its own baseUrl STT uses the LLM's endpoint
  * and key; an STT baseUrl of its own never receives the LLM key.
  */
-export function sttEndpointOf(config: Pick<Config, "llm" | "media">): SttEndpoint | { problem: string } {
+export function sttEndpointOf(config: Pick<CoreConfig, "llm"> & { media: MediaConfig }): SttEndpoint | { problem: string } {
   const { stt } = config.media;
   if (!stt.enabled) return { problem: "speech-to-text is turned off (media.stt.enabled)" };
   const inherits = stt.baseUrl === null;

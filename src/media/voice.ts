@@ -4,7 +4,7 @@
  * Without ffmpeg, or when it fails, the audio still goes out, as a plain audio file with a warning.
  */
 import { extname } from "node:path";
-import type { ChannelName, OutboundFile } from "../core/types.js";
+import type { OutboundFile, VoiceFormat } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import type { StagedArtifact } from "./artifact.js";
 import type { Ffmpeg } from "./ffmpeg.js";
@@ -17,10 +17,9 @@ export interface OutgoingVoice {
   warnings: string[];
 }
 
-const NEEDS_OGG_OPUS: Record<ChannelName, boolean> = { telegram: true, feishu: true, discord: false, web: false };
-
 export interface VoiceOptions {
-  channel: ChannelName;
+  /** What the target platform plays as a voice message. */
+  format: VoiceFormat;
   ffmpeg: Ffmpeg;
   /** Where a converted copy is written. */
   convertedPath: string;
@@ -37,8 +36,8 @@ export async function prepareVoice(artifact: StagedArtifact, opts: VoiceOptions)
     sentAs: "audio",
     warnings: warning ? [warning] : [],
   });
-  if (opts.channel === "discord") return asAudio();
-  if (!NEEDS_OGG_OPUS[opts.channel]) return { file: { path: stagedPath, kind: "voice", name, mime, ...caption }, warnings: [] };
+  if (opts.format === "audio-file") return asAudio();
+  if (opts.format === "any") return { file: { path: stagedPath, kind: "voice", name, mime, ...caption }, warnings: [] };
 
   const oggName = `${name.slice(0, name.length - extname(name).length) || "voice"}.ogg`;
   const asVoice = (path: string, durationSec: number): OutgoingVoice => ({
@@ -56,7 +55,7 @@ export async function prepareVoice(artifact: StagedArtifact, opts: VoiceOptions)
     if (!converted) throw new Error("ffmpeg's output is not Ogg/Opus");
     return asVoice(opts.convertedPath, converted.durationSec);
   } catch (err) {
-    opts.log.warn({ err, artifact: name, channel: opts.channel }, "voice conversion failed; sending an audio file");
+    opts.log.warn({ err, artifact: name }, "voice conversion failed; sending an audio file");
     return asAudio(`${(err as Error).message}; ${name} went as an audio file rather than a voice message`);
   }
 }

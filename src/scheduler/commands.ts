@@ -1,5 +1,5 @@
 /** /remind, /tasks, /cancel and /timezone: reminders without the model, through the router's slash commands. */
-import type { ChatCommand, CommandContext } from "../gateway/commands.js";
+import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { targetOf } from "../core/types.js";
 import { userActor } from "./access.js";
 import { parseReminder } from "./natural.js";

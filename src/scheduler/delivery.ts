@@ -6,8 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import type { Agent } from "../agent/agent.js";
-import { describeLocalTime } from "../agent/prompt.js";
+import type { TurnRunner } from "../core/turn.js";
+import { describeLocalTime } from "../core/time.js";
 import { workspaceDirOf } from "../core/session-key.js";
 import type { Channel, ChannelName, InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
@@ -24,7 +24,7 @@ export const LATE_NOTE_AFTER_MS = 60_000;
 
 export interface DeliveryDeps {
   channelOf(name: ChannelName): Channel | undefined;
-  agent: Pick<Agent, "runTurn"> | null;
+  agent: TurnRunner | null;
   workspacesRoot: string;
   clock: Clock;
   log: Logger;

@@ -2,7 +2,7 @@
  * One-shot tasks that came due more than the grace period ago are not sent late: they are marked missed, and
  * each creator gets one message per chat listing what they missed, instead of one per reminder.
  */
-import { describeLocalTime } from "../agent/prompt.js";
+import { describeLocalTime } from "../core/time.js";
 import type { Logger } from "../infra/log.js";
 import type { Delivery } from "./delivery.js";
 import { formatDuration } from "./durations.js";

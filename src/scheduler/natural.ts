@@ -5,7 +5,7 @@
  */
 import * as chrono from "chrono-node";
 import { DurationError, parseDuration } from "./durations.js";
-import type { When } from "./when.js";
+import type { When } from "./when-schema.js";
 import { wallParts } from "./zones.js";
 
 export interface ParsedReminder {

@@ -1,5 +1,5 @@
 /** Tasks and runs in words, in the task's time zone: for tool results, slash commands and the CLI alike. */
-import { describeLocalTime } from "../agent/prompt.js";
+import { describeLocalTime } from "../core/time.js";
 import { formatDuration } from "./durations.js";
 import { describeTrigger, upcomingRuns } from "./triggers.js";
 import type { RunRecord, TaskRecord } from "./types.js";

@@ -3,7 +3,7 @@
  * actor, with the access rules (access.ts) and the per-user cap applied here, once, for the tools, the slash
  * commands, the CLI and the admin API alike.
  */
-import type { Agent } from "../agent/agent.js";
+import type { TurnRunner } from "../core/turn.js";
 import type { Channel, ChannelName, ChatType, OutboundTarget } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
@@ -16,7 +16,8 @@ import { SchedulerEngine } from "./engine.js";
 import { isLive, TaskStore } from "./task-store.js";
 import { nextRunAfter } from "./triggers.js";
 import type { Actor, Clock, RunRecord, TaskCreator, TaskKind, TaskRecord, Trigger } from "./types.js";
-import { resolveUntil, resolveWhen, WhenError, type When, type WhenContext } from "./when.js";
+import type { When } from "./when-schema.js";
+import { resolveUntil, resolveWhen, WhenError, type WhenContext } from "./when.js";
 import { ZonePreferences, type ResolvedZone } from "./zone-preferences.js";
 
 export type TaskErrorCode = "not_found" | "denied" | "invalid" | "limit";
@@ -65,7 +66,7 @@ export interface SchedulerDeps {
   store: Store;
   log: Logger;
   channelOf(name: ChannelName): Channel | undefined;
-  agent: Pick<Agent, "runTurn"> | null;
+  agent: TurnRunner | null;
   /** Where agent tasks' sessions keep their workspaces. */
   workspacesRoot: string;
   clock?: Clock;

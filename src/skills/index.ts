@@ -1,20 +1,11 @@
 /**
- * The skill system, assembled: createSkills loads every skill root, registers the `skills` handler with the
- * HandlerRegistry, keeps the `skill_<name>` tools and the catalog in step with each (re)load, and watches the
- * roots for changes. The gateway calls it once; the agent reads `catalog()` every turn.
+ * The skill engine, assembled: createSkills builds the registry of every skill root and the service; start()
+ * loads them and watches the roots for changes. Its tool surface (the `skills` handler and the `skill_<name>`
+ * tools, kept in step with each reload through the events) is src/handlers/skills.ts.
  */
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  createSkillsHandler,
-  hasSkillTool,
-  skillsToolImplementations,
-  isSkillToolName,
-  skillToolDefinition,
-} from "../handlers/skills.js";
-import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolHandler } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type { SkillsConfig } from "./config.js";
@@ -22,7 +13,7 @@ import { EquippedSkills } from "./equipped.js";
 import { attachAuditLog, SkillEventBus } from "./events.js";
 import { SkillRegistry } from "./registry.js";
 import { SkillsService } from "./service.js";
-import type { Skill, SkillRoot } from "./types.js";
+import type { SkillRoot } from "./types.js";
 import { watchSkillRoots, type SkillWatcher } from "./watcher.js";
 
 /** The skills shipped with the gateway (`skills/` at the package root, from src/ and from dist/ alike). */
@@ -47,7 +38,6 @@ export interface CreateSkillsOptions {
   bundledDir: string;
   userDir: string;
   log: Logger;
-  registry: HandlerRegistry;
   store: Store;
   cwd?: string;
 }
@@ -60,6 +50,8 @@ export interface Skills {
   catalog(): string;
   /** The equipped skills of a session, for its system prompt; "" when none. */
   equippedSection(sessionKey: string): Promise<string>;
+  /** Loads every skill (announcing each through `events`), then watches the roots when configured. */
+  start(): Promise<void>;
   /** Stops the watcher. */
   close(): Promise<void>;
 }
@@ -73,65 +65,21 @@ export async function createSkills(opts: CreateSkillsOptions): Promise<Skills> {
   const roots = skillRoots(config, opts.bundledDir, opts.userDir, opts.cwd);
   const registry = new SkillRegistry(roots, log, events);
   const service = new SkillsService({ config, registry, events, equipped: new EquippedSkills(opts.store), userDir: opts.userDir });
-
-  const implementations = skillsToolImplementations(service, config);
-  const handler = createSkillsHandler(service, implementations);
-  opts.registry.register("skills", handler, implementations.map((impl) => impl.definition));
-  events.on("skill.registered", () => {
-    const skills = registry.list();
-    registerSkillTools(skills, { handlers: opts.registry, handler, config, log });
-    checkSystemSkills(skills, opts.registry, log);
-  });
-
-  await registry.load();
   let watcher: SkillWatcher | undefined;
-  if (config.watch) {
-    watcher = await watchSkillRoots(
-      roots.map((root) => root.dir),
-      { debounceMs: config.watchDebounceMs, log, onChange: () => registry.load() },
-    );
-  }
   return {
     service,
     registry,
     events,
     catalog: () => service.catalog(),
     equippedSection: (sessionKey) => service.equippedSection(sessionKey),
+    start: async () => {
+      await registry.load();
+      if (!config.watch) return;
+      watcher = await watchSkillRoots(
+        roots.map((root) => root.dir),
+        { debounceMs: config.watchDebounceMs, log, onChange: () => registry.load() },
+      );
+    },
     close: async () => watcher?.close(),
   };
-}
-
-/**
- * Keeps the `skill_<name>` tools in step with the loaded skills: tools of removed skills are unregistered, and
- * every current one is registered afresh, so a changed description or schema takes effect.
- */
-function registerSkillTools(
-  skills: readonly Skill[],
-  deps: { handlers: HandlerRegistry; handler: ToolHandler; config: SkillsConfig; log: Logger },
-): void {
-  for (const tool of deps.handlers.listTools()) {
-    if (deps.handlers.handlerOf(tool.name) === "skills" && isSkillToolName(tool.name)) deps.handlers.unregister(tool.name);
-  }
-  for (const skill of skills.filter(hasSkillTool)) {
-    try {
-      deps.handlers.register("skills", deps.handler, [skillToolDefinition(skill, deps.config)]);
-    } catch (err) {
-      deps.log.warn({ err, skill: skill.name }, "skill tool not registered");
-    }
-  }
-}
-
-/** A system skill documents a built-in tool: warn when that tool is not registered by the handler it names. */
-function checkSystemSkills(skills: readonly Skill[], handlers: HandlerRegistry, log: Logger): void {
-  for (const skill of skills) {
-    const { system, handler, toolName } = skill.meta;
-    if (!system || !handler || !toolName) continue;
-    const actual = handlers.handlerOf(toolName);
-    if (actual !== handler) {
-      log.warn(
-        { skill: skill.name, handler, tool: toolName, registeredBy: actual ?? null },
-        "system skill names a tool its handler does not register",
-      );
-    }
-  }
 }

@@ -5,7 +5,7 @@
  */
 import { open, realpath } from "node:fs/promises";
 import { join, posix, relative, sep } from "node:path";
-import { suggestToolNames } from "../handlers/catalog.js";
+import { suggestToolNames } from "../core/names.js";
 import { ToolError, type ToolContext } from "../core/tools.js";
 import { resolveInWorkspace } from "../infra/workspace.js";
 import { renderSkillCatalog } from "./catalog.js";

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { registerPairingCommands } from "../../src/access/cli.js";
 import { PairingBook } from "../../src/access/pairing.js";
 import { createStore } from "../../src/infra/store/index.js";
+import { CHANNEL_NAMES } from "../helpers/channel-names.js";
 
 const run = promisify(execFile);
 
@@ -28,7 +29,7 @@ async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; 
 async function requestCode(dataDir: string, userId: string): Promise<string> {
   const store = await createStore({ url: null, dataDir, log: pino({ level: "silent" }) });
   try {
-    const request = await new PairingBook(store).request({ channel: "telegram", userId, chatId: userId, name: "Dora" });
+    const request = await new PairingBook(store, CHANNEL_NAMES).request({ channel: "telegram", userId, chatId: userId, name: "Dora" });
     if (request.status === "full") throw new Error("no code");
     return request.code;
   } finally {
@@ -55,6 +56,7 @@ describe("switchboard pairing", () => {
     let opened = false;
     const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
     registerPairingCommands(program, {
+      channels: CHANNEL_NAMES,
       openStore: () => {
         opened = true;
         throw new Error("the store must not be opened");

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/infra/config/load.js";
+import { ConfigError, loadConfig } from "../../src/config.js";
 import { accessConfig } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-access-config-"));
@@ -42,7 +42,7 @@ describe("access configuration", () => {
   const bad: Array<[string, string, RegExp]> = [
     ["an unquoted long id", "access:\n  owners: [telegram:1]\n  groups:\n    - guild: discord:1\n      channels: [123456789012345678]\n", /access\.groups\.0\.channels\.0 = .*: expected string/],
     ["an owner without a channel", "access:\n  owners: ['123456']\n", /access\.owners\.0 = "123456": must be a channel/],
-    ["an owner on an unknown channel", "access:\n  owners: ['slack:U1']\n", /access\.owners\.0 = "slack:U1": must be a channel \(telegram/],
+    ["an owner on an unknown channel", "access:\n  owners: ['slack:U1']\n", /access\.owners\.0 = "slack:U1": names no channel \(known: telegram/],
     ["an unknown DM policy", "access:\n  dmPolicy: closed\n", /access\.dmPolicy = "closed": expected one of .*"pairing"/],
     ["an entry with both chat and guild", "access:\n  groups:\n    - { chat: 'discord:1', guild: 'discord:2' }\n", /exactly one of chat or guild/],
     ["an entry with neither", "access:\n  groups:\n    - { requireMention: false }\n", /exactly one of chat or guild/],

@@ -1,6 +1,6 @@
 /** Access control through the fake Discord (REST and gateway): the real discord.js adapter, router and agent. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type FakeUser } from "../fakes/discord/index.js";
 import { catalogOf, pairingCli, pairingCodeIn } from "./helpers.js";

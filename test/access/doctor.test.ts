@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { riskySettings } from "../../src/access/risks.js";
-import { configSchema, type ConfigInput } from "../../src/infra/config/schema.js";
+import { configSchema, type ConfigInput } from "../../src/config.js";
 import { formatDoctor, runDoctor } from "../../src/doctor.js";
 
 const risksOf = (input: ConfigInput) => riskySettings(configSchema.parse(input)).map((r) => r.detail);

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/types.js";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { systemPromptOf } from "../fakes/openai-server.js";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { catalogOf, pairingCli, pairingCodeIn } from "./helpers.js";

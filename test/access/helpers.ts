@@ -10,6 +10,7 @@ import { accessConfigSchema, type AccessConfig } from "../../src/access/config.j
 import type { ChatRef, InboundMessage, SenderRef } from "../../src/core/types.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import { systemPromptOf, type FakeRequest } from "../fakes/openai-server.js";
+import { CHANNEL_NAMES } from "../helpers/channel-names.js";
 
 export interface MessageShape extends Partial<Omit<InboundMessage, "chat" | "sender">> {
   chat?: Partial<ChatRef>;
@@ -65,6 +66,7 @@ export async function pairingCli(dataDir: string, ...args: string[]): Promise<st
   const lines: string[] = [];
   const program = new Command().exitOverride();
   registerPairingCommands(program, {
+    channels: CHANNEL_NAMES,
     openStore: () => createStore({ url: null, dataDir, log: pino({ level: "silent" }) }),
     out: (line) => lines.push(line),
   });

@@ -8,6 +8,7 @@ import {
   type PairingRequest,
 } from "../../src/access/pairing.js";
 import { openTestStore, type TestStore } from "./helpers.js";
+import { CHANNEL_NAMES } from "../helpers/channel-names.js";
 
 const codeOf = (request: PairingRequest): string => {
   if (request.status === "full") throw new Error("expected a code");
@@ -25,7 +26,7 @@ function pairingSuite(name: string, url: string | null): void {
     });
     const book = async () => {
       t = await openTestStore(url);
-      return new PairingBook(t.store, now);
+      return new PairingBook(t.store, CHANNEL_NAMES, now);
     };
     const ann = { channel: "telegram" as const, userId: "42", chatId: "42", name: "Ann" };
 

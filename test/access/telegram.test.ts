@@ -1,6 +1,6 @@
 /** Access control through the fake Telegram Bot API: the real grammY adapter, router, agent and fake LLM. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, directChat, groupChat, messageOf, text, type TgChat, type TgUser } from "../fakes/telegram/updates.js";

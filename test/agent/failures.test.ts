@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, internalFailureReply, llmFailureReply } from "../../src/agent/agent.js";
 import { createModel } from "../../src/agent/llm.js";
+import { collectSecrets } from "../../src/config.js";
 import type { Namespace, NamespaceName, Store } from "../../src/infra/store/types.js";
 import { startHarness, userTextsOf, type Harness } from "./harness.js";
 
@@ -109,7 +110,7 @@ describe("when the store fails", () => {
         };
       },
     };
-    const agent = new Agent({ config: h.config, model: createModel(h.config.llm), registry: h.registry, catalog: h.catalog, store: failingWrites, log: h.log });
+    const agent = new Agent({ config: h.config, secrets: collectSecrets(h.config), model: createModel(h.config.llm), registry: h.registry, catalog: h.catalog, store: failingWrites, log: h.log });
 
     const result = await h.turn("hello", { agent });
 

@@ -6,11 +6,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type TurnInput, type TurnResult } from "../../src/agent/agent.js";
+import { Agent } from "../../src/agent/agent.js";
+import type { TurnInput, TurnResult } from "../../src/core/turn.js";
 import { createModel } from "../../src/agent/llm.js";
 import type { InboundMessage } from "../../src/core/types.js";
-import { configSchema, type Config, type ConfigInput } from "../../src/infra/config/schema.js";
-import { collectSecrets } from "../../src/infra/config/secrets.js";
+import { configSchema, type Config, type ConfigInput } from "../../src/config.js";
+import { collectSecrets } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "../../src/handlers/filesystem.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
@@ -66,7 +67,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 
   const makeAgent = (llm?: ConfigInput["llm"]): Agent => {
     const agentConfig = configFor(llm);
-    return new Agent({ config: agentConfig, model: createModel(agentConfig.llm), registry, catalog, store, log, now: () => FIXED_NOW });
+    return new Agent({ config: agentConfig, secrets: collectSecrets(agentConfig), model: createModel(agentConfig.llm), registry, catalog, store, log, now: () => FIXED_NOW });
   };
   const agent = makeAgent();
   const workspaceDir = join(dir, "workspaces", "web", "chat-1");

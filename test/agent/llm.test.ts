@@ -1,7 +1,7 @@
 import { generateText, jsonSchema, streamText, tool } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createModel, describeLlmError, llmSetupProblem, routeSdkWarnings, type LlmConfig } from "../../src/agent/llm.js";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { configSchema } from "../../src/config.js";
 import { FAKE_MODEL_IDS, startFakeOpenAI, systemPromptOf, type FakeOpenAI } from "../fakes/openai-server.js";
 import { startHarness } from "./harness.js";
 

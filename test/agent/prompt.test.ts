@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, describeLocalTime } from "../../src/agent/prompt.js";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { buildSystemPrompt } from "../../src/agent/prompt.js";
+import { describeLocalTime } from "../../src/core/time.js";
+import { configSchema } from "../../src/config.js";
 import { FIXED_NOW, inboundMessage } from "./harness.js";
 
 const agentConfig = configSchema.parse({ agent: { name: "Relay", persona: "Terse and kind.", timezone: "Asia/Shanghai" } }).agent;

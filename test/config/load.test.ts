@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, enabledChannels, loadConfig } from "../../src/infra/config/load.js";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { ConfigError, enabledChannels, loadConfig } from "../../src/config.js";
+import { configSchema } from "../../src/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-config-"));
 
@@ -47,10 +47,10 @@ describe("loadConfig", () => {
   });
 
   it("enables a channel when its credentials are present, or explicitly", () => {
-    expect(enabledChannels(loadConfig({ env: {} }))).toEqual(["web"]);
+    expect(enabledChannels(loadConfig({ env: {} })).map((m) => m.name)).toEqual(["web"]);
     const config = loadConfig({ env: { TELEGRAM_BOT_TOKEN: "123:abc", FEISHU_APP_ID: "cli_x", DISCORD_BOT_TOKEN: "d.t" } });
     // Feishu needs both the id and the secret.
-    expect(enabledChannels(config)).toEqual(["web", "telegram", "discord"]);
+    expect(enabledChannels(config).map((m) => m.name)).toEqual(["telegram", "discord", "web"]);
     const off = userFile("off.yaml", "channels:\n  telegram:\n    enabled: false\n  web:\n    enabled: false\n");
     expect(enabledChannels(loadConfig({ configPath: off, env: { TELEGRAM_BOT_TOKEN: "123:abc" } }))).toEqual([]);
   });

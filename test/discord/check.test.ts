@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { discordChannel } from "../../src/channels/discord/index.js";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { configSchema } from "../../src/config.js";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.js";
 
 let fake: FakeDiscord;
 afterEach(() => fake.close());
 
 function check(token = fake.token): Promise<string> {
-  return discordChannel.check(configSchema.parse({ channels: { discord: { token, apiUrl: fake.apiUrl } } }));
+  const config = configSchema.parse({ channels: { discord: { token, apiUrl: fake.apiUrl } } });
+  return discordChannel.check(config.channels.discord, config);
 }
 
 describe("switchboard doctor for Discord", () => {

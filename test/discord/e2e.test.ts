@@ -2,7 +2,7 @@
  * The whole gateway with the Discord channel on: the fake Discord on one side, the fake LLM on the other.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type FakeDiscordOptions, type MessageOptions } from "../fakes/discord/index.js";
 

@@ -4,7 +4,7 @@
  * and the channel still hands over the next valid message.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { CHANNEL_NAMES } from "../../src/core/types.js";
+import { CHANNEL_NAMES } from "../helpers/channel-names.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { closeAll, startChannel, type StartedChannel } from "./helpers.js";
 import { seededRandom } from "../helpers/seeded-random.js";

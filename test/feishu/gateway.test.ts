@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { feishuChannel } from "../../src/channels/feishu/index.js";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messageEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";
@@ -185,10 +185,9 @@ describe("Feishu through the gateway", () => {
 
   it("switchboard doctor fetches a token and the bot's info, and names the failure otherwise", async () => {
     const t = await start();
-    const report = await feishuChannel.check(t.config);
+    const report = await feishuChannel.check(t.config.channels.feishu, t.config);
     expect(report).toBe('tenant access token obtained (valid 120 min); bot "Switchboard Bot" (ou_bot_switchboard); events by long connection');
     const feishuConfig = { ...t.config.channels.feishu, appSecret: "wrong-secret" };
-    const wrong = { ...t.config, channels: { ...t.config.channels, feishu: feishuConfig } };
-    await expect(feishuChannel.check(wrong)).rejects.toThrow(/10014: app secret invalid/);
+    await expect(feishuChannel.check(feishuConfig, t.config)).rejects.toThrow(/10014: app secret invalid/);
   });
 });

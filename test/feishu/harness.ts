@@ -50,8 +50,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-feishu-"));
   const { log, logs } = captureLog([fake.appSecret, ENCRYPT_KEY, VERIFICATION_TOKEN], opts.logLevel);
   const store = await createStore({ url: null, dataDir, log });
-  const readiness = async () => ({ ready: true, components: {} });
-  const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log, readiness });
+  const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log });
   const config = feishuConfigSchema.parse({
     appId: fake.appId,
     appSecret: fake.appSecret,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { commandTable, helpText, parseCommand, type ChatCommand } from "../../src/gateway/commands.js";
+import type { ChatCommand } from "../../src/core/commands.js";
+import { commandTable, helpText, parseCommand } from "../../src/gateway/commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../../src/core/session-key.js";
 import type { InboundMessage } from "../../src/core/types.js";
 

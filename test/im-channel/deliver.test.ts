@@ -26,7 +26,7 @@ const telegram = (): TestChannel => h.channels.get("telegram")!;
 describe("deliver_artifacts", () => {
   it("has definitions that follow the shared rules", async () => {
     h = await startImHarness();
-    assertToolDefinitionsValid(h.im.tools);
+    assertToolDefinitionsValid(h.registry.listTools().filter((tool) => h.registry.handlerOf(tool.name) === "im_channel"));
   });
 
   it("uploads a workspace file to the chat and returns a receipt with the platform's message id", async () => {
@@ -198,7 +198,7 @@ describe("deliver_artifacts", () => {
   it("delivers to another known chat for the owner only", async () => {
     h = await startImHarness();
     await h.writeWorkspaceFile("memo.txt", "for the team");
-    await h.im.media.prepare(
+    await h.im.inbound.prepare(
       { sessionKey: "telegram:team", message: inbound("hi", { chat: { id: "team", type: "group", title: "Team" } }), workspaceDir: h.workspaceDir, signal: new AbortController().signal, log: h.context().log, traceId: "t" },
       h.context().log,
     );

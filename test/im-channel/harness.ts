@@ -6,15 +6,17 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Agent, type TurnResult } from "../../src/agent/agent.js";
+import { Agent } from "../../src/agent/agent.js";
+import type { TurnResult } from "../../src/core/turn.js";
 import { createModel } from "../../src/agent/llm.js";
 import type { ChannelName, InboundMessage } from "../../src/core/types.js";
-import { configSchema, type Config, type ConfigInput } from "../../src/infra/config/schema.js";
+import { collectSecrets, configSchema, type Config, type ConfigInput } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
 import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
 import type { ToolContext, ToolOutcome } from "../../src/core/tools.js";
-import { createImChannel, type ImChannel } from "../../src/media/index.js";
+import { createImChannelHandler } from "../../src/handlers/im-channel.js";
+import { createMedia, type Media } from "../../src/media/index.js";
 import { createStore } from "../../src/infra/store/index.js";
 import type { Store } from "../../src/infra/store/types.js";
 import type { FakeOpenAI } from "../fakes/openai-server.js";
@@ -26,7 +28,7 @@ export interface ImHarness {
   dir: string;
   config: Config;
   store: Store;
-  im: ImChannel;
+  im: Media;
   registry: HandlerRegistry;
   channels: Map<ChannelName, TestChannel>;
   logs: LogRecord[];
@@ -60,12 +62,14 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
   const channels = new Map<ChannelName, TestChannel>((opts.channels ?? [new TestChannel("telegram")]).map((c) => [c.name, c]));
   const workspaceDir = join(dir, "workspaces", "telegram_chat-1");
 
-  const build = async (): Promise<{ store: Store; im: ImChannel; registry: HandlerRegistry }> => {
+  const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry }> => {
     const store = await createStore({ url: null, dataDir: dir, log });
-    const im = createImChannel({ config, store, log, channelOf: (name) => channels.get(name) });
+    const channelOf = (name: ChannelName) => channels.get(name);
+    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
     registry.register("system", createSystemHandler(new ToolCatalog(registry)), systemTools);
-    registry.register("im_channel", im.handler, im.tools);
+    const { handler, tools } = createImChannelHandler({ media: im, channelOf, store, log });
+    registry.register("im_channel", handler, tools);
     return { store, im, registry };
   };
 
@@ -100,7 +104,7 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     },
     turn(message) {
       const catalog = new ToolCatalog(h.registry);
-      const agent = new Agent({ config, model: createModel(config.llm), registry: h.registry, catalog, store: h.store, log, prepareMedia: (input, turnLog) => h.im.media.prepare(input, turnLog) });
+      const agent = new Agent({ config, secrets: collectSecrets(config), model: createModel(config.llm), registry: h.registry, catalog, store: h.store, log, prepareMedia: (input, turnLog) => h.im.inbound.prepare(input, turnLog) });
       return agent.runTurn({
         sessionKey: `${message.channel}:${message.chat.id}`,
         message,

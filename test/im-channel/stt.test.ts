@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/infra/config/load.js";
-import { configSchema, type ConfigInput } from "../../src/infra/config/schema.js";
-import { collectSecrets } from "../../src/infra/config/secrets.js";
+import { loadConfig } from "../../src/config.js";
+import { configSchema, type ConfigInput } from "../../src/config.js";
+import { collectSecrets } from "../../src/config.js";
 import { SpeechToText, SttError, sttEndpointOf } from "../../src/media/stt.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 

@@ -15,6 +15,7 @@ import type {
   OutboundTarget,
   SendTextOptions,
   SentMessage,
+  VoiceFormat,
 } from "../../src/core/types.js";
 
 export interface ReceivedFile {
@@ -27,6 +28,9 @@ export interface ReceivedFile {
 
 /** What the channel does with a send of a kind of file. */
 export type SendBehaviour = "accept" | "refuse" | "hang" | "drop";
+
+/** What each real platform plays as a voice message, so a test channel named after one behaves like it. */
+const VOICE_FORMATS: Record<string, VoiceFormat> = { telegram: "ogg-opus", feishu: "ogg-opus", discord: "audio-file" };
 
 export class TestChannel implements Channel {
   readonly capabilities: ChannelCapabilities;
@@ -42,7 +46,8 @@ export class TestChannel implements Channel {
     readonly name: ChannelName = "telegram",
     capabilities: Partial<ChannelCapabilities> = {},
   ) {
-    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, threads: true, typing: true, ...capabilities };
+    const voice = VOICE_FORMATS[name] ?? "any";
+    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, threads: true, typing: true, voice, ...capabilities };
   }
 
   async start(): Promise<void> {}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatCommand, CommandContext } from "../../src/gateway/commands.js";
+import type { ChatCommand, CommandContext } from "../../src/core/commands.js";
 import type { InboundMessage } from "../../src/core/types.js";
 import { schedulerCommands } from "../../src/scheduler/commands.js";
 import { parseReminder } from "../../src/scheduler/natural.js";

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/agent/llm.js";
-import { createSkills, type Skills } from "../../src/skills/index.js";
+import { setUpSkills } from "../../src/handlers/skills.js";
+import type { Skills } from "../../src/skills/index.js";
 import { skillsConfigSchema } from "../../src/skills/config.js";
 import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { FIXED_NOW, startHarness, type Harness } from "../agent/harness.js";
@@ -23,7 +24,7 @@ beforeEach(async () => {
   await writeSkill(bundledDir, "dice", {
     files: { "scripts/roll.py": "import sys\nprint('rolled', sys.argv[1], '-> 4')\n" },
   });
-  skills = await createSkills({
+  skills = await setUpSkills({
     config: skillsConfigSchema.parse({ watch: false }),
     bundledDir,
     userDir: await temp.make(),
@@ -33,6 +34,7 @@ beforeEach(async () => {
   });
   agent = new Agent({
     config: h.config,
+    secrets: [],
     model: createModel(h.config.llm),
     registry: h.registry,
     catalog: h.catalog,

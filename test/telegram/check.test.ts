@@ -1,7 +1,7 @@
 /** `switchboard doctor`'s Telegram check against the fake Bot API. */
 import { afterEach, describe, expect, it } from "vitest";
 import { checkTelegram } from "../../src/channels/telegram/check.js";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { configSchema } from "../../src/config.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 
 let tg: FakeTelegram | undefined;
@@ -10,7 +10,7 @@ afterEach(async () => {
   tg = undefined;
 });
 
-const configFor = (telegram: Record<string, unknown>) => configSchema.parse({ channels: { telegram } });
+const configFor = (telegram: Record<string, unknown>) => configSchema.parse({ channels: { telegram } }).channels.telegram;
 
 describe("checkTelegram", () => {
   it("shows the bot's username and that no webhook is set", async () => {

@@ -1,6 +1,6 @@
 /** The `channels.telegram` settings refuse what cannot work, saying which setting and why. */
 import { describe, expect, it } from "vitest";
-import { configSchema } from "../../src/infra/config/schema.js";
+import { configSchema } from "../../src/config.js";
 
 function problems(telegram: Record<string, unknown>): string[] {
   const result = configSchema.safeParse({ channels: { telegram } });

@@ -1,6 +1,6 @@
 /** The whole gateway with the Telegram channel against the fake Bot API and the fake LLM. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConfigInput } from "../../src/infra/config/schema.js";
+import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, bob, directChat, forumChat, groupChat, messageOf, messageUpdate, text, topicText } from "../fakes/telegram/updates.js";

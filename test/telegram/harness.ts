@@ -66,7 +66,7 @@ export async function startTelegram(opts: TelegramHarnessOptions = {}): Promise<
   const received: InboundMessage[] = [];
 
   const boot = async () => {
-    h.http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log, readiness: async () => ({ ready: true, components: {} }) });
+    h.http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log });
     h.channel = new TelegramChannel({
       settings,
       token,

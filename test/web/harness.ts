@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import { createWebChannel, type WebChannel } from "../../src/channels/web/index.js";
 import { targetOf, type InboundHandler } from "../../src/core/types.js";
-import { HttpServer, type ReadinessReport } from "../../src/infra/http/server.js";
+import { HttpServer } from "../../src/infra/http/server.js";
 import { createLogger } from "../../src/infra/log.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 
@@ -31,7 +31,6 @@ export interface WebHarnessOptions {
   /** Reuse the files and store of an earlier harness: a restart. */
   dataDir?: string;
   storeUrl?: string | null;
-  readiness?: () => Promise<ReadinessReport>;
   /** Builds the message handler; default: echo the text back as a reply. */
   handler?: (channel: WebChannel) => InboundHandler;
   /** Called before start(), e.g. to add test routes. */
@@ -55,7 +54,6 @@ export async function startWeb(opts: WebHarnessOptions = {}): Promise<WebHarness
     port: 0,
     token: opts.token ?? null,
     log,
-    readiness: opts.readiness ?? (async () => ({ ready: true, components: {} })),
   });
   const channel = createWebChannel({
     store,

@@ -25,11 +25,10 @@ async function start(opts: { token?: string | null; ready?: boolean | "throws" }
     port: 0,
     token: opts.token ?? null,
     log,
-    readiness: async () => {
-      if (opts.ready === "throws") throw new Error("store unreachable");
-      const ok = opts.ready ?? true;
-      return { ready: ok, components: { store: { ok, detail: "sqlite" } } };
-    },
+  });
+  server.addReadinessCheck("store", () => {
+    if (opts.ready === "throws") throw new Error("store unreachable");
+    return { ok: opts.ready ?? true, detail: "sqlite" };
   });
   server.app.get("/protected", server.auth, (c) => c.json({ ok: true }));
   server.app.get("/boom", () => {
@@ -161,7 +160,7 @@ describe("HttpServer", () => {
     const first = await start();
     const port = Number(new URL(first.url).port);
     const log = createLogger({ level: "silent", secrets: [] });
-    const second = new HttpServer({ host: "127.0.0.1", port, token: null, log, readiness: async () => ({ ready: true, components: {} }) });
+    const second = new HttpServer({ host: "127.0.0.1", port, token: null, log });
     await expect(second.start()).rejects.toThrow(`Cannot listen on 127.0.0.1:${port}`);
   });
 });

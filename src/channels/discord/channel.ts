@@ -33,6 +33,7 @@ const MIB = 1024 * 1024;
 export class DiscordChannel implements Channel {
   readonly name = "discord" as const;
   readonly capabilities: ChannelCapabilities;
+  readonly acceptsBots: boolean;
   private readonly apiUrl: string;
   private readonly rest: REST;
   private readonly outbound: DiscordOutbound;
@@ -43,8 +44,9 @@ export class DiscordChannel implements Channel {
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
+    this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
-    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true };
+    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file" };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = new REST({ api: this.apiUrl }).setToken(config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });

@@ -4,9 +4,8 @@
  */
 import { ApplicationFlags, PermissionFlagsBits } from "discord.js";
 import { z } from "zod";
-import type { Config } from "../../infra/config/schema.js";
 import { fetchJson } from "../module.js";
-import { DEFAULT_API_URL } from "./config.js";
+import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { INTENTS_FIX, TOKEN_FIX } from "./diagnostics.js";
 
 export const discordFix = `check DISCORD_BOT_TOKEN (${TOKEN_FIX}) and DISCORD_API_URL`;
@@ -24,8 +23,8 @@ const INVITE_PERMISSIONS =
   PermissionFlagsBits.SendMessagesInThreads |
   PermissionFlagsBits.AttachFiles;
 
-export async function checkDiscord(config: Config): Promise<string> {
-  const { token, apiUrl } = config.channels.discord;
+export async function checkDiscord(settings: DiscordConfig): Promise<string> {
+  const { token, apiUrl } = settings;
   if (token === null) throw new Error("no bot token configured");
   const get = async (route: string) =>
     fetchJson(`${apiUrl ?? DEFAULT_API_URL}/v10${route}`, { headers: { Authorization: `Bot ${token}` } });

@@ -56,6 +56,7 @@ export class FeishuChannel implements Channel {
       edits: false,
       threads: true,
       typing: false,
+      voice: "ogg-opus",
     };
     this.api = new FeishuApi({
       appId: config.appId,

@@ -2,10 +2,9 @@
  * `switchboard doctor` for Feishu/Lark: fetches a tenant access token and the bot's info with the app's
  * credentials, through the same client the channel uses, and reports both.
  */
-import type { Config } from "../../infra/config/schema.js";
 import { createLogger } from "../../infra/log.js";
 import { FeishuApi } from "./api.js";
-import { feishuBaseUrl } from "./config.js";
+import { feishuBaseUrl, type FeishuConfig } from "./config.js";
 
 export const feishuFix =
   "check FEISHU_APP_ID / FEISHU_APP_SECRET and FEISHU_DOMAIN (feishu, lark or your deployment's URL), " +
@@ -14,8 +13,8 @@ export const feishuFix =
 /** The SDK replaces the token this long before Feishu's own expiry. */
 const SDK_EARLY_REFRESH_MS = 3 * 60_000;
 
-export async function checkFeishu(config: Config): Promise<string> {
-  const { appId, appSecret, domain, mode, webhook } = config.channels.feishu;
+export async function checkFeishu(settings: FeishuConfig): Promise<string> {
+  const { appId, appSecret, domain, mode, webhook } = settings;
   if (appId === null || appSecret === null) throw new Error("FEISHU_APP_ID and FEISHU_APP_SECRET must both be set");
   const api = new FeishuApi({
     appId,

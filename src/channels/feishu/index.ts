@@ -1,26 +1,40 @@
 /** The Feishu / Lark channel module. */
-import type { ChannelModule } from "../module.js";
+import { defineChannel } from "../module.js";
 import { FeishuChannel, type FeishuChannelOptions } from "./channel.js";
 import { checkFeishu, feishuFix } from "./check.js";
+import { feishuConfigSchema } from "./config.js";
 
 export { FeishuChannel, type FeishuChannelOptions };
 
-export const feishuChannel: ChannelModule = {
+export const feishuChannel = defineChannel({
   name: "feishu",
-  create: ({ config, store, log, http }) => {
-    const feishu = config.channels.feishu;
-    const { appId, appSecret } = feishu;
+  configSchema: feishuConfigSchema,
+  credentials: [
+    { field: "appId", env: "FEISHU_APP_ID" },
+    { field: "appSecret", env: "FEISHU_APP_SECRET" },
+  ],
+  secretPaths: ["appSecret", "webhook.verificationToken", "webhook.encryptKey"],
+  envOverrides: {
+    FEISHU_APP_ID: { path: "appId", type: "string" },
+    FEISHU_APP_SECRET: { path: "appSecret", type: "string" },
+    FEISHU_DOMAIN: { path: "domain", type: "string" },
+    FEISHU_MODE: { path: "mode", type: "string" },
+    FEISHU_VERIFICATION_TOKEN: { path: "webhook.verificationToken", type: "string" },
+    FEISHU_ENCRYPT_KEY: { path: "webhook.encryptKey", type: "string" },
+  },
+  create: ({ settings, core, store, log, http }) => {
+    const { appId, appSecret } = settings;
     if (appId === null || appSecret === null) {
       throw new Error("The Feishu channel needs FEISHU_APP_ID and FEISHU_APP_SECRET");
     }
     return new FeishuChannel({
-      config: { ...feishu, appId, appSecret },
+      config: { ...settings, appId, appSecret },
       store,
       log,
       http,
-      dedupTtlMs: config.sessions.dedupTtlHours * 3_600_000,
+      dedupTtlMs: core.sessions.dedupTtlHours * 3_600_000,
     });
   },
   check: checkFeishu,
   fix: feishuFix,
-};
+});

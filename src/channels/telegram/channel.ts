@@ -61,6 +61,7 @@ export class TelegramChannel implements Channel {
     edits: true,
     threads: true,
     typing: true,
+    voice: "ogg-opus",
   };
   private readonly api: Api;
   private readonly sender: TelegramSender;

@@ -1,14 +1,14 @@
 /** `switchboard doctor` for Telegram: getMe with the configured token, then how updates reach the bot. */
 import type { WebhookInfo } from "grammy/types";
-import type { Config } from "../../infra/config/schema.js";
 import { createApi, describeTelegramError } from "./api.js";
+import type { TelegramConfig } from "./config.js";
 
 export const telegramFix = "check TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_API_ROOT";
 
 const CHECK_TIMEOUT_SECONDS = 15;
 
-export async function checkTelegram(config: Config): Promise<string> {
-  const { token, apiRoot, mode } = config.channels.telegram;
+export async function checkTelegram(settings: TelegramConfig): Promise<string> {
+  const { token, apiRoot, mode } = settings;
   if (token === null) throw new Error("no bot token configured");
   const api = createApi({ token, apiRoot, timeoutSeconds: CHECK_TIMEOUT_SECONDS });
   try {

@@ -1,18 +1,25 @@
 /** The Telegram channel module. */
-import type { ChannelModule } from "../module.js";
+import { defineChannel } from "../module.js";
 import { TelegramChannel, type TelegramChannelOptions } from "./channel.js";
 import { checkTelegram, telegramFix } from "./check.js";
+import { telegramConfigSchema } from "./config.js";
 
 export { TelegramChannel, type TelegramChannelOptions };
 
-export const telegramChannel: ChannelModule = {
+export const telegramChannel = defineChannel({
   name: "telegram",
-  create: ({ config, store, log, http }) => {
-    const settings = config.channels.telegram;
-    // The schema refuses an enabled channel without a token; this only narrows the type.
+  configSchema: telegramConfigSchema,
+  credentials: [{ field: "token", env: "TELEGRAM_BOT_TOKEN" }],
+  secretPaths: ["token", "webhook.secretToken"],
+  envOverrides: {
+    TELEGRAM_BOT_TOKEN: { path: "token", type: "string" },
+    TELEGRAM_API_ROOT: { path: "apiRoot", type: "string" },
+  },
+  create: ({ settings, store, log, http }) => {
+    // The config loader refuses an enabled channel without a token; this only narrows the type.
     if (settings.token === null) throw new Error("channels.telegram.token is not set (TELEGRAM_BOT_TOKEN)");
     return new TelegramChannel({ settings, token: settings.token, store, log, http });
   },
   check: checkTelegram,
   fix: telegramFix,
-};
+});

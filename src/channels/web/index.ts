@@ -1,5 +1,6 @@
 /** WebChat: the built-in browser chat page and HTTP API. */
-import type { ChannelModule } from "../module.js";
+import { z } from "zod";
+import { defineChannel } from "../module.js";
 import { WebChannel, type WebChannelOptions } from "./channel.js";
 
 export { WebChannel, type WebChannelOptions };
@@ -8,17 +9,23 @@ export function createWebChannel(opts: WebChannelOptions): WebChannel {
   return new WebChannel(opts);
 }
 
-export const webChannel: ChannelModule = {
+const webConfigSchema = z.strictObject({ enabled: z.boolean().default(true) }).prefault({});
+
+export const webChannel = defineChannel({
   name: "web",
-  create: ({ config, store, log, http }) =>
+  configSchema: webConfigSchema,
+  credentials: [],
+  secretPaths: [],
+  envOverrides: {},
+  create: ({ core, store, log, http }) =>
     createWebChannel({
       store,
       log,
       http,
-      dataDir: config.dataDir,
-      maxTextLength: config.http.maxTextLength,
-      botName: config.agent.name,
+      dataDir: core.dataDir,
+      maxTextLength: core.http.maxTextLength,
+      botName: core.agent.name,
     }),
-  check: (config) => Promise.resolve(`served on http://${config.http.host}:${config.http.port}/`),
+  check: (_settings, core) => Promise.resolve(`served on http://${core.http.host}:${core.http.port}/`),
   fix: "check http.host and http.port",
-};
+});

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { configSchema, ENV_OVERRIDES, SECRET_PATHS, type Config } from "./schema.js";
+import type { CoreConfig, EnvOverride } from "./core-schema.js";
 import { REDACTED } from "./secrets.js";
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL("../../../config/default.yaml", import.meta.url));
@@ -28,20 +28,29 @@ export interface LoadConfigOptions {
 
 type Tree = Record<string, unknown>;
 
-export function loadConfig(opts: LoadConfigOptions = {}): Config {
+/** The whole schema (src/config.ts composes it) with what the loader must know about it. */
+export interface ConfigSpec<T extends CoreConfig> {
+  schema: z.ZodType<T, unknown>;
+  envOverrides: Readonly<Record<string, EnvOverride>>;
+  secretPaths: readonly string[];
+  /** Rules that involve more than one setting; one line per problem. */
+  crossChecks(config: T): string[];
+}
+
+export function loadConfigWith<T extends CoreConfig>(spec: ConfigSpec<T>, opts: LoadConfigOptions = {}): T {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const userFile = opts.configPath ?? nonEmpty(env.SWITCHBOARD_CONFIG);
 
   const merged = readYamlFile(DEFAULT_CONFIG_FILE);
   if (userFile) deepMerge(merged, readYamlFile(resolve(cwd, userFile)));
-  const fromEnv = applyEnv(merged, env);
+  const fromEnv = applyEnv(merged, env, spec.envOverrides);
 
-  const result = configSchema.safeParse(merged, { reportInput: true });
-  if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, fromEnv)));
+  const result = spec.schema.safeParse(merged, { reportInput: true });
+  if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, fromEnv, spec.secretPaths)));
   const config = result.data;
   config.dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(cwd, config.dataDir);
-  const problems = crossChecks(config);
+  const problems = [...coreCrossChecks(config), ...spec.crossChecks(config)];
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -91,9 +100,9 @@ function setPath(tree: Tree, path: string, value: unknown): void {
 }
 
 /** Applies the environment overrides; returns which variable set which setting, for error messages. */
-function applyEnv(tree: Tree, env: NodeJS.ProcessEnv): Map<string, string> {
+function applyEnv(tree: Tree, env: NodeJS.ProcessEnv, overrides: ConfigSpec<CoreConfig>["envOverrides"]): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const [name, { path, type }] of Object.entries(ENV_OVERRIDES)) {
+  for (const [name, { path, type }] of Object.entries(overrides)) {
     const raw = nonEmpty(env[name]);
     if (raw === undefined) continue;
     const value = type === "number" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
@@ -103,7 +112,7 @@ function applyEnv(tree: Tree, env: NodeJS.ProcessEnv): Map<string, string> {
   return sources;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>): string {
+function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>, secretPaths: readonly string[]): string {
   const parentPath = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     return issue.keys
@@ -112,7 +121,7 @@ function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>): s
   }
   const source = fromEnv.get(parentPath);
   const where = source ? `${parentPath} (from ${source})` : parentPath || "(top level)";
-  const isSecret = (SECRET_PATHS as readonly string[]).includes(parentPath);
+  const isSecret = secretPaths.includes(parentPath);
   const shown = isSecret ? REDACTED : JSON.stringify(issue.input);
   return `${where} = ${shown ?? "undefined"}: ${allowedText(issue)}`;
 }
@@ -138,36 +147,10 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || host.startsWith("127.");
 }
 
-/** Rules that involve more than one setting. */
-function crossChecks(config: Config): string[] {
-  const problems: string[] = [];
-  if (!isLoopbackHost(config.http.host) && !config.http.token) {
-    problems.push(
-      `http.host = ${JSON.stringify(config.http.host)}: binding beyond loopback requires http.token (set SWITCHBOARD_TOKEN) so WebChat and the API are not open to the network`,
-    );
-  }
-  const { telegram, feishu, discord } = config.channels;
-  const required: Array<[string, boolean | null, Array<[string, string | null, string]>]> = [
-    ["telegram", telegram.enabled, [["token", telegram.token, "TELEGRAM_BOT_TOKEN"]]],
-    ["feishu", feishu.enabled, [["appId", feishu.appId, "FEISHU_APP_ID"], ["appSecret", feishu.appSecret, "FEISHU_APP_SECRET"]]],
-    ["discord", discord.enabled, [["token", discord.token, "DISCORD_BOT_TOKEN"]]],
+/** Rules of the core settings that involve more than one of them. */
+function coreCrossChecks(config: CoreConfig): string[] {
+  if (isLoopbackHost(config.http.host) || config.http.token) return [];
+  return [
+    `http.host = ${JSON.stringify(config.http.host)}: binding beyond loopback requires http.token (set SWITCHBOARD_TOKEN) so WebChat and the API are not open to the network`,
   ];
-  for (const [channel, enabled, fields] of required) {
-    if (enabled !== true) continue;
-    for (const [field, value, envName] of fields) {
-      if (!value) problems.push(`channels.${channel}.enabled = true: channels.${channel}.${field} is not set (set ${envName})`);
-    }
-  }
-  return problems;
-}
-
-/** A channel is on when enabled explicitly, or (enabled: null) when its credentials are present. */
-export function enabledChannels(config: Config): Array<keyof Config["channels"]> {
-  const { web, telegram, feishu, discord } = config.channels;
-  const on: Array<keyof Config["channels"]> = [];
-  if (web.enabled) on.push("web");
-  if (telegram.enabled ?? telegram.token !== null) on.push("telegram");
-  if (feishu.enabled ?? (feishu.appId !== null && feishu.appSecret !== null)) on.push("feishu");
-  if (discord.enabled ?? discord.token !== null) on.push("discord");
-  return on;
 }

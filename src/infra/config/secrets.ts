@@ -1,6 +1,5 @@
 /** Finding the configured secrets and keeping them out of everything the gateway prints or sends. */
-import type { Config } from "./schema.js";
-import { SECRET_PATHS } from "./schema.js";
+import type { CoreConfig } from "./core-schema.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -13,10 +12,10 @@ export function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-/** The secret values in force: configured tokens and keys, and the password of a store URL. */
-export function collectSecrets(config: Config): string[] {
+/** The secret values in force: the settings at `secretPaths`, and the password of a store URL. */
+export function collectSecretsAt(config: CoreConfig, secretPaths: readonly string[]): string[] {
   const values: string[] = [];
-  for (const path of SECRET_PATHS) {
+  for (const path of secretPaths) {
     const v = getPath(config, path);
     if (typeof v === "string" && v.length >= 4) values.push(v);
   }

@@ -12,9 +12,20 @@ import { bearerToken, tokenMatches } from "./auth.js";
 import { jsonError, newErrorId } from "./errors.js";
 import { WebSocketEndpoints, type UpgradeHandler, type UpgradeOptions } from "./upgrades.js";
 
+export interface ComponentStatus {
+  ok: boolean;
+  detail?: string;
+}
+
 export interface ReadinessReport {
   ready: boolean;
-  components: Record<string, { ok: boolean; detail?: string }>;
+  components: Record<string, ComponentStatus>;
+}
+
+/** One part's answer to /readyz; `gates: false` reports it without making the gateway unready. */
+export interface ReadinessCheck {
+  check: () => ComponentStatus | Promise<ComponentStatus>;
+  gates: boolean;
 }
 
 export interface HttpServerOptions {
@@ -22,7 +33,6 @@ export interface HttpServerOptions {
   port: number;
   token: string | null;
   log: Logger;
-  readiness: () => Promise<ReadinessReport>;
 }
 
 /** How long stop() lets open requests and sockets finish before cutting them. */
@@ -35,6 +45,7 @@ export class HttpServer {
   readonly auth: MiddlewareHandler;
   private readonly sockets: WebSocketEndpoints;
   private server: Server | undefined;
+  private readonly readinessChecks = new Map<string, ReadinessCheck>();
 
   constructor(private readonly opts: HttpServerOptions) {
     this.auth = bearerAuth(opts.token);
@@ -44,6 +55,27 @@ export class HttpServer {
     this.app.get("/readyz", (c) => this.readyz(c));
     this.app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`));
     this.app.onError((err, c) => this.failed(err, c));
+  }
+
+  /** Adds a component to /readyz; each part of the gateway registers its own when it is built. */
+  addReadinessCheck(name: string, check: ReadinessCheck["check"], opts: { gates?: boolean } = {}): void {
+    this.readinessChecks.set(name, { check, gates: opts.gates ?? true });
+  }
+
+  /** Every registered check, run together; a check that throws counts as not ok. */
+  async readiness(): Promise<ReadinessReport> {
+    const entries = await Promise.all(
+      [...this.readinessChecks].map(async ([name, { check, gates }]) => {
+        try {
+          return { name, gates, status: await check() };
+        } catch (err) {
+          this.opts.log.warn({ err, component: name }, "readiness check failed");
+          return { name, gates, status: { ok: false, detail: "the readiness check failed" } };
+        }
+      }),
+    );
+    const components = Object.fromEntries(entries.map((e) => [e.name, e.status]));
+    return { ready: entries.every((e) => e.status.ok || !e.gates), components };
   }
 
   onUpgrade(path: string, handle: UpgradeHandler, opts?: UpgradeOptions): void {
@@ -89,13 +121,7 @@ export class HttpServer {
   }
 
   private async readyz(c: Context): Promise<Response> {
-    let report: ReadinessReport;
-    try {
-      report = await this.opts.readiness();
-    } catch (err) {
-      this.opts.log.warn({ err }, "readiness check failed");
-      report = { ready: false, components: { readiness: { ok: false, detail: "the readiness check failed" } } };
-    }
+    const report = await this.readiness();
     c.header("Cache-Control", "no-store");
     return c.json({ ready: report.ready, components: report.components }, report.ready ? 200 : 503);
   }

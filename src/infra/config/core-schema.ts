@@ -1,17 +1,10 @@
 /**
- * The configuration schema: the single source of truth for every setting, its default and what is allowed.
- * config/default.yaml documents the same settings for users; a test keeps the two in step.
+ * The core settings every gateway has (data dir, log, HTTP, store, LLM, agent, sessions). Channels and features
+ * add their own sections; src/config.ts composes the whole schema. config/default.yaml documents every setting.
  */
 import { z } from "zod";
-import { accessConfigSchema } from "../../access/config.js";
-import { discordConfigSchema } from "../../channels/discord/config.js";
-import { feishuConfigSchema } from "../../channels/feishu/config.js";
-import { telegramConfigSchema } from "../../channels/telegram/config.js";
-import { mediaConfigSchema } from "../../media/config.js";
-import { schedulerConfigSchema } from "../../scheduler/config.js";
-import { skillsConfigSchema } from "../../skills/config.js";
 
-function isTimeZone(zone: string): boolean {
+export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return zone.length > 0;
@@ -24,7 +17,7 @@ const port = z.number().int().min(0).max(65535);
 const duration = z.number().int().positive();
 const nullableString = z.string().min(1).nullable();
 
-export const configSchema = z.strictObject({
+export const coreConfigShape = {
   dataDir: z.string().min(1).default("./data"),
   log: z
     .strictObject({
@@ -80,55 +73,26 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
-  skills: skillsConfigSchema,
-  scheduler: schedulerConfigSchema,
-  media: mediaConfigSchema,
-  access: accessConfigSchema,
-  channels: z
-    .strictObject({
-      web: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
-      telegram: telegramConfigSchema,
-      feishu: feishuConfigSchema,
-      discord: discordConfigSchema,
-    })
-    .prefault({}),
-});
+};
 
-export type Config = z.output<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
+export const coreConfigSchema = z.strictObject(coreConfigShape);
+export type CoreConfig = z.output<typeof coreConfigSchema>;
 
-/** Dotted paths of settings whose values must never be shown. */
-export const SECRET_PATHS = [
-  "http.token",
-  "llm.apiKey",
-  "media.stt.apiKey",
-  "channels.telegram.token",
-  "channels.telegram.webhook.secretToken",
-  "channels.feishu.appSecret",
-  "channels.feishu.webhook.verificationToken",
-  "channels.feishu.webhook.encryptKey",
-  "channels.discord.token",
-] as const;
+/** Dotted paths of core settings whose values must never be shown. */
+export const CORE_SECRET_PATHS = ["http.token", "llm.apiKey"];
 
-/** Environment variables that override the files, and the setting each one sets. */
-export const ENV_OVERRIDES: Record<string, { path: string; type: "string" | "number" }> = {
-  TELEGRAM_BOT_TOKEN: { path: "channels.telegram.token", type: "string" },
-  TELEGRAM_API_ROOT: { path: "channels.telegram.apiRoot", type: "string" },
-  FEISHU_APP_ID: { path: "channels.feishu.appId", type: "string" },
-  FEISHU_APP_SECRET: { path: "channels.feishu.appSecret", type: "string" },
-  FEISHU_DOMAIN: { path: "channels.feishu.domain", type: "string" },
-  FEISHU_MODE: { path: "channels.feishu.mode", type: "string" },
-  FEISHU_VERIFICATION_TOKEN: { path: "channels.feishu.webhook.verificationToken", type: "string" },
-  FEISHU_ENCRYPT_KEY: { path: "channels.feishu.webhook.encryptKey", type: "string" },
-  DISCORD_BOT_TOKEN: { path: "channels.discord.token", type: "string" },
-  DISCORD_API_URL: { path: "channels.discord.apiUrl", type: "string" },
+/** How an environment variable overrides one setting. */
+export interface EnvOverride {
+  path: string;
+  type: "string" | "number";
+}
+
+/** Environment variables that override the core settings. */
+export const CORE_ENV_OVERRIDES: Record<string, EnvOverride> = {
   LLM_PROVIDER: { path: "llm.provider", type: "string" },
   LLM_BASE_URL: { path: "llm.baseUrl", type: "string" },
   LLM_API_KEY: { path: "llm.apiKey", type: "string" },
   LLM_MODEL: { path: "llm.model", type: "string" },
-  STT_BASE_URL: { path: "media.stt.baseUrl", type: "string" },
-  STT_API_KEY: { path: "media.stt.apiKey", type: "string" },
-  STT_MODEL: { path: "media.stt.model", type: "string" },
   SWITCHBOARD_DATA_DIR: { path: "dataDir", type: "string" },
   SWITCHBOARD_PORT: { path: "http.port", type: "number" },
   SWITCHBOARD_HOST: { path: "http.host", type: "string" },

@@ -1,0 +1,45 @@
+/**
+ * The layer rules of src/ (see ARCHITECTURE.md). A layer imports only from the layers below it:
+ *   core < infra < channels | engines < handlers < agent < gateway < app (src/*.ts)
+ * Engines are the feature folders: access, media, scheduler, sessions, skills, sandbox, mcp, memory.
+ */
+const ENGINES = "(access|media|scheduler|sessions|skills|sandbox|mcp|memory)";
+
+const forbidUp = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
+
+module.exports = {
+  forbidden: [
+    { name: "no-circular", comment: "Import circles hide which module is the lower one.", severity: "error", from: {}, to: { circular: true } },
+    forbidUp("core-imports-nothing", "^src/core/", "^src/(?!core/)", "core/ holds the types and pure helpers everything else shares."),
+    forbidUp("infra-below-features", "^src/infra/", "^src/(?!core/|infra/)", "infra/ (store, http, config, log) knows no feature."),
+    forbidUp(
+      "channels-are-adapters",
+      "^src/channels/",
+      "^src/(?!core/|infra/|channels/)",
+      "A channel adapter knows the core types and infra, never the gateway, the agent or a feature.",
+    ),
+    {
+      name: "channel-folders-stand-alone",
+      comment: "One platform's folder never imports another's; shared code lives in src/channels/*.ts (the kit).",
+      severity: "error",
+      from: { path: "^src/channels/([^/]+)/" },
+      to: { path: "^src/channels/([^/]+)/", pathNot: "^src/channels/$1/" },
+    },
+    forbidUp(
+      "engines-never-import-the-tool-surface",
+      `^src/${ENGINES}/`,
+      "^src/(channels|handlers|agent|gateway)/|^src/[^/]+\\.ts$",
+      "An engine is called by its handler file and by the app; it never imports handlers/, agent/, gateway/ or an adapter.",
+    ),
+    forbidUp("handlers-below-agent", "^src/handlers/", "^src/(channels|agent|gateway)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
+    forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|gateway)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when."),
+    forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/channels/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
+    { name: "no-orphans", severity: "error", from: { orphan: true, path: "^src/", pathNot: "\\.d\\.ts$" }, to: {} },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js"] },
+  },
+};

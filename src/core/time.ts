@@ -1,0 +1,26 @@
+/** Time as people read it, in their own zone; shared by the prompt and the scheduler. */
+
+/**
+ * "Saturday 2026-11-21 21:54 (Asia/Shanghai, GMT+08:00)". Throws a RangeError for an unknown time zone, which is
+ * why the agent calls it once at start-up.
+ */
+export function describeLocalTime(now: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    weekday: "long",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "longOffset",
+  }).formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
+  // Some ICU versions write a zero offset as a bare "GMT".
+  const offset = part("timeZoneName") === "GMT" ? "GMT+00:00" : part("timeZoneName");
+  return (
+    `${part("weekday")} ${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ` +
+    `(${timeZone}, ${offset})`
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * One agent turn as the rest of the gateway sees it: what goes in, what comes out, and the port (TurnRunner)
+ * through which the router and the scheduler ask for one without knowing the agent.
+ */
+import type { Logger } from "pino";
+import type { Attachment, InboundMessage } from "./types.js";
+import type { ToolDefinition, ToolPermissions } from "./tools.js";
+
+export interface TurnInput {
+  sessionKey: string;
+  message: InboundMessage;
+  workspaceDir: string;
+  signal: AbortSignal;
+  log: Logger;
+  traceId: string;
+  /** Downloads an attachment and returns a local path (from the channel). */
+  download?: (attachment: Attachment) => Promise<string>;
+  /** Access policy hook: which tools this sender may see and call; default all. */
+  allowTool?: (tool: ToolDefinition) => boolean;
+  /**
+   * The risk classes the sender may use (from src/access): the model is shown, and can call, only the tools they
+   * cover. The tool context carries them too, so the registry refuses anything beyond (a handler's own stricter
+   * check, a call from elsewhere) with the missing permission named.
+   */
+  permissions?: ToolPermissions;
+  /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
+  earlierMessages?: EarlierChatMessage[];
+}
+
+export interface TurnResult {
+  text: string;
+  errorId?: string;
+  steps: number;
+  toolCalls: string[];
+}
+
+/** Runs agent turns; implemented by src/agent. */
+export interface TurnRunner {
+  runTurn(input: TurnInput): Promise<TurnResult>;
+}
+
+/** A voice or audio attachment's transcript, or why there is none (told to the model as it is). */
+export type Transcription = { text: string } | { failure: string };
+
+/** What the gateway's media step (src/media) did before the turn: downloads kept in the workspace, transcripts. */
+export interface PreparedMedia {
+  /** Downloads an attachment of the message into the workspace, once; returns its local path. */
+  download(attachment: Attachment): Promise<string>;
+  /** By attachment position; undefined for attachments that are not voice or audio. */
+  transcripts: ReadonlyArray<Transcription | undefined>;
+}
+
+/** A group message the bot was not asked to answer, kept as context for the next message that is. */
+export interface EarlierChatMessage {
+  senderId: string;
+  senderName?: string;
+  text: string;
+  /** ISO time the message was received. */
+  sentAt: string;
+}
+
+/** Introduces the list of a message's attachments; get_chat_history finds them by it. */
+export const ATTACHMENTS_HEADING = "Attachments (names are chosen by the sender):";
