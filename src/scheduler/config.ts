@@ -9,7 +9,7 @@ export const schedulerConfigSchema = z
     enabled: z.boolean().default(true),
     /** A one-shot task found overdue (after downtime) is still delivered, marked late, up to this many minutes. */
     gracePeriodMinutes: positive.default(360),
-    /** Recurring slots missed while the gateway was down: none = skip them; latest = run the latest one once. */
+    /** Recurring slots missed while the gateway was down (or stalled): none = skip them; latest = run the latest one once. */
     missedRecurring: z.enum(["none", "latest"]).default("none"),
     /** Live (active or paused) tasks one user may have; the owner is exempt. */
     maxActivePerUser: positive.default(50),

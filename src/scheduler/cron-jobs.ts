@@ -1,42 +1,30 @@
 /**
- * Recurring cron tasks run as node-cron jobs: node-cron keeps the time zone (DST included), prevents overlapping
- * runs, and asks the store-backed RunCoordinator which replica runs each slot. One job per cron task; one-shot
- * and interval tasks never get one (see DueIndex).
+ * Recurring cron tasks run as croner jobs (see cron.ts): croner keeps the time zone, summer time included, and
+ * skips a slot that comes while the task's previous run is still going; the store elects the one replica that
+ * runs each slot. One job per cron task; one-shot and interval tasks never get one (see DueIndex).
  */
-import { createTask, type Logger as CronLogger, type ScheduledTask } from "node-cron";
+import type { Cron } from "croner";
 import type { Logger } from "../infra/log.js";
 import type { Coordinator } from "../infra/store/types.js";
-import { CLAIM_TTL_MS, StoreRunCoordinator } from "./claims.js";
+import { electForCronSlot } from "./claims.js";
+import { cronSlotAtOrBefore, startCron } from "./cron.js";
 import type { TaskRecord } from "./types.js";
-
-/** A slot that fires later than this (a blocked event loop) is reported missed instead of run. */
-const MISSED_TOLERANCE_MS = 60_000;
 
 export interface CronJobsDeps {
   coordinator: Coordinator;
   log: Logger;
-  /** Runs the slot; this replica already won it. Never rejects. */
+  /**
+   * Runs the slot; this replica already won it. Never rejects. A slot can come late (a stalled process): the
+   * runner's rules for missed slots decide what happens then.
+   */
   onSlot(taskId: string, slot: number): Promise<void>;
-  /** node-cron skipped the slot: it came too late. */
-  onMissed(taskId: string, slot: number): void;
 }
 
 export class CronJobs {
   /** Each job with the schedule it was made for, so an unrelated change of the task keeps the job. */
-  private readonly jobs = new Map<string, { job: ScheduledTask; schedule: string }>();
-  private readonly runCoordinator: StoreRunCoordinator;
-  private readonly cronLog: CronLogger;
+  private readonly jobs = new Map<string, { job: Cron; schedule: string }>();
 
-  constructor(private readonly deps: CronJobsDeps) {
-    this.runCoordinator = new StoreRunCoordinator(deps.coordinator);
-    const log = deps.log.child({ component: "node-cron" });
-    this.cronLog = {
-      info: (message) => log.info(message),
-      warn: (message) => log.warn(message),
-      error: (message, err) => log.error({ err: err ?? message }, typeof message === "string" ? message : "node-cron error"),
-      debug: (message) => log.debug(typeof message === "string" ? message : { err: message }, "node-cron"),
-    };
-  }
+  constructor(private readonly deps: CronJobsDeps) {}
 
   get size(): number {
     return this.jobs.size;
@@ -45,26 +33,11 @@ export class CronJobs {
   /** Starts the task's job, or replaces it when the task's expression or zone changed. */
   set(task: TaskRecord): void {
     if (task.trigger.type !== "cron") return;
-    const schedule = `${task.trigger.timezone} ${task.trigger.expression}`;
+    const { expression, timezone } = task.trigger;
+    const schedule = `${timezone} ${expression}`;
     if (this.jobs.get(task.id)?.schedule === schedule) return;
     this.delete(task.id);
-    const job = createTask(
-      task.trigger.expression,
-      (context) => this.deps.onSlot(task.id, context.date.getTime()),
-      {
-        name: task.id,
-        timezone: task.trigger.timezone,
-        noOverlap: true,
-        distributed: true,
-        runCoordinator: this.runCoordinator,
-        distributedLease: CLAIM_TTL_MS,
-        missedExecutionTolerance: MISSED_TOLERANCE_MS,
-        logger: this.cronLog,
-        unref: true,
-      },
-    );
-    job.on("execution:missed", (context) => this.deps.onMissed(task.id, context.date.getTime()));
-    void job.start();
+    const job = startCron(expression, timezone, (self) => this.fire(task.id, self));
     this.jobs.set(task.id, { job, schedule });
   }
 
@@ -72,10 +45,21 @@ export class CronJobs {
     const entry = this.jobs.get(taskId);
     if (!entry) return;
     this.jobs.delete(taskId);
-    void entry.job.destroy();
+    entry.job.stop();
   }
 
   stopAll(): void {
     for (const id of [...this.jobs.keys()]) this.delete(id);
+  }
+
+  /** croner calls at or after a slot; the slot is the latest one up to now, which is later than planned after a stall. */
+  private async fire(taskId: string, job: Cron): Promise<void> {
+    const slot = cronSlotAtOrBefore(job, Date.now());
+    if (slot === null) return;
+    try {
+      if (await electForCronSlot(this.deps.coordinator, taskId, slot)) await this.deps.onSlot(taskId, slot);
+    } catch (err) {
+      this.deps.log.error({ err, taskId, slot }, "could not elect the replica for a cron slot; the task catches up at its next slot");
+    }
   }
 }

@@ -1,91 +1,62 @@
 /**
- * Cron expressions, checked by node-cron, and their next slots in a time zone computed from any instant (node-cron
- * only computes them from the real now, and the scheduler's clock may be another). A slot whose wall time does
- * not exist that day (clocks going forward) is skipped, and a wall time that happens twice runs once, as in
- * node-cron; test/scheduler/cron.test.ts holds the two to the same answers.
+ * Cron expressions, all through croner: checking them, their slots in a time zone from any instant (the
+ * scheduler's clock may not be the real one), and the jobs that fire them (cron-jobs.ts). One library with one
+ * set of rules, so the next run shown, the one stored and the one fired are the same.
+ *
+ * Rules: 5 fields (a 6th in front for seconds, a 7th for years), names (MON, JAN), @daily and the like, L, W
+ * and #. A day-of-month and a day-of-week both given must both match. Summer time follows croner, like Vixie
+ * cron: a job at fixed times (no `*` or step in its second, minute and hour) whose time the clocks skip runs
+ * when they jump, and runs once when its time happens twice; other jobs keep their rhythm in real time.
  */
-import { parse, validateDetailed } from "node-cron";
-import { addDays, wallMs, wallParts, wallTimeToInstant, weekdayOf } from "./zones.js";
-
-/** How far ahead a slot is looked for: far enough for any leap day. */
-const HORIZON_DAYS = 366 * 5;
+import { Cron, type CronCallback, type CronOptions } from "croner";
 
 const EXAMPLE = 'Use 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5" for 09:00 on weekdays.';
 
+const RULES: CronOptions = { domAndDow: true, fixedTimeRule: "no-wildcard" };
+
+/** A bad expression, with what to fix; shown to the model or the user as is. */
 export class CronError extends Error {
   override name = "CronError";
 }
 
-export class CronSchedule {
-  private constructor(
-    readonly expression: string,
-    readonly timezone: string,
-    private readonly seconds: number[],
-    private readonly minutes: number[],
-    private readonly hours: number[],
-    private readonly daysOfMonth: Set<number>,
-    private readonly months: Set<number>,
-    private readonly weekdays: Set<number>,
-  ) {}
+/** The expression's schedule in `timezone`, for computing slots; throws a CronError saying what is wrong. */
+export function parseCron(expression: string, timezone: string): Cron {
+  return build(expression, { ...RULES, timezone });
+}
 
-  /** Throws a CronError saying which field is wrong and how to write it. */
-  static parse(expression: string, timezone: string): CronSchedule {
-    const checked = validateDetailed(expression);
-    if (!checked.valid) {
-      const problems = checked.errors.map((e) => e.message).join("; ");
-      throw new CronError(`"${expression}" is not a valid cron expression: ${problems}. ${EXAMPLE}`);
-    }
-    const f = parse(expression);
-    const plain = (values: Array<number | string>): number[] | null =>
-      values.every((v): v is number => typeof v === "number") ? values : null;
-    const daysOfMonth = plain(f.dayOfMonth);
-    const weekdays = plain(f.dayOfWeek);
-    if (!daysOfMonth || !weekdays) {
-      throw new CronError(`"${expression}" uses L, W or #, which are not supported here. ${EXAMPLE}`);
-    }
-    const ascending = (values: number[]): number[] => [...values].sort((a, b) => a - b);
-    return new CronSchedule(
-      expression.trim(),
-      timezone,
-      ascending(f.second),
-      ascending(f.minute),
-      ascending(f.hour),
-      new Set(daysOfMonth),
-      new Set(f.month),
-      new Set(weekdays),
-    );
+/**
+ * A started job that calls `fire` at each slot. Not twice at once: a slot that comes while the previous run's
+ * promise is pending is skipped. Its timer does not keep the process alive.
+ */
+export function startCron(expression: string, timezone: string, fire: CronCallback): Cron {
+  return build(expression, { ...RULES, timezone, protect: true, unref: true }, fire);
+}
+
+/** The first slot strictly after `after`, or null when there is none. */
+export function cronSlotAfter(cron: Cron, after: number): number | null {
+  return cron.nextRun(new Date(after))?.getTime() ?? null;
+}
+
+/** Up to `count` slots strictly after `after`, in order. */
+export function cronSlotsAfter(cron: Cron, after: number, count: number): number[] {
+  return cron.nextRuns(count, new Date(after)).map((slot) => slot.getTime());
+}
+
+/** The latest slot at or before `at`, or null when there is none. */
+export function cronSlotAtOrBefore(cron: Cron, at: number): number | null {
+  // croner's previous runs lie strictly before the reference.
+  return cron.previousRuns(1, new Date(at + 1))[0]?.getTime() ?? null;
+}
+
+function build(expression: string, options: CronOptions, fire?: CronCallback): Cron {
+  // croner reads a string with a colon as a date to run once at.
+  if (expression.includes(":")) {
+    throw new CronError(`"${expression}" is not a valid cron expression: a time of day goes in the minute and hour fields. ${EXAMPLE}`);
   }
-
-  /** The first slot strictly after `after`, or null when none comes within five years. */
-  nextAfter(after: number): number | null {
-    const start = wallParts(after, this.timezone);
-    const startWall = wallMs(start);
-    for (let i = 0; i <= HORIZON_DAYS; i++) {
-      const day = addDays(start, i);
-      if (!this.months.has(day.month) || !this.daysOfMonth.has(day.day) || !this.weekdays.has(weekdayOf(day))) continue;
-      for (const hour of this.hours) {
-        for (const minute of this.minutes) {
-          for (const second of this.seconds) {
-            const wall = { ...day, hour, minute, second };
-            if (i === 0 && wallMs(wall) <= startWall) continue;
-            const instant = wallTimeToInstant(wall, this.timezone);
-            if (instant !== null && instant > after) return instant;
-          }
-        }
-      }
-    }
-    return null;
-  }
-
-  /** Up to `count` slots after `after`, in order. */
-  next(after: number, count: number): number[] {
-    const slots: number[] = [];
-    for (let from = after; slots.length < count; ) {
-      const slot = this.nextAfter(from);
-      if (slot === null) break;
-      slots.push(slot);
-      from = slot;
-    }
-    return slots;
+  try {
+    return fire ? new Cron(expression, options, fire) : new Cron(expression, options);
+  } catch (err) {
+    const problem = (err instanceof Error ? err.message : String(err)).replace(/^CronPattern: /, "").replace(/\.$/, "");
+    throw new CronError(`"${expression}" is not a valid cron expression: ${problem}. ${EXAMPLE}`, { cause: err });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The scheduler's moving parts: which tasks are armed where (one-shot and interval tasks in the DueIndex, cron
- * tasks as node-cron jobs), the queue their runs go through, and keeping in step with tasks other replicas or
+ * tasks as croner jobs), the queue their runs go through, and keeping in step with tasks other replicas or
  * the CLI changed. The task records in the store stay the truth: arming only decides when to look at one.
  */
 import type { Logger } from "../infra/log.js";
@@ -10,7 +10,7 @@ import { CronJobs } from "./cron-jobs.js";
 import type { Delivery } from "./delivery.js";
 import { DueIndex, type DueEntry } from "./due-index.js";
 import { MissedNotices } from "./missed.js";
-import { RECURRING_LATE_MS, Runner, type SlotResult } from "./runner.js";
+import { Runner, type SlotResult } from "./runner.js";
 import { indexEntryOf, sameEntry, type IndexEntry, type TaskStore } from "./task-store.js";
 import type { Clock, RunRecord, TaskRecord } from "./types.js";
 import { WorkQueue } from "./work-queue.js";
@@ -48,15 +48,14 @@ export class SchedulerEngine {
     this.cron = new CronJobs({
       coordinator: deps.store.coordinator,
       log,
-      // Through the queue, awaited: node-cron sees the run end, which is what its noOverlap relies on.
+      // Through the queue, awaited: croner sees the run end, which is what its overlap protection relies on.
       onSlot: (taskId, slot) =>
         new Promise<void>((resolve) => this.queue.push(() => this.run(taskId, () => this.runner.runSlot(taskId, slot)).finally(resolve))),
-      onMissed: (taskId, slot) => this.queue.push(() => this.run(taskId, () => this.runner.recordSkipped(taskId, slot))),
     });
     this.runner = new Runner({ ...deps, coordinator: deps.store.coordinator, missed: this.missed, signal: this.stopping.signal });
   }
 
-  /** Tasks armed: one-shot and interval in the due index, cron as node-cron jobs. */
+  /** Tasks armed: one-shot and interval in the due index, cron as croner jobs. */
   get armed(): { due: number; cron: number } {
     return { due: this.due.size, cron: this.cron.size };
   }
@@ -99,8 +98,8 @@ export class SchedulerEngine {
     if (task.trigger.type === "cron") {
       this.due.delete(taskId);
       this.cron.set(task);
-      // node-cron only fires future slots; one missed during downtime is handled like any late slot.
-      if (task.nextRunAt < this.deps.clock.now() - RECURRING_LATE_MS) this.enqueue(taskId, task.nextRunAt);
+      // croner only fires future slots; one that passed (during downtime) runs now, as the runner's rules for late slots say.
+      if (task.nextRunAt <= this.deps.clock.now()) this.enqueue(taskId, task.nextRunAt);
     } else {
       this.cron.delete(taskId);
       this.due.set(taskId, task.nextRunAt);

@@ -50,18 +50,9 @@ export class Runner {
       const task = await this.deps.tasks.get(taskId);
       if (!task || task.status !== "active" || task.nextRunAt === null || slot < task.nextRunAt) return { outcome: "stale", task };
       const now = this.deps.clock.now();
-      if (isRecurring(task.trigger) && now - slot > RECURRING_LATE_MS) return this.catchUp(task, slot, now);
+      // Lateness counts from the stored next slot: a timer that fires after a stall names a later one.
+      if (isRecurring(task.trigger) && now - task.nextRunAt > RECURRING_LATE_MS) return this.catchUp(task, task.nextRunAt, now);
       return this.execute(task, slot);
-    });
-  }
-
-  /** Records a slot node-cron skipped because it fired too late, and moves the task past it. */
-  recordSkipped(taskId: string, slot: number): Promise<SlotResult> {
-    return this.deps.tasks.withTaskLock(taskId, async () => {
-      const task = await this.deps.tasks.get(taskId);
-      if (!task || task.status !== "active" || !(await claimRun(this.deps.coordinator, taskId, slot))) return { outcome: "stale", task };
-      const run = this.ended(this.newRun(task, slot, "scheduled"), "missed", "the gateway was too busy to run it on time");
-      return { outcome: "missed", task: await this.moveOn(task, run) };
     });
   }
 
@@ -76,10 +67,10 @@ export class Runner {
     });
   }
 
-  /** A recurring task whose slot passed while nobody ran it: skip to the next, or run the latest (config). */
+  /** A recurring task whose slot passed while nobody ran it (downtime, a stall): skip to the next, or run the latest (config). */
   private async catchUp(task: TaskRecord, firstMissed: number, now: number): Promise<SlotResult> {
     if (this.deps.config.missedRecurring === "latest") return this.execute(task, latestSlotUpTo(task.trigger, firstMissed, now));
-    const error = "missed while the gateway was not running; missedRecurring is none, so it was skipped";
+    const error = "missed while the gateway was not running (or stalled); missedRecurring is none, so it was skipped";
     const run = this.ended(this.newRun(task, firstMissed, "scheduled"), "missed", error);
     return { outcome: "skipped", task: await this.moveOn(task, run) };
   }

@@ -1,18 +1,19 @@
 /** When a task's runs fall: its next slot after an instant, its upcoming runs, and its schedule in words. */
-import { CronSchedule } from "./cron.js";
+import type { Cron } from "croner";
+import { cronSlotAfter, cronSlotAtOrBefore, parseCron } from "./cron.js";
 import { formatDuration } from "./durations.js";
 import type { TaskRecord, Trigger } from "./types.js";
 
 const CACHE_LIMIT = 1_000;
-const schedules = new Map<string, CronSchedule>();
+const schedules = new Map<string, Cron>();
 
 /** Parsed once per expression and zone; the expression was validated when the task was created. */
-function cronOf(trigger: Extract<Trigger, { type: "cron" }>): CronSchedule {
+function cronOf(trigger: Extract<Trigger, { type: "cron" }>): Cron {
   const key = `${trigger.timezone} ${trigger.expression}`;
   let schedule = schedules.get(key);
   if (!schedule) {
     if (schedules.size >= CACHE_LIMIT) schedules.clear();
-    schedule = CronSchedule.parse(trigger.expression, trigger.timezone);
+    schedule = parseCron(trigger.expression, trigger.timezone);
     schedules.set(key, schedule);
   }
   return schedule;
@@ -33,7 +34,7 @@ export function slotAfter(trigger: Trigger, after: number): number | null {
       return trigger.startAt + elapsed * trigger.everyMs;
     }
     case "cron":
-      return cronOf(trigger).nextAfter(after);
+      return cronSlotAfter(cronOf(trigger), after);
   }
 }
 
@@ -58,19 +59,11 @@ export function upcomingRuns(task: TaskRecord, count: number): number[] {
   return runs;
 }
 
-/**
- * The latest slot at or before `now`, starting from `first` (a slot that was missed). Interval slots are
- * computed; cron slots are walked, at most `limit` of them.
- */
-export function latestSlotUpTo(trigger: Trigger, first: number, now: number, limit = 10_000): number {
+/** The latest slot at or before `now`, starting from `first` (a slot that was missed). */
+export function latestSlotUpTo(trigger: Trigger, first: number, now: number): number {
   if (trigger.type === "interval") return first + Math.floor((now - first) / trigger.everyMs) * trigger.everyMs;
-  let latest = first;
-  for (let i = 0; i < limit; i++) {
-    const next = slotAfter(trigger, latest);
-    if (next === null || next > now) break;
-    latest = next;
-  }
-  return latest;
+  if (trigger.type === "once") return first;
+  return Math.max(first, cronSlotAtOrBefore(cronOf(trigger), now) ?? first);
 }
 
 export function describeTrigger(trigger: Trigger): string {

@@ -2,8 +2,9 @@
  * `when` as the tools take it, and its resolution into a stored trigger. The gateway does every computation
  * from its own clock and the user's time zone; the model only copies what the user said.
  */
+import type { Cron } from "croner";
 import { describeLocalTime } from "../core/time.js";
-import { CronError, CronSchedule } from "./cron.js";
+import { CronError, cronSlotsAfter, parseCron } from "./cron.js";
 import { DurationError, formatDuration, parseDuration } from "./durations.js";
 import { localDateTimeOf } from "./natural.js";
 import { DATETIME_HINT, type When } from "./when-schema.js";
@@ -39,14 +40,9 @@ export function resolveWhen(when: When, ctx: WhenContext): Trigger {
   }
   const timezone = when.timezone !== undefined ? zoneOrThrow(when.timezone) : ctx.zone;
   const trigger: Trigger = { type: "cron", expression: when.cron, timezone };
-  try {
-    const [first, second] = CronSchedule.parse(when.cron, timezone).next(ctx.now, 2);
-    if (first === undefined) throw new WhenError(`The cron expression "${when.cron}" never runs in the next five years.`);
-    if (second !== undefined) requireInterval(second - first, ctx);
-  } catch (err) {
-    if (err instanceof CronError) throw new WhenError(err.message);
-    throw err;
-  }
+  const [first, second] = cronSlotsAfter(cron(when.cron, timezone), ctx.now, 2);
+  if (first === undefined) throw new WhenError(`The cron expression "${when.cron}" never runs again.`);
+  if (second !== undefined) requireInterval(second - first, ctx);
   return trigger;
 }
 
@@ -105,6 +101,15 @@ function duration(value: string, field: string): number {
     return parseDuration(value);
   } catch (err) {
     if (err instanceof DurationError) throw new WhenError(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+function cron(expression: string, timezone: string): Cron {
+  try {
+    return parseCron(expression, timezone);
+  } catch (err) {
+    if (err instanceof CronError) throw new WhenError(err.message);
     throw err;
   }
 }

@@ -13,14 +13,8 @@ export interface WallTime {
   second: number;
 }
 
-export interface WallParts extends WallTime {
-  /** 0 = Sunday */
-  weekday: number;
-}
-
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const DAY_MS = 86_400_000;
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 /** Area/City names (and UTC): offsets like "+08:00" are refused, because they know nothing of summer time. */
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
@@ -36,7 +30,6 @@ function formatter(zone: string): Intl.DateTimeFormat {
       hour: "numeric",
       minute: "numeric",
       second: "numeric",
-      weekday: "short",
     });
     formatters.set(zone, f);
   }
@@ -53,7 +46,7 @@ export function canonicalZone(zone: string): string | null {
   }
 }
 
-export function wallParts(instant: number, zone: string): WallParts {
+export function wallParts(instant: number, zone: string): WallTime {
   const parts: Record<string, string> = {};
   for (const part of formatter(zone).formatToParts(instant)) parts[part.type] = part.value;
   return {
@@ -63,7 +56,6 @@ export function wallParts(instant: number, zone: string): WallParts {
     hour: Number(parts.hour),
     minute: Number(parts.minute),
     second: Number(parts.second),
-    weekday: WEEKDAYS.indexOf(parts.weekday ?? ""),
   };
 }
 
@@ -89,15 +81,4 @@ export function wallTimeToInstant(t: WallTime, zone: string): number | null {
     .filter((instant) => wallMs(wallParts(instant, zone)) === local)
     .sort((a, b) => a - b);
   return candidates[0] ?? null;
-}
-
-/** Adds whole days to a calendar date (no time zone involved). */
-export function addDays(t: WallTime, days: number): WallTime {
-  const d = new Date(Date.UTC(t.year, t.month - 1, t.day + days));
-  return { ...t, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
-}
-
-/** 0 = Sunday, for a calendar date. */
-export function weekdayOf(t: WallTime): number {
-  return new Date(Date.UTC(t.year, t.month - 1, t.day)).getUTCDay();
 }

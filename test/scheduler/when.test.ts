@@ -88,9 +88,11 @@ describe("resolveWhen", () => {
   it("cron: in the user's zone unless one is given; bad expressions and zones say what to fix", () => {
     expect(resolveWhen({ cron: "0 9 * * 1-5" }, ctx("Asia/Shanghai"))).toEqual({ type: "cron", expression: "0 9 * * 1-5", timezone: "Asia/Shanghai" });
     expect(resolveWhen({ cron: "0 9 * * *", timezone: "europe/berlin" }, ctx("UTC"))).toMatchObject({ timezone: "Europe/Berlin" });
-    expect(() => resolveWhen({ cron: "61 9 * * *" }, ctx("UTC"))).toThrow(/not a valid cron expression: .*61.*minute.*e\.g\. "0 9 \* \* 1-5"/);
-    expect(() => resolveWhen({ cron: "0 9 * *" }, ctx("UTC"))).toThrow(/expected 5 or 6 fields/);
-    expect(() => resolveWhen({ cron: "0 9 L * *" }, ctx("UTC"))).toThrow(/L, W or #/);
+    expect(() => resolveWhen({ cron: "61 9 * * *" }, ctx("UTC"))).toThrow(/not a valid cron expression: .*minute: 61.*e\.g\. "0 9 \* \* 1-5"/);
+    expect(() => resolveWhen({ cron: "0 9 * *" }, ctx("UTC"))).toThrow(/exactly five, six, or seven space separated parts/);
+    expect(() => resolveWhen({ cron: "9:00" }, ctx("UTC"))).toThrow(/a time of day goes in the minute and hour fields/);
+    expect(() => resolveWhen({ cron: "0 9 30 2 *" }, ctx("UTC"))).toThrow(/"0 9 30 2 \*" never runs again/);
+    expect(resolveWhen({ cron: "0 9 L * *" }, ctx("UTC"))).toEqual({ type: "cron", expression: "0 9 L * *", timezone: "UTC" });
     expect(() => resolveWhen({ cron: "*/10 * * * * *" }, ctx("UTC"))).toThrow(/10 s apart/);
     expect(() => resolveWhen({ cron: "0 9 * * *", timezone: "Mars/Olympus" }, ctx("UTC"))).toThrow(/not an IANA time zone; write it like Europe\/Berlin/);
     expect(() => resolveWhen({ cron: "0 9 * * *", timezone: "+08:00" }, ctx("UTC"))).toThrow(/not an IANA time zone/);
