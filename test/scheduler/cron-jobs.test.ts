@@ -115,6 +115,18 @@ describe("cron tasks on croner", { timeout: 60_000 }, () => {
     expect(await runsOf(scheduler, task)).toEqual(["2026-03-27T09:00:00.000Z delivered", "2026-03-27T09:04:00.000Z delivered"]);
   });
 
+  it("a slot that passed less than a minute before a restart is still sent, and the next one too", async () => {
+    vi.useFakeTimers({ now: Date.parse("2026-03-27T08:59:00Z"), toFake: ["Date", "setTimeout", "clearTimeout"] });
+    const store = memoryStore();
+    const before = await startScheduler(store, new RecordingChannel());
+    const { task } = await before.create(reminder({ when: { cron: "*/5 * * * *", timezone: "UTC" } }), ALICE);
+    await before.stop(0);
+    vi.setSystemTime(Date.parse("2026-03-27T09:00:30Z")); // down over the 09:00 slot
+    const after = await startScheduler(store, new RecordingChannel());
+    await advance(5 * MINUTE, after);
+    expect(await runsOf(after, task)).toEqual(["2026-03-27T09:00:00.000Z delivered", "2026-03-27T09:05:00.000Z delivered"]);
+  });
+
   it.each([
     ["none", ["2026-03-27T09:00:00.000Z missed"], 0],
     ["latest", ["2026-03-27T09:05:00.000Z delivered"], 1],
