@@ -19,7 +19,9 @@ import { createScheduledHandler } from "./handlers/scheduled.js";
 import { setUpSkills } from "./handlers/skills.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
 import { redactText } from "./infra/config/secrets.js";
+import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
+import { lockDataDir } from "./infra/data-dir-lock.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
@@ -45,6 +47,8 @@ interface Parts {
   skills: Skills;
   scheduler: Scheduler | null;
   router: Router;
+  /** Releases the SQLite data dir's lock; null on Redis. */
+  releaseDataDir: (() => Promise<void>) | null;
 }
 
 export class Gateway {
@@ -58,17 +62,39 @@ export class Gateway {
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
   private readonly media: Media;
   private readonly skills: Skills;
+  private readonly releaseDataDir: (() => Promise<void>) | null;
   private stopping: Promise<void> | null = null;
 
   private constructor(parts: Parts) {
     ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router } = parts);
     ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
+    this.releaseDataDir = parts.releaseDataDir;
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
     const secrets = collectSecrets(config);
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
     routeSdkWarnings(log);
+    // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
+    await assertPortFree(config.http.host, config.http.port);
+    const releaseDataDir = config.store.url?.startsWith("redis")
+      ? null
+      : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
+    try {
+      return await Gateway.assemble(config, log, secrets, releaseDataDir);
+    } catch (err) {
+      await releaseDataDir?.();
+      throw err;
+    }
+  }
+
+  /** Builds every part, lowest layer first. */
+  private static async assemble(
+    config: Config,
+    log: Logger,
+    secrets: string[],
+    releaseDataDir: (() => Promise<void>) | null,
+  ): Promise<Gateway> {
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -151,7 +177,7 @@ export class Gateway {
       commands: [...pairingCommands(access), ...taskCommands],
       channelOf,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
@@ -182,6 +208,7 @@ export class Gateway {
     await this.http.stop();
     await this.skills.close();
     await this.store.close();
+    await this.releaseDataDir?.();
     this.log.info("stopped");
   }
 }
