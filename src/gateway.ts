@@ -85,7 +85,7 @@ export class Gateway {
 
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
-    registry.register("system", createSystemHandler(catalog), systemTools);
+    registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
     // Chat tools and the media step reach the channels through the gateway, which is built last.
     const built: { gateway?: Gateway } = {};

@@ -73,7 +73,6 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         ].join("\n"),
         input: z.object({}),
         risk: "read",
-        alwaysLoaded: true,
       },
       async () =>
         service.list().map((s) => ({
@@ -100,7 +99,6 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         ].join("\n"),
         input: z.object({ skill_name: skillName }),
         risk: "read",
-        alwaysLoaded: true,
       },
       async (input, ctx) => disclosing(ctx, service.require(input.skill_name), service.info(input.skill_name)),
     ),

@@ -22,8 +22,6 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Validated before the handler runs; its JSON Schema is what the model sees. */
   input: S;
   risk: RiskClass;
-  /** Sent to the model with its full schema on every request instead of on demand. */
-  alwaysLoaded?: boolean;
   /** Overrides the registry's default per-tool timeout. */
   timeoutMs?: number;
 }

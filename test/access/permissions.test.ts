@@ -19,7 +19,7 @@ const EXPECTED: Record<Role, Record<ChatType, readonly RiskClass[]>> = {
 };
 const CHAT_TYPES: ChatType[] = ["direct", "group"];
 
-/** One always-loaded tool per risk class, e.g. probe_exec; each call is recorded. */
+/** One tool per risk class, e.g. probe_exec; each call is recorded. */
 function probeTools(): ToolDefinition[] {
   return RISK_CLASSES.map((risk) => ({
     name: `probe_${risk}`,
@@ -28,7 +28,6 @@ function probeTools(): ToolDefinition[] {
     description: `Records that it ran. Risk class ${risk}.`,
     input: z.object({}),
     risk,
-    alwaysLoaded: true,
   }));
 }
 

@@ -64,7 +64,7 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     const store = await createStore({ url: null, dataDir: dir, log });
     const im = createImChannel({ config, store, log, channelOf: (name) => channels.get(name) });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
-    registry.register("system", createSystemHandler(new ToolCatalog(registry)), systemTools);
+    registry.register("system", createSystemHandler({ catalog: new ToolCatalog(registry), store, llm: config.llm }), systemTools);
     registry.register("im_channel", im.handler, im.tools);
     return { store, im, registry };
   };
