@@ -42,7 +42,7 @@ const enableThinkingDefinition = {
   shortDescription: "Turn the model's step-by-step reasoning on or off for this conversation",
   description: [
     "Turns the language model's own reasoning (Anthropic extended thinking, OpenAI-style reasoning_effort) on or",
-    "off for the rest of this conversation, from the next request on. Reasoning makes answers slower and costlier",
+    "off for this conversation, from the next message on. Reasoning makes answers slower and costlier",
     "but better on hard problems.",
     "",
     "When to use: the user asks you to think harder (or to stop), or a task needs careful multi-step reasoning.",
@@ -120,8 +120,8 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandler {
     return {
       thinking: input.enabled ? "on" : "off",
       message: input.enabled
-        ? `Reasoning is on (${input.level}, ${how}) for this conversation from the next model call.`
-        : "Reasoning is off for this conversation from the next model call.",
+        ? `Reasoning is on (${input.level}, ${how}) for this conversation from the next message on.`
+        : "Reasoning is off for this conversation from the next message on.",
     };
   });
 
