@@ -40,7 +40,7 @@ export interface ToolContext {
   signal: AbortSignal;
   log: Logger;
   traceId: string;
-  /** Tools disclosed with get_tool_info during this session; the agent sends their schemas. */
+  /** Tools whose full definition this session has seen (get_tool_info, get_skill_info, an invalid call's error). */
   disclosedTools: Set<string>;
   /**
    * What the access policy lets the sender use here; the registry refuses calls outside it. Absent only for
