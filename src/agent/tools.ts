@@ -68,8 +68,12 @@ async function runTool(opts: TurnToolsOptions, name: string, input: unknown, abo
 function repairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
   const { catalog, allowed, context, secrets } = opts;
   return async ({ toolCall, error }) => {
-    if (!NoSuchToolError.isInstance(error)) return null;
     const asked = toolCall.toolName;
+    if (!NoSuchToolError.isInstance(error)) {
+      // Arguments that are not JSON: the SDK's own error says so; the session log keeps a line for it.
+      opts.calls.push({ tool: asked, ok: false, code: "invalid_input", error: redactText(error.message, secrets), durationMs: 0 });
+      return null;
+    }
     const known = catalog.resolve(asked);
     if (known && allowed.includes(known)) return { ...toolCall, toolName: known.name };
     const message = known

@@ -64,6 +64,8 @@ describe("get_session_logs", () => {
         toolCalls: [
           { name: "read_file", arguments: { path: "missing.txt" } },
           { name: "write_file", arguments: { path: "a.txt", content: "x" } },
+          { name: "list_directory", arguments: "{not json" },
+          { name: "launch_rockets", arguments: {} },
         ],
       },
       { text: "Wrote a.txt; missing.txt does not exist." },
@@ -79,14 +81,15 @@ describe("get_session_logs", () => {
     const logs = h.fake.lastToolResults().at(-1);
     const turns = (logs?.content as { turns: Array<Record<string, unknown>> }).turns;
     expect(turns).toHaveLength(2);
-    expect(turns[0]).toMatchObject({
-      outcome: "answered",
-      steps: 2,
-      toolCalls: [
-        { tool: "read_file", ok: false, code: "failed", durationMs: expect.any(Number) },
-        { tool: "write_file", ok: true, durationMs: expect.any(Number) },
-      ],
-    });
+    expect(turns[0]).toMatchObject({ outcome: "answered", steps: 2 });
+    // Calls of one step run in parallel: their order in the log is not fixed.
+    const calls = turns[0]!.toolCalls as Array<{ tool: string }>;
+    expect([...calls].sort((a, b) => a.tool.localeCompare(b.tool))).toEqual([
+      { tool: "launch_rockets", ok: false, code: "unknown_tool", error: expect.stringContaining("No such tool"), durationMs: 0 },
+      { tool: "list_directory", ok: false, code: "invalid_input", error: expect.stringContaining("JSON parsing failed"), durationMs: 0 },
+      { tool: "read_file", ok: false, code: "failed", error: expect.stringContaining("missing.txt"), durationMs: expect.any(Number) },
+      { tool: "write_file", ok: true, durationMs: expect.any(Number) },
+    ]);
     expect(turns[1]).toMatchObject({ outcome: "failed", errorId: failed.errorId, toolCalls: [] });
 
     h.fake.enqueue({ toolCalls: [{ name: "get_session_logs", arguments: {} }] }, { text: "Nothing here." });
