@@ -94,8 +94,8 @@ function compactJsonSchema(schema: unknown): unknown {
 }
 
 function shortenDescription(text: string): string {
-  const sentence = /^.+?(?:[.;:](?=\s)|$)/su.exec(text.replace(/\s+/g, " ").trim())?.[0] ?? text;
-  if (sentence.length <= COMPACT_DESCRIPTION_CHARS) return sentence.replace(/[.;:]$/, "");
+  const sentence = /^.+?(?:[.!?](?=\s)|$)/u.exec(text.replace(/\s+/g, " ").trim())?.[0] ?? text;
+  if (sentence.length <= COMPACT_DESCRIPTION_CHARS) return sentence.replace(/\.$/, "");
   const cut = sentence.lastIndexOf(" ", COMPACT_DESCRIPTION_CHARS - 1);
   return `${sentence.slice(0, cut > COMPACT_DESCRIPTION_CHARS / 2 ? cut : COMPACT_DESCRIPTION_CHARS - 1)}…`;
 }
