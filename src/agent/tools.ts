@@ -7,10 +7,9 @@
  */
 import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type ToolCallRepairFunction, type ToolSet } from "ai";
 import { redactSecrets, redactText } from "../config/secrets.js";
-import type { ToolCatalog } from "../handlers/catalog.js";
+import { suggestToolNames, type ToolCatalog } from "../handlers/catalog.js";
 import { noSuchToolMessage, type HandlerRegistry } from "../handlers/registry.js";
 import { permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../handlers/types.js";
-import { suggestToolNames } from "../handlers/catalog.js";
 import type { ToolCallLog } from "../sessions/turn-log.js";
 
 export interface TurnToolsOptions {
@@ -81,7 +80,9 @@ function repairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
         `The tool ${known.name} is not available in this conversation.`)
       : noSuchToolMessage(asked, suggestToolNames(asked, allowed.map((definition) => definition.name)));
     const code = known ? "denied" : "unknown_tool";
-    context.log.info({ tool: asked, code, traceId: context.traceId }, "tool call refused before it ran");
+    // The audit line: who, where, and why; never the input.
+    const where = { channel: context.channel, userId: context.senderId, chatId: context.chatId };
+    context.log.info({ tool: asked, code, ...where, traceId: context.traceId, reason: message }, "tool call refused before it ran");
     opts.calls.push({ tool: asked, ok: false, code, error: redactText(message, secrets), durationMs: 0 });
     throw new Error(message);
   };
