@@ -47,6 +47,7 @@ interface Parts {
   skills: Skills;
   scheduler: Scheduler | null;
   router: Router;
+  registry: HandlerRegistry;
   /** Releases the SQLite data dir's lock; null on Redis. */
   releaseDataDir: (() => Promise<void>) | null;
 }
@@ -57,6 +58,8 @@ export class Gateway {
   readonly store: Store;
   readonly http: HttpServer;
   readonly router: Router;
+  /** Every tool the model can call. */
+  readonly registry: HandlerRegistry;
   /** null when config.scheduler.enabled is off. */
   readonly scheduler: Scheduler | null;
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
@@ -66,7 +69,7 @@ export class Gateway {
   private stopping: Promise<void> | null = null;
 
   private constructor(parts: Parts) {
-    ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router } = parts);
+    ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router, registry: this.registry } = parts);
     ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
     this.releaseDataDir = parts.releaseDataDir;
   }
@@ -109,7 +112,7 @@ export class Gateway {
 
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
-    registry.register("system", createSystemHandler(catalog), systemTools);
+    registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
     const media = createMedia({ config, secrets, store, log, channelOf });
     const imChannel = createImChannelHandler({ media, channelOf, store, log });
@@ -177,7 +180,7 @@ export class Gateway {
       commands: [...pairingCommands(access), ...taskCommands],
       channelOf,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, registry, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */

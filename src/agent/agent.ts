@@ -4,7 +4,7 @@
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
 import { randomBytes } from "node:crypto";
-import { AISDKError, generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { AISDKError, generateText, stepCountIs, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
@@ -12,11 +12,13 @@ import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
 import { permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
+import { reasoningProviderOptions, ThinkingSettings, type ProviderOptions } from "../sessions/thinking.js";
+import { TurnLog, type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
 import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
-import { buildSystemPrompt } from "./prompt.js";
+import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
@@ -65,11 +67,15 @@ export const EMPTY_ANSWER_REPLY = "The language model returned an empty answer. 
 
 export class Agent {
   private readonly history: SessionHistory;
+  private readonly turnLog: TurnLog;
+  private readonly thinking: ThinkingSettings;
   private readonly secrets: readonly string[];
   private readonly now: () => Date;
 
   constructor(private readonly deps: AgentDeps) {
     this.history = new SessionHistory(deps.store, deps.log);
+    this.turnLog = new TurnLog(deps.store);
+    this.thinking = new ThinkingSettings(deps.store);
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
   }
@@ -83,7 +89,10 @@ export class Agent {
       disclosedTools: new Set(),
       steps: 0,
       toolCalls: [],
+      calls: [],
       stepMessages: [],
+      startedAt: this.now(),
+      started: performance.now(),
     };
     try {
       return await this.turn(input, progress, log);
@@ -95,6 +104,7 @@ export class Agent {
 
   async resetSession(sessionKey: string): Promise<void> {
     await this.history.reset(sessionKey);
+    await this.turnLog.reset(sessionKey);
   }
 
   async sessionInfo(sessionKey: string): Promise<SessionInfo> {
@@ -108,7 +118,6 @@ export class Agent {
   }
 
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
-    const started = performance.now();
     const { llm } = this.deps.config;
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
@@ -134,9 +143,10 @@ export class Agent {
     record.disclosedTools = [...disclosedTools];
     await this.history.save(input.sessionKey, record);
 
-    const durationMs = Math.round(performance.now() - started);
+    const durationMs = Math.round(performance.now() - progress.started);
     const { steps, toolCalls } = progress;
     log.info({ steps, toolCalls, durationMs, usage: result.totalUsage }, "turn finished");
+    await this.logTurn(input, progress, { outcome: reply.stepLimit ? "step_limit" : "answered" }, log);
     log.debug({ reply: reply.text }, "turn reply");
     return { text: reply.text, steps, toolCalls };
   }
@@ -166,42 +176,70 @@ export class Agent {
     const allowTool = input.allowTool ?? (() => true);
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = toolContext(input, progress.disclosedTools, log);
-    const { tools, activeTools } = buildTurnTools({
+    const { tools, repairToolCall } = buildTurnTools({
       registry,
       catalog,
       allowed: registry.listTools().filter(permitted),
       context,
       secrets: this.secrets,
+      calls: progress.calls,
     });
-    const system = buildSystemPrompt({
+    const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
       now: this.now(),
       timezone: await this.deps.timezoneOf?.(input.message),
-      toolCatalog: catalog.render(permitted),
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       summary: record.summary,
     });
+    const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const messages = [...record.messages.slice(0, -1), userMessage];
     return generateText({
       model: this.deps.model,
-      system,
+      system: systemFor(config.llm.provider, prompt),
       messages,
       tools,
-      activeTools: activeTools(),
-      // get_tool_info adds to disclosedTools during a step; the next step sends the newly disclosed schemas.
-      prepareStep: () => ({ activeTools: activeTools() }),
+      experimental_repairToolCall: repairToolCall,
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
+      ...(providerOptions ? { providerOptions } : {}),
       abortSignal: input.signal,
       onStepFinish: (step) => {
         progress.steps += 1;
         progress.toolCalls.push(...step.toolCalls.map((call) => call.toolName));
         progress.stepMessages = step.response.messages;
       },
+    });
+  }
+
+  /** The provider's reasoning option when the session turned thinking on and the model can reason. */
+  private async reasoningOptions(sessionKey: string): Promise<ProviderOptions | undefined> {
+    const { llm } = this.deps.config;
+    if (!llm.reasoning) return undefined;
+    const setting = await this.thinking.get(sessionKey);
+    return setting.enabled ? reasoningProviderOptions(llm.provider, setting.level) : undefined;
+  }
+
+  /** Records the turn for get_session_logs; a store failure is logged, never the turn's failure. */
+  private async logTurn(
+    input: TurnInput,
+    progress: TurnProgress,
+    result: Pick<TurnLogEntry, "outcome" | "errorId">,
+    log: Logger,
+  ): Promise<void> {
+    const entry: TurnLogEntry = {
+      traceId: input.traceId,
+      startedAt: progress.startedAt.toISOString(),
+      durationMs: Math.round(performance.now() - progress.started),
+      steps: progress.steps,
+      toolCalls: progress.calls,
+      ...result,
+    };
+    await this.turnLog.append(input.sessionKey, entry).catch((err: unknown) => {
+      log.error({ err }, "could not record the turn in the session log");
     });
   }
 
@@ -229,6 +267,7 @@ export class Agent {
         log.error({ errorId, err: saveErr }, "could not save the finished steps of a failed turn");
       });
     }
+    await this.logTurn(input, progress, { outcome: "failed", errorId }, log);
     const text = fromModel ? llmFailureReply(errorId) : internalFailureReply(errorId);
     return { text, errorId, steps: progress.steps, toolCalls: progress.toolCalls };
   }
@@ -240,12 +279,30 @@ type TurnGeneration = Awaited<ReturnType<typeof generateText<ToolSet>>>;
 interface TurnProgress {
   /** The session record once loaded (and compacted). */
   record: SessionRecord | undefined;
-  /** The record's disclosed tools, plus those get_tool_info disclosed in this turn. */
+  /** The record's disclosed tools, plus those whose full definition this turn showed. */
   disclosedTools: Set<string>;
   steps: number;
   toolCalls: string[];
+  /** Each tool call's result and duration, for the session log. */
+  calls: ToolCallLog[];
+  startedAt: Date;
+  /** performance.now() at the start. */
+  started: number;
   /** The response messages of the finished steps. */
   stepMessages: ModelMessage[];
+}
+
+/**
+ * For Anthropic, two system blocks, the stable one with a cache breakpoint: tools and the stable prompt are cached
+ * together (a breakpoint covers everything before it). OpenAI-compatible servers get one system message (some chat
+ * templates refuse a second); they cache its stable beginning by themselves.
+ */
+function systemFor(provider: CoreConfig["llm"]["provider"], prompt: SystemPrompt): string | SystemModelMessage[] {
+  if (provider !== "anthropic") return systemPromptText(prompt);
+  return [
+    { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
+    { role: "system", content: prompt.volatile },
+  ];
 }
 
 /** Errors of the model call itself (HTTP, timeout, bad response), as opposed to our own bugs or the store. */

@@ -1,51 +1,96 @@
 /**
- * The registry's tools as an AI SDK tool set for one turn. Every tool the sender may use is in the set, so a
- * call to it can run, but only the always-loaded and disclosed ones are active (their schemas sent); the SDK
- * answers a call to an inactive or unknown tool with an error result and the loop goes on.
+ * The registry's tools as an AI SDK tool set for one turn. Every tool the sender may use is sent, with its short
+ * description and compact schema, in the same order on every request of a session, so a call to any of them
+ * runs in one step and the provider's prompt cache keeps the tools array. Inputs are checked by the registry
+ * against the full schema; an invalid call gets the error together with the tool's full definition.
+ * A call to a name outside the set is answered here (see repairToolCall), not with the SDK's "unavailable tool".
  */
-import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
-import { redactSecrets } from "../infra/config/secrets.js";
+import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type ToolCallRepairFunction, type ToolSet } from "ai";
+import { redactSecrets, redactText } from "../infra/config/secrets.js";
+import { suggestToolNames } from "../core/names.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
-import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolContext, ToolDefinition } from "../core/tools.js";
+import { noSuchToolMessage, type HandlerRegistry } from "../handlers/registry.js";
+import { permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../core/tools.js";
+import type { ToolCallLog } from "../sessions/turn-log.js";
 
 export interface TurnToolsOptions {
   registry: HandlerRegistry;
   catalog: ToolCatalog;
-  /** The tools this sender may see and call. */
+  /** The tools this sender may see and call, in registry order. */
   allowed: readonly ToolDefinition[];
-  /** Shared by every call of the turn; get_tool_info adds to its disclosedTools. */
+  /** Shared by every call of the turn. */
   context: ToolContext;
   secrets: readonly string[];
+  /** Every call of the turn is appended here, for the session's log. */
+  calls: ToolCallLog[];
 }
 
 export interface TurnTools {
   tools: ToolSet;
-  /** The tools whose schemas go with the next request: always-loaded ones plus those disclosed so far. */
-  activeTools: () => string[];
+  repairToolCall: ToolCallRepairFunction<ToolSet>;
 }
 
 export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
-  const { registry, catalog, context, secrets } = opts;
+  const { catalog } = opts;
   const tools: ToolSet = {};
   for (const definition of opts.allowed) {
     tools[definition.name] = tool({
-      description: definition.description,
-      inputSchema: jsonSchema(catalog.jsonSchema(definition.name) as JSONSchema7),
-      execute: async (input, { abortSignal }) => {
-        const outcome = await registry.executeByTool(definition.name, input, {
-          ...context,
-          signal: abortSignal ?? context.signal,
-        });
-        // Tool output goes to the model provider: configured secrets are blanked wherever they turn up.
-        const result = outcome.ok ? (outcome.output ?? null) : { error: outcome.error, code: outcome.code };
-        return redactSecrets(result, secrets);
-      },
+      description: definition.shortDescription,
+      // No validator here: the registry validates against the full schema and explains what is wrong.
+      inputSchema: jsonSchema(catalog.compactSchema(definition.name) as JSONSchema7),
+      execute: async (input, { abortSignal }) => runTool(opts, definition.name, input, abortSignal),
     });
   }
-  const activeTools = (): string[] =>
-    opts.allowed
-      .filter((definition) => definition.alwaysLoaded === true || context.disclosedTools.has(definition.name))
-      .map((definition) => definition.name);
-  return { tools, activeTools };
+  return { tools, repairToolCall: repairer(opts) };
+}
+
+async function runTool(opts: TurnToolsOptions, name: string, input: unknown, abortSignal: AbortSignal | undefined): Promise<unknown> {
+  const { registry, catalog, context, secrets } = opts;
+  const started = performance.now();
+  const outcome = await registry.executeByTool(name, input, { ...context, signal: abortSignal ?? context.signal });
+  opts.calls.push(callLog(outcome, started, secrets));
+  if (outcome.ok) return redactSecrets(outcome.output ?? null, secrets);
+  // Tool output goes to the model provider: configured secrets are blanked wherever they turn up.
+  const failure: Record<string, unknown> = { error: outcome.error, code: outcome.code };
+  if (outcome.code === "invalid_input") {
+    // The full definition, so the next step can fix the call without asking for it.
+    failure.definition = catalog.info(name);
+    context.disclosedTools.add(name);
+  }
+  return redactSecrets(failure, secrets);
+}
+
+/**
+ * Handles a call the SDK could not match to a sent tool: a name that differs only in case, dashes or underscores
+ * is mapped to the tool; a tool the sender may not use is refused with the missing permission named; anything
+ * else is "no such tool" with the closest names the sender may use. The thrown message is what the model reads.
+ */
+function repairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
+  const { catalog, allowed, context, secrets } = opts;
+  return async ({ toolCall, error }) => {
+    const asked = toolCall.toolName;
+    if (!NoSuchToolError.isInstance(error)) {
+      // Arguments that are not JSON: the SDK's own error says so; the session log keeps a line for it.
+      opts.calls.push({ tool: asked, ok: false, code: "invalid_input", error: redactText(error.message, secrets), durationMs: 0 });
+      return null;
+    }
+    const known = catalog.resolve(asked);
+    if (known && allowed.includes(known)) return { ...toolCall, toolName: known.name };
+    const message = known
+      ? (permissionRefusal(`The tool ${known.name}`, known.risk, context.permissions) ??
+        `The tool ${known.name} is not available in this conversation.`)
+      : noSuchToolMessage(asked, suggestToolNames(asked, allowed.map((definition) => definition.name)));
+    const code = known ? "denied" : "unknown_tool";
+    // The audit line: who, where, and why; never the input.
+    const where = { channel: context.channel, userId: context.senderId, chatId: context.chatId };
+    context.log.info({ tool: asked, code, ...where, traceId: context.traceId, reason: message }, "tool call refused before it ran");
+    opts.calls.push({ tool: asked, ok: false, code, error: redactText(message, secrets), durationMs: 0 });
+    throw new Error(message);
+  };
+}
+
+function callLog(outcome: ToolOutcome, started: number, secrets: readonly string[]): ToolCallLog {
+  const durationMs = Math.round(performance.now() - started);
+  if (outcome.ok) return { tool: outcome.tool, ok: true, durationMs };
+  return { tool: outcome.tool, ok: false, code: outcome.code, error: redactText(outcome.error, secrets), durationMs };
 }

@@ -9,13 +9,14 @@
 /** Section titles of the system prompt; text imitating them as headings is neutralized. */
 export const PROMPT_SECTION_TITLES = {
   identity: "Identity",
-  runtime: "Runtime",
-  tools: "Available System Tools",
+  chat: "This Chat",
+  toolGuide: "Tool Guide",
   skills: "Available Skills",
   mcp: "MCP Servers",
-  memory: "Memory",
-  toolGuide: "Tool Guide",
   principles: "Principles",
+  runtime: "Runtime",
+  equipped: "Equipped Skills",
+  memory: "Memory",
 } as const;
 
 /** Every frame tag starts with this prefix, which is what makes it recognizable (and forgeable). */

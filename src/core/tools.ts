@@ -22,8 +22,6 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Validated before the handler runs; its JSON Schema is what the model sees. */
   input: S;
   risk: RiskClass;
-  /** Sent to the model with its full schema on every request instead of on demand. */
-  alwaysLoaded?: boolean;
   /** Overrides the registry's default per-tool timeout. */
   timeoutMs?: number;
 }
@@ -42,7 +40,7 @@ export interface ToolContext {
   signal: AbortSignal;
   log: Logger;
   traceId: string;
-  /** Tools disclosed with get_tool_info during this session; the agent sends their schemas. */
+  /** Tools whose full definition this session has seen (get_tool_info, get_skill_info, an invalid call's error). */
   disclosedTools: Set<string>;
   /**
    * What the access policy lets the sender use here; the registry refuses calls outside it. Absent only for

@@ -15,12 +15,12 @@ export interface TurnInput {
   traceId: string;
   /** Downloads an attachment and returns a local path (from the channel). */
   download?: (attachment: Attachment) => Promise<string>;
-  /** Access policy hook: which tools this sender may see and call; default all. */
+  /** Access policy hook: which tools this sender may see and call; default all (see permissions). */
   allowTool?: (tool: ToolDefinition) => boolean;
   /**
-   * The risk classes the sender may use (from src/access): the model is shown, and can call, only the tools they
-   * cover. The tool context carries them too, so the registry refuses anything beyond (a handler's own stricter
-   * check, a call from elsewhere) with the missing permission named.
+   * The risk classes the sender may use (from src/access): the model is sent, and can call, only the tools they
+   * cover; a call to another tool is refused with the missing permission named. The tool context carries them
+   * too, so the registry refuses anything beyond (a handler's own stricter check, a call from elsewhere).
    */
   permissions?: ToolPermissions;
   /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */

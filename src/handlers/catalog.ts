@@ -1,12 +1,13 @@
 /**
  * The tool catalog: progressive disclosure of the registry's tools to the model.
- * Level 1 is a short list in the system prompt (render), level 2 the full definition on request (info, via
- * get_tool_info), level 3 the call itself (HandlerRegistry.executeByTool).
+ * Level 1 is each permitted tool's name, short description and compact schema, sent with every request
+ * (compactSchema), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
+ * error), level 3 the call itself (HandlerRegistry.executeByTool).
  */
 import { z } from "zod";
 import type { HandlerRegistry } from "./registry.js";
 import type { RiskClass, ToolDefinition } from "../core/tools.js";
-import { normalizeToolName, rankByDistance, suggestToolNames } from "../core/names.js";
+import { normalizeToolName, suggestToolNames } from "../core/names.js";
 
 export interface ToolInfo {
   name: string;
@@ -18,35 +19,19 @@ export interface ToolInfo {
 
 export class ToolCatalog {
   private readonly schemas = new WeakMap<ToolDefinition, object>();
+  private readonly compactSchemas = new WeakMap<ToolDefinition, object>();
 
   constructor(private readonly registry: HandlerRegistry) {}
 
-  /** Level 1: markdown grouped by category: "### Category" then "- name: shortDescription" lines. */
-  render(filter: (tool: ToolDefinition) => boolean = () => true): string {
-    const byCategory = new Map<string, string[]>();
-    for (const tool of this.registry.listTools().filter(filter)) {
-      const lines = byCategory.get(tool.category) ?? [];
-      lines.push(`- ${tool.name}: ${tool.shortDescription}`);
-      byCategory.set(tool.category, lines);
-    }
-    return [...byCategory].map(([category, lines]) => `### ${category}\n${lines.join("\n")}`).join("\n\n");
-  }
-
   /**
-   * Forgiving lookup: exact, then case/dash/space-insensitive (`schedule-task`, `Schedule_Task`), then the one
-   * closest name within a small edit distance; undefined when nothing is close or two names are equally close.
+   * The tool `name` stands for, forgiving only case, dashes, underscores and spaces (`Schedule-Task`,
+   * ` schedule task `). A near miss (`schedule_taks`) is undefined: a guess could unlock a different tool.
    */
   resolve(name: string): ToolDefinition | undefined {
     const exact = this.registry.getTool(name);
     if (exact) return exact;
     const wanted = normalizeToolName(name);
-    const tools = this.registry.listTools();
-    const sameNormalized = tools.find((tool) => normalizeToolName(tool.name) === wanted);
-    if (sameNormalized) return sameNormalized;
-    const ranked = rankByDistance(wanted, tools.map((tool) => tool.name));
-    const [best, second] = ranked;
-    if (!best || (second && second.distance === best.distance)) return undefined;
-    return this.registry.getTool(best.name);
+    return this.registry.listTools().find((tool) => normalizeToolName(tool.name) === wanted);
   }
 
   /** Registered names close to `name`, closest first; for "did you mean" hints. */
@@ -78,4 +63,40 @@ export class ToolCatalog {
     this.schemas.set(tool, schema);
     return schema;
   }
+
+  /**
+   * The tool's schema as sent with every request: types, enums, required fields and defaults stay, descriptions
+   * are cut to their first sentence. The full schema comes with get_tool_info and with an invalid call's error.
+   */
+  compactSchema(name: string): object {
+    const tool = this.registry.getTool(name);
+    if (!tool) throw new Error(`No tool named "${name}" is registered`);
+    const cached = this.compactSchemas.get(tool);
+    if (cached) return cached;
+    const compact = compactJsonSchema(this.jsonSchema(name)) as object;
+    this.compactSchemas.set(tool, compact);
+    return compact;
+  }
+}
+
+const COMPACT_DESCRIPTION_CHARS = 60;
+
+/** A copy of `schema` with every `description` shortened (see compactSchema). */
+function compactJsonSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactJsonSchema);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) =>
+      key === "description" && typeof value === "string"
+        ? [key, shortenDescription(value)]
+        : [key, compactJsonSchema(value)],
+    ),
+  );
+}
+
+function shortenDescription(text: string): string {
+  const sentence = /^.+?(?:[.!?](?=\s)|$)/u.exec(text.replace(/\s+/g, " ").trim())?.[0] ?? text;
+  if (sentence.length <= COMPACT_DESCRIPTION_CHARS) return sentence.replace(/\.$/, "");
+  const cut = sentence.lastIndexOf(" ", COMPACT_DESCRIPTION_CHARS - 1);
+  return `${sentence.slice(0, cut > COMPACT_DESCRIPTION_CHARS / 2 ? cut : COMPACT_DESCRIPTION_CHARS - 1)}…`;
 }

@@ -111,10 +111,14 @@ export class HandlerRegistry {
   }
 
   private unknownToolMessage(name: string): string {
-    const close = suggestToolNames(name, [...this.tools.keys()]);
-    const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
-    return `Unknown tool "${name}".${hint} Call get_tool_info with a tool name from the catalog to see its parameters.`;
+    return noSuchToolMessage(name, suggestToolNames(name, [...this.tools.keys()]));
   }
+}
+
+/** The answer to a name that is no tool: the closest names, or where to find them. */
+export function noSuchToolMessage(name: string, closest: readonly string[]): string {
+  const hint = closest.length > 0 ? `Closest tools: ${closest.join(", ")}.` : "The tools you can use are listed with your tools.";
+  return `No such tool "${name}". ${hint}`;
 }
 
 /** Why a definition cannot be registered, or undefined when it is fine. */
@@ -141,7 +145,7 @@ function invalidInputMessage(tool: string, error: z.ZodError): string {
     const path = issue.path.map(String).join(".") || "(input)";
     return `- ${path}: ${issue.message}`;
   });
-  return `Invalid input for ${tool}:\n${problems.join("\n")}\nCall get_tool_info("${tool}") for its parameters.`;
+  return `Invalid input for ${tool}:\n${problems.join("\n")}`;
 }
 
 /**

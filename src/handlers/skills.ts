@@ -1,7 +1,7 @@
 /**
  * The `skills` handler: the model's way into the skill system (issue 3). list_skills and get_skill_info are
- * levels 1-2 of progressive disclosure; get_skill_info also discloses the level-3 tools a skill needs
- * (get_skill_reference, run_skill_script, its skill_<name> tool). Executable external skills get a tool of their
+ * levels 1-2 of progressive disclosure; get_skill_info also records the level-3 tools a skill needs
+ * (get_skill_reference, run_skill_script, its skill_<name> tool) as disclosed. Executable external skills get a tool of their
  * own, `skill_<name>`, registered as skills load (see skillToolDefinition).
  */
 import { z } from "zod";
@@ -76,7 +76,6 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         ].join("\n"),
         input: z.object({}),
         risk: "read",
-        alwaysLoaded: true,
       },
       async () =>
         service.list().map((s) => ({
@@ -103,7 +102,6 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
         ].join("\n"),
         input: z.object({ skill_name: skillName }),
         risk: "read",
-        alwaysLoaded: true,
       },
       async (input, ctx) => disclosing(ctx, service.require(input.skill_name), service.info(input.skill_name)),
     ),

@@ -1,48 +1,135 @@
 /**
- * System tools. get_tool_info is level 2 of progressive disclosure: the model reads a tool's full
- * description and parameters, and the agent starts sending that tool's schema on the following steps.
+ * System tools (seed 000's `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
+ * description and parameters. enable_thinking turns the provider's reasoning on or off for this session;
+ * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids).
  */
 import { z } from "zod";
+import type { CoreConfig } from "../infra/config/core-schema.js";
+import { THINKING_LEVELS, ThinkingSettings } from "../sessions/thinking.js";
+import { TURNS_KEPT, TurnLog } from "../sessions/turn-log.js";
+import type { Store } from "../infra/store/types.js";
 import type { ToolCatalog } from "./catalog.js";
 import { dispatchTools, implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
 
+const CATEGORY = "System";
+
 const getToolInfoDefinition = {
   name: "get_tool_info",
-  category: "System",
+  category: CATEGORY,
   shortDescription: "Show a tool's full description, parameters and an example call",
   description: [
-    "Returns the full definition of one tool from the tool catalog: what it does, when to use it, its caveats,",
-    "an example call and the JSON Schema of its parameters. After this call the tool can be called directly.",
+    "Returns the full definition of one tool: what it does, when to use it, its caveats, an example call and the",
+    "JSON Schema of its parameters with every field described. Your tools come with short descriptions; this is",
+    "the long form.",
     "",
-    "When to use: before the first call of any catalog tool whose parameters you have not seen yet, or after a",
-    "call to a tool failed with invalid input.",
+    "When to use: before a tool whose parameters are unclear to you, or after a call failed and its error did not",
+    "say enough. A call with invalid input already returns the full definition.",
     "",
-    "Caveats: names are matched forgivingly (case, dashes and small typos), but an unknown name is an error",
-    "that lists the closest tool names.",
+    "Caveats: case, dashes and underscores in the name are forgiven; any other difference is an error that lists",
+    "the closest tool names and shows nothing else.",
     "",
     'Example: get_tool_info({"tool_name": "read_file"})',
   ].join("\n"),
   input: z.object({
-    tool_name: z.string().min(1).describe("The tool's name as listed in the catalog, e.g. read_file"),
+    tool_name: z.string().min(1).describe("The tool's name, e.g. read_file"),
   }),
   risk: "read",
-  alwaysLoaded: true,
 } satisfies ToolDefinition;
 
-export const systemTools: ToolDefinition[] = [getToolInfoDefinition];
+const enableThinkingDefinition = {
+  name: "enable_thinking",
+  category: CATEGORY,
+  shortDescription: "Turn the model's step-by-step reasoning on or off for this conversation",
+  description: [
+    "Turns the language model's own reasoning (Anthropic extended thinking, OpenAI-style reasoning_effort) on or",
+    "off for this conversation, from the next message on. Reasoning makes answers slower and costlier",
+    "but better on hard problems.",
+    "",
+    "When to use: the user asks you to think harder (or to stop), or a task needs careful multi-step reasoning.",
+    "",
+    "Caveats: only models configured as able to reason (llm.reasoning) can; otherwise the result says so and",
+    "nothing changes.",
+    "",
+    'Example: enable_thinking({"enabled": true, "level": "high"})',
+  ].join("\n"),
+  input: z.object({
+    enabled: z.boolean().describe("true to turn reasoning on, false to turn it off"),
+    level: z.enum(THINKING_LEVELS).default("medium").describe("How much to reason when on"),
+  }),
+  risk: "chat",
+} satisfies ToolDefinition;
 
-export function createSystemHandler(catalog: ToolCatalog): ToolHandler {
+const getSessionLogsDefinition = {
+  name: "get_session_logs",
+  category: CATEGORY,
+  shortDescription: "Show this conversation's recent turns: tool calls, errors, durations",
+  description: [
+    "Returns the most recent turns of this conversation, oldest first: when each started, how long it took, how",
+    "many model calls it made, each tool call with its result (ok or the error code and message) and duration,",
+    "and the error id of a turn that failed. Tool inputs and outputs are not kept; secrets are removed.",
+    "",
+    "When to use: the user asks what went wrong, what you did, or quotes an error id.",
+    "",
+    "Caveats: only this conversation's log is shown, never another chat's.",
+    "",
+    'Example: get_session_logs({"turns": 3})',
+  ].join("\n"),
+  input: z.object({
+    turns: z.number().int().min(1).max(TURNS_KEPT).default(5).describe(`How many recent turns, 1-${TURNS_KEPT}`),
+  }),
+  risk: "read",
+} satisfies ToolDefinition;
+
+export const systemTools: ToolDefinition[] = [getToolInfoDefinition, enableThinkingDefinition, getSessionLogsDefinition];
+
+export interface SystemHandlerDeps {
+  catalog: ToolCatalog;
+  /** Where the per-session settings and turn logs live (the agent reads the same records). */
+  store: Store;
+  llm: Pick<CoreConfig["llm"], "provider" | "model" | "reasoning">;
+}
+
+export function createSystemHandler(deps: SystemHandlerDeps): ToolHandler {
+  const { catalog, llm } = deps;
+  const thinking = new ThinkingSettings(deps.store);
+  const turns = new TurnLog(deps.store);
   const getToolInfo = implementTool(getToolInfoDefinition, async (input, ctx) => {
     const info = catalog.info(input.tool_name);
     if (!info) {
       const close = catalog.suggest(input.tool_name);
-      const hint = close.length > 0 ? `Closest tools: ${close.join(", ")}.` : "See the tool catalog for the names.";
+      const hint = close.length > 0 ? `Closest tools: ${close.join(", ")}.` : "The tools you can use are listed with your tools.";
       throw new ToolError(`No tool is named "${input.tool_name}". ${hint}`, "unknown_tool");
     }
-    // A tool the sender may not use is neither described nor disclosed: the refusal names the missing permission.
+    // A tool the sender may not use is not described: the refusal names the missing permission.
     requirePermission(ctx, info.risk, info.name);
     ctx.disclosedTools.add(info.name);
     return info;
   });
-  return dispatchTools([getToolInfo]);
+
+  const enableThinking = implementTool(enableThinkingDefinition, async (input, ctx) => {
+    if (!llm.reasoning) {
+      return {
+        thinking: "unsupported",
+        message:
+          `The configured model (${llm.model ?? "none"}) is not set up for reasoning (llm.reasoning is off), ` +
+          "so thinking cannot be turned on or off here. Nothing changed.",
+      };
+    }
+    await thinking.set(ctx.sessionKey, { enabled: input.enabled, level: input.level });
+    const how = llm.provider === "anthropic" ? "extended thinking" : "reasoning_effort";
+    return {
+      thinking: input.enabled ? "on" : "off",
+      message: input.enabled
+        ? `Reasoning is on (${input.level}, ${how}) for this conversation from the next message on.`
+        : "Reasoning is off for this conversation from the next message on.",
+    };
+  });
+
+  const getSessionLogs = implementTool(getSessionLogsDefinition, async (input, ctx) => {
+    // Only ever the caller's own session: the key comes from the turn, never from the input.
+    const recent = await turns.recent(ctx.sessionKey, input.turns);
+    return { turns: recent, note: recent.length === 0 ? "No earlier turns are logged for this conversation." : undefined };
+  });
+
+  return dispatchTools([getToolInfo, enableThinking, getSessionLogs]);
 }

@@ -83,6 +83,6 @@ describe("access control on Discord", () => {
     expect(fake.messages[0]!.payload.content).toBe("Scripts are not allowed for you here.");
     const [first, second] = t.fake.requests;
     expect(catalogOf(first!)).not.toContain("run_skill_script");
-    expect(JSON.stringify(second!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/unavailable tool 'run_skill_script'/);
+    expect(JSON.stringify(second!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/The tool run_skill_script needs the \\"exec\\" permission/);
   });
 });

@@ -175,7 +175,7 @@ describe("group chats", () => {
     expect(offered).not.toContain("run_skill_script");
     expect(offered).not.toContain("install_skill");
     // What the model got back for its call: a refusal, and the script never ran.
-    expect(JSON.stringify(afterCall!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/unavailable tool 'run_skill_script'/);
+    expect(JSON.stringify(afterCall!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/The tool run_skill_script needs the \\"exec\\" permission/);
     expect(t.logs.some((l) => l.msg === "tool call" && l.tool === "run_skill_script")).toBe(false);
 
     // The owner in the same group is offered the scripts.

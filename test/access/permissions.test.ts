@@ -19,7 +19,7 @@ const EXPECTED: Record<Role, Record<ChatType, readonly RiskClass[]>> = {
 };
 const CHAT_TYPES: ChatType[] = ["direct", "group"];
 
-/** One always-loaded tool per risk class, e.g. probe_exec; each call is recorded. */
+/** One tool per risk class, e.g. probe_exec; each call is recorded. */
 function probeTools(): ToolDefinition[] {
   return RISK_CLASSES.map((risk) => ({
     name: `probe_${risk}`,
@@ -28,7 +28,6 @@ function probeTools(): ToolDefinition[] {
     description: `Records that it ran. Risk class ${risk}.`,
     input: z.object({}),
     risk,
-    alwaysLoaded: true,
   }));
 }
 
@@ -87,9 +86,7 @@ describe("what the model is shown", () => {
     h = undefined;
   });
 
-  const shownTools = (prompt: string) => [...prompt.matchAll(/^- (probe_\w+):/gm)].map((m) => m[1]);
-
-  it("lists in the catalog, and sends the schemas of, only the tools the sender may use", async () => {
+  it("sends only the tools the sender may use, and names none of the others in the prompt", async () => {
     h = await startHarness();
     h.registry.register("probes", async () => "ran", probeTools());
     h.fake.respondWith(() => ({ text: "ok" }));
@@ -100,7 +97,8 @@ describe("what the model is shown", () => {
         await h.turn("hi", { message, permissions });
         const request = h.fake.requests.at(-1)!;
         const expected = EXPECTED[role][chatType].map((risk) => `probe_${risk}`);
-        expect(shownTools(systemPromptOf(request)), `${role} in ${chatType}`).toEqual(expected);
+        const hidden = RISK_CLASSES.map((risk) => `probe_${risk}`).filter((name) => !expected.includes(name));
+        for (const name of hidden) expect(systemPromptOf(request), `${role} in ${chatType}`).not.toContain(name);
         const sent = (request.body.tools ?? []).map((t) => t.function?.name).filter((n) => n?.startsWith("probe_"));
         expect(sent, `${role} in ${chatType}`).toEqual(expected);
       }
@@ -116,8 +114,10 @@ describe("what the model is shown", () => {
     const result = await h.turn("run it", { permissions });
     expect(result.text).toBe("Sorry, I may not run that here.");
     expect(ran).toEqual([]);
-    // Not in this sender's tool set at all: the SDK answers that it is unavailable and names what is.
+    // Not in this sender's tool set: the refusal names the permission, and no other tool is listed.
     const [refusal] = h.fake.lastToolResults();
-    expect(JSON.stringify(refusal?.content)).toMatch(/unavailable tool 'probe_exec'.*Available tools: get_tool_info, probe_read, probe_chat\./);
+    const text = JSON.stringify(refusal?.content);
+    expect(text).toMatch(/The tool probe_exec needs the \\"exec\\" permission, which a guest in a group chat does not have/);
+    expect(text).not.toMatch(/unavailable tool|probe_read/);
   });
 });

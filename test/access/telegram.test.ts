@@ -71,7 +71,7 @@ describe("access control on Telegram", () => {
     expect(await replyTo(tg, ask)).toMatchObject({ text: "I'm not allowed to run scripts for you here." });
     const [first, second] = t.fake.requests;
     expect(catalogOf(first!)).not.toContain("run_skill_script");
-    expect(JSON.stringify(second!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/unavailable tool 'run_skill_script'/);
+    expect(JSON.stringify(second!.body.messages?.filter((m) => m.role === "tool"))).toMatch(/The tool run_skill_script needs the \\"exec\\" permission/);
     expect(t.logs.some((l) => l.msg === "tool call" && l.tool === "run_skill_script")).toBe(false);
   });
 });

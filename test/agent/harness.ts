@@ -62,7 +62,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const store = await createStore({ url: opts.storeUrl ?? null, dataDir: dir, log, keyPrefix: `test-${randomUUID()}:` });
   const registry = new HandlerRegistry({ log, defaultTimeoutMs: 5_000 });
   const catalog = new ToolCatalog(registry);
-  registry.register("system", createSystemHandler(catalog), systemTools);
+  registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
   registry.register("filesystem", createFilesystemHandler(), filesystemTools);
 
   const makeAgent = (llm?: ConfigInput["llm"]): Agent => {

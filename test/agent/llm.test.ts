@@ -88,10 +88,17 @@ describe("the anthropic provider", () => {
       const [first, second] = h.fake.requests;
       expect(first!.path).toBe("/v1/messages");
       expect(first!.headers["x-api-key"]).toBe("sk-ant-test");
-      expect(systemPromptOf(first!)).toContain("## Available System Tools");
+      expect(systemPromptOf(first!)).toContain("## Tool Guide");
+      // The stable part ends in a cache breakpoint; the volatile part (time, sender) follows it uncached.
+      const blocks = first!.body.system as Array<{ text: string; cache_control?: unknown }>;
+      expect(blocks.map((block) => block.cache_control)).toEqual([{ type: "ephemeral" }, undefined]);
+      expect(blocks[0]!.text).toMatch(/^## Identity/);
+      expect(blocks[1]!.text).toMatch(/^## Runtime\n\n- Current sender/);
       expect(h.fake.lastToolResults()).toHaveLength(1);
       expect(h.fake.lastToolResults()[0]!.content).toMatchObject({ name: "read_file", category: "File System" });
-      expect(second!.body.tools!.map((t) => t.name)).toContain("read_file");
+      // Every permitted tool is sent on every request, the same array each time.
+      expect(first!.body.tools!.map((t) => t.name)).toContain("read_file");
+      expect(second!.body.tools).toEqual(first!.body.tools);
       // The anthropic provider warns that it capped maxOutputTokens for an unknown model.
       expect(h.logs.find((r) => r.msg === "language model warnings")).toMatchObject({ level: 40, model: "fake-model" });
     } finally {

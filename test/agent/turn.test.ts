@@ -13,8 +13,8 @@ afterEach(async () => {
   await h.close();
 });
 
-describe("a turn with progressive tool disclosure", () => {
-  it("discloses write_file with get_tool_info, writes the file, answers, and remembers the disclosure", async () => {
+describe("a turn with tools", () => {
+  it("shows write_file's full definition on request, writes the file, answers, and remembers the disclosure", async () => {
     h.fake.enqueue(
       { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
       { toolCalls: [{ name: "write_file", arguments: { path: "notes/todo.md", content: "- buy milk\n" } }] },
@@ -27,12 +27,10 @@ describe("a turn with progressive tool disclosure", () => {
     expect(await readFile(join(h.workspaceDir, "notes/todo.md"), "utf8")).toBe("- buy milk\n");
 
     const [first, second, third] = h.fake.requests;
-    expect(toolNamesOf(first!)).toContain("get_tool_info");
-    expect(toolNamesOf(first!)).not.toContain("write_file");
-    expect(toolNamesOf(second!)).toContain("write_file");
-    expect(toolNamesOf(third!)).toContain("write_file");
-    // The level-1 catalog lists write_file even while its schema is not sent.
-    expect(systemPromptOf(first!)).toContain("- write_file: ");
+    // Every tool the sender may use is sent from the first request on, and the array never changes.
+    expect(toolNamesOf(first!)).toEqual(["get_tool_info", "enable_thinking", "get_session_logs", "read_file", "write_file", "list_directory"]);
+    expect(second!.body.tools).toEqual(first!.body.tools);
+    expect(third!.body.tools).toEqual(first!.body.tools);
 
     const infoResult = h.fake.requests[1]!.body.messages!.find((m) => m.role === "tool");
     expect(JSON.parse(String(infoResult?.content))).toMatchObject({ name: "write_file", inputSchema: { type: "object" } });
@@ -41,15 +39,24 @@ describe("a turn with progressive tool disclosure", () => {
     expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["write_file"]);
     h.fake.enqueue({ text: "ok" });
     await h.turn("and again");
-    expect(toolNamesOf(h.fake.requests[3]!)).toContain("write_file");
+    expect(h.fake.requests[3]!.body.tools).toEqual(first!.body.tools);
   });
 
-  it("answers a call to an unknown tool, an undisclosed tool and malformed arguments with errors, then goes on", async () => {
+  it("sends each tool with its short description and compact schema", async () => {
+    h.fake.enqueue({ text: "hi" });
+    await h.turn("hello");
+    const sent = (h.fake.requests[0]!.body.tools ?? []).find((t) => t.function?.name === "write_file");
+    expect(sent?.function).toMatchObject({
+      description: h.registry.getTool("write_file")!.shortDescription,
+      parameters: h.catalog.compactSchema("write_file"),
+    });
+  });
+
+  it("answers a call to an unknown tool and malformed arguments with errors, then goes on", async () => {
     h.fake.enqueue(
       {
         toolCalls: [
           { name: "launch_rockets", arguments: {} },
-          { name: "write_file", arguments: { path: "a.txt", content: "x" } },
           { name: "get_tool_info", arguments: "{not json" },
         ],
       },
@@ -60,11 +67,9 @@ describe("a turn with progressive tool disclosure", () => {
 
     expect(result.text).toBe("Those did not work.");
     const results = h.fake.lastToolResults().map((r) => String(r.content));
-    expect(results).toHaveLength(3);
-    expect(results[0]).toMatch(/unavailable tool 'launch_rockets'/);
-    expect(results[1]).toMatch(/unavailable tool 'write_file'/);
-    expect(results[2]).toMatch(/Invalid input for tool get_tool_info/);
-    await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
+    expect(results).toHaveLength(2);
+    expect(results[0]).toMatch(/No such tool "launch_rockets"\. The tools you can use are listed with your tools\./);
+    expect(results[1]).toMatch(/Invalid input for tool get_tool_info/);
   });
 
   it("returns the registry's error object for arguments that fail the tool's schema", async () => {
@@ -96,20 +101,15 @@ describe("a turn with progressive tool disclosure", () => {
     expect(roles).toEqual(["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "user"]);
   });
 
-  it("keeps tools the access policy denies out of the catalog and out of reach", async () => {
-    h.fake.enqueue(
-      { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "write_file" } }] },
-      { toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] },
-      { text: "done" },
-    );
+  it("keeps tools the access policy denies out of the tools sent and out of reach", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] }, { text: "done" });
 
     await h.turn("write", { allowTool: (tool) => tool.risk !== "workspace" });
 
-    const system = systemPromptOf(h.fake.requests[0]!);
-    expect(system).toContain("- read_file: ");
-    expect(system).not.toContain("write_file");
-    expect(toolNamesOf(h.fake.requests[2]!)).not.toContain("write_file");
-    expect(String(h.fake.lastToolResults().at(-1)?.content)).toMatch(/unavailable tool 'write_file'/);
+    expect(toolNamesOf(h.fake.requests[0]!)).toContain("read_file");
+    expect(toolNamesOf(h.fake.requests[0]!)).not.toContain("write_file");
+    expect(systemPromptOf(h.fake.requests[0]!)).not.toContain("write_file");
+    expect(String(h.fake.lastToolResults().at(-1)?.content)).toMatch(/The tool write_file is not available in this conversation/);
     await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
   });
 

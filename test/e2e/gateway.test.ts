@@ -38,10 +38,9 @@ describe("gateway end to end", () => {
 
     const [r1, r2, r3] = t.fake.requests;
     expect(t.fake.requests).toHaveLength(3);
-    // Progressive disclosure: write_file's schema is only sent once get_tool_info asked for it.
-    expect(toolNamesOf(r1!)).toContain("get_tool_info");
-    expect(toolNamesOf(r1!)).not.toContain("write_file");
-    expect(toolNamesOf(r2!)).toContain("write_file");
+    // Every tool is sent from the start; get_tool_info still gives the full definition on request.
+    expect(toolNamesOf(r1!)).toEqual(expect.arrayContaining(["get_tool_info", "write_file"]));
+    expect(r2!.body.tools).toEqual(r1!.body.tools);
     // The model received the tool's full definition, then the write's result.
     expect(JSON.stringify(r2!.body.messages)).toContain("Writes UTF-8 text to a file");
     const writeResult = r3!.body.messages?.filter((m) => m.role === "tool").at(-1);

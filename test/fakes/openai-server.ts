@@ -184,13 +184,15 @@ export function toolNamesOf(request: FakeRequest): string[] {
   return (request.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "?");
 }
 
-/** The system prompt of the request (OpenAI system message or Anthropic `system`). */
+/** The system prompt of the request (OpenAI system messages or Anthropic `system` blocks), parts joined. */
 export function systemPromptOf(request: FakeRequest): string {
   const { system, messages = [] } = request.body;
   if (typeof system === "string") return system;
-  if (Array.isArray(system)) return system.map((block) => block.text).join("\n");
-  const first = messages.find((m) => m.role === "system");
-  return typeof first?.content === "string" ? first.content : "";
+  if (Array.isArray(system)) return system.map((block) => block.text).join("\n\n");
+  return messages
+    .filter((m) => m.role === "system" && typeof m.content === "string")
+    .map((m) => m.content as string)
+    .join("\n\n");
 }
 
 /** The tool results in the request's messages, in order (OpenAI `tool` messages or Anthropic tool_result blocks). */

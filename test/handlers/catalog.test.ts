@@ -32,51 +32,25 @@ beforeEach(() => {
   ]);
 });
 
-describe("ToolCatalog.render", () => {
-  it("groups tools under their category in registration order", () => {
-    expect(catalog.render()).toBe(
-      [
-        "### Scheduler",
-        "- schedule_task: Short description of schedule_task for the catalog",
-        "- cancel_task: Short description of cancel_task for the catalog",
-        "- list_tasks: Short description of list_tasks for the catalog",
-        "",
-        "### File System",
-        "- read_file: Short description of read_file for the catalog",
-        "- write_file: Short description of write_file for the catalog",
-      ].join("\n"),
-    );
-  });
-
-  it("shows only the tools the filter keeps, and drops categories left empty", () => {
-    const rendered = catalog.render((t) => t.risk === "workspace");
-    expect(rendered).toBe("### File System\n- write_file: Short description of write_file for the catalog");
-    expect(catalog.render(() => false)).toBe("");
-  });
-});
-
 describe("ToolCatalog.resolve", () => {
   it.each([
     ["schedule_task", "schedule_task"],
     ["schedule-task", "schedule_task"],
     ["Schedule_Task", "schedule_task"],
     [" schedule task ", "schedule_task"],
-    ["schedule_taks", "schedule_task"],
-    ["shedule_task", "schedule_task"],
-    ["read_fil", "read_file"],
     ["READ-FILE", "read_file"],
   ])("resolves %j to %s", (asked, expected) => {
     expect(catalog.resolve(asked)?.name).toBe(expected);
   });
 
-  it.each(["send_email", "x", "", "task"])("finds nothing close to %j", (asked) => {
+  // A near miss could be a different tool (run_shell is not run_skill): it is suggested, never resolved.
+  it.each(["schedule_taks", "shedule_task", "read_fil", "send_email", "x", "", "task"])("resolves nothing for %j", (asked) => {
     expect(catalog.resolve(asked)).toBeUndefined();
   });
 
-  it("does not guess between two equally close names", () => {
+  it("suggests every equally close name", () => {
     // read_filx is one edit from read_file and one from read_fila.
     registry.register("extra", async () => null, [tool("read_fila", "File System")]);
-    expect(catalog.resolve("read_filx")).toBeUndefined();
     expect(catalog.suggest("read_filx")).toEqual(["read_file", "read_fila"]);
   });
 
@@ -109,5 +83,30 @@ describe("ToolCatalog.info and jsonSchema", () => {
     expect(catalog.jsonSchema("read_file")).toBe(catalog.jsonSchema("read_file"));
     expect(catalog.jsonSchema("read_file")).not.toHaveProperty("$schema");
     expect(() => catalog.jsonSchema("read-file")).toThrow(/No tool named "read-file"/);
+  });
+});
+
+describe("ToolCatalog.compactSchema", () => {
+  it("keeps types, required fields and defaults, cuts descriptions to their first sentence", () => {
+    registry.register("long", async () => null, [
+      tool("long_tool", "Other", {
+        input: z.object({
+          when: z.string().describe("When, as the user said it. Examples: in 10 minutes, tomorrow 9:00 and many more words"),
+          note: z.string().describe("A very long description of a note field that goes on and on well beyond sixty chars"),
+          kind: z.enum(["a", "b"]).default("a"),
+        }),
+      }),
+    ]);
+    expect(catalog.compactSchema("long_tool")).toEqual({
+      type: "object",
+      properties: {
+        when: { type: "string", description: "When, as the user said it" },
+        note: { type: "string", description: "A very long description of a note field that goes on and on…" },
+        kind: { type: "string", enum: ["a", "b"], default: "a" },
+      },
+      required: ["when", "note"],
+    });
+    expect(catalog.compactSchema("long_tool")).toBe(catalog.compactSchema("long_tool"));
+    expect(catalog.jsonSchema("long_tool")).toMatchObject({ properties: { when: { description: expect.stringContaining("Examples") } } });
   });
 });

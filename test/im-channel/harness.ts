@@ -67,7 +67,7 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     const channelOf = (name: ChannelName) => channels.get(name);
     const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
-    registry.register("system", createSystemHandler(new ToolCatalog(registry)), systemTools);
+    registry.register("system", createSystemHandler({ catalog: new ToolCatalog(registry), store, llm: config.llm }), systemTools);
     const { handler, tools } = createImChannelHandler({ media: im, channelOf, store, log });
     registry.register("im_channel", handler, tools);
     return { store, im, registry };

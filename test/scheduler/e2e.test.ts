@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
+import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { until } from "../store-contract.js";
 
 let t: TestGateway | undefined;
@@ -16,11 +17,7 @@ const ALICE = { kind: "user", channel: "web", userId: "alice", isOwner: false } 
 
 /** The model's side of "remind me": look up schedule_task, call it with `args`, then answer. */
 function scriptScheduling(gw: TestGateway, args: object, answer: string): void {
-  gw.fake.enqueue(
-    { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "schedule_task" } }] },
-    { toolCalls: [{ name: "schedule_task", arguments: args }] },
-    { text: answer },
-  );
+  gw.fake.enqueue({ toolCalls: [{ name: "schedule_task", arguments: args }] }, { text: answer });
 }
 
 describe("reminders end to end (WebChat)", () => {
@@ -32,7 +29,7 @@ describe("reminders end to end (WebChat)", () => {
     await chat.waitFor((f) => f.role === "bot" && f.text === "I'll remind you in 2 seconds.");
 
     // The tool result the model saw: the id, the next run in the user's zone, and a sentence to repeat.
-    const [, scheduled] = t.fake.lastToolResults();
+    const [scheduled] = t.fake.lastToolResults();
     const result = scheduled?.content as { task_id: string; next_runs: string[]; confirm: string; timezone: string };
     expect(result).toMatchObject({ timezone: "UTC", next_runs: [expect.stringMatching(/\(UTC, GMT\+00:00\)$/)] });
     expect(result.confirm).toMatch(/^Reminder "drink water" \(\w{8}\) is set for .* in 2 s\.$/);
@@ -47,7 +44,7 @@ describe("reminders end to end (WebChat)", () => {
     expect(runs[0]!.lateMs).toBeLessThan(1_000);
     // Once: one such message in the chat, and no turn for it (what a task sends is never a user message).
     expect(chat.frames.filter((f) => f.text === "Time to drink water!")).toHaveLength(1);
-    expect(t.fake.requests).toHaveLength(3);
+    expect(t.fake.requests).toHaveLength(2);
     chat.close();
   });
 
@@ -64,11 +61,11 @@ describe("reminders end to end (WebChat)", () => {
     const delivered = await chat.waitFor((f) => f.role === "bot" && typeof f.text === "string" && f.text.startsWith("⏰"), 10_000);
     expect(delivered.text).toBe("⏰ news digest\n\nNothing new today.");
 
-    const run = t.fake.requests[3]!;
+    const run = t.fake.requests[2]!;
     expect(userTextsOf(run).at(-1)).toContain("Write a one-line news digest.");
-    const system = JSON.stringify(run.body.messages?.[0] ?? run.body.system);
-    expect(system).not.toContain("schedule_task");
-    expect(JSON.stringify(t.fake.requests[0]!.body.messages?.[0])).toContain("schedule_task");
+    expect(toolNamesOf(run)).not.toContain("schedule_task");
+    expect(systemPromptOf(run)).not.toContain("schedule_task");
+    expect(toolNamesOf(t.fake.requests[0]!)).toContain("schedule_task");
     // Its own session: the chat's history does not hold the run, the run does not hold the chat.
     expect(JSON.stringify(run.body.messages)).not.toContain("news digest, write me");
     chat.close();

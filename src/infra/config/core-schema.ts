@@ -49,6 +49,7 @@ export const coreConfigShape = {
       apiKey: nullableString.default(null),
       model: nullableString.default(null),
       vision: z.boolean().default(false),
+      reasoning: z.boolean().default(false),
       maxSteps: z.number().int().min(1).max(100).default(12),
       timeoutMs: duration.default(120_000),
       maxRetries: z.number().int().min(0).max(10).default(2),

@@ -1,0 +1,64 @@
+/**
+ * The three conversations of `npm run bench` (issue 13) through the whole gateway, with a scripted model that
+ * calls the tools it needs the way models do: the round trips to the model per turn are counted.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { toolResultsOf } from "../fakes/openai-server.js";
+import { CONVERSATIONS, scriptedModel, type ScriptedConversation } from "../fakes/scripted-model.js";
+import { startTestGateway, type TestGateway } from "../e2e/harness.js";
+
+let t: TestGateway | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const byName = (name: string): ScriptedConversation => {
+  const found = CONVERSATIONS.find((c) => c.name === name);
+  if (!found) throw new Error(`no conversation ${name}`);
+  return found;
+};
+
+/** Runs the conversation; returns the model calls each turn took and every reply. */
+async function run(conversation: ScriptedConversation): Promise<{ roundTrips: number[]; replies: string[] }> {
+  t = await startTestGateway();
+  t.fake.respondWith(scriptedModel(conversation));
+  const roundTrips: number[] = [];
+  const replies: string[] = [];
+  for (const [index, turn] of conversation.turns.entries()) {
+    const before = t.fake.requests.length;
+    const response = await t.post({ chatId: "bench", userId: "alice", messageId: `m${index}`, text: turn.text });
+    expect(response.status).toBe(200);
+    roundTrips.push(t.fake.requests.length - before);
+    replies.push(...(response.body.replies ?? []).map((r) => r.text));
+  }
+  return { roundTrips, replies };
+}
+
+/** The tool results the model got, in order, across the whole conversation. */
+function toolResults(): unknown[] {
+  return toolResultsOf(t!.fake.requests.at(-1)!).map((r) => r.content);
+}
+
+describe("round trips to the model", () => {
+  it("a reminder by message: the tool call and the answer", async () => {
+    const { roundTrips, replies } = await run(byName("a reminder by message"));
+    expect(roundTrips).toEqual([2]);
+    expect(replies).toEqual(["Done: I will remind you to drink water in 10 minutes."]);
+    expect(toolResults()).toEqual([expect.objectContaining({ confirm: expect.any(String) })]);
+    expect(t!.gateway.scheduler!.armed.due).toBe(1);
+  });
+
+  it("send me that file: write it, then deliver it, two calls each", async () => {
+    const { roundTrips, replies } = await run(byName("send me that file"));
+    expect(roundTrips).toEqual([2, 2]);
+    expect(replies).toContain("Sent report.md.");
+    expect(toolResults().at(-1)).toMatchObject({ receipts: [{ status: "delivered" }] });
+  });
+
+  it("a skill's script: its instructions, the script, the answer", async () => {
+    const { roundTrips } = await run(byName("run a skill's script"));
+    expect(roundTrips).toEqual([3]);
+    expect(toolResults().at(-1)).toMatchObject({ exitCode: 0, stdout: expect.stringContaining("Asia/Tokyo") });
+  });
+});

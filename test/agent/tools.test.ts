@@ -1,0 +1,109 @@
+/** Tools the model can use in one step: direct calls, invalid input, refusals and near-miss names (issue 13). */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { ToolPermissions } from "../../src/core/tools.js";
+import { startHarness, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const guest: ToolPermissions = { holder: "a guest in a group chat", classes: ["read", "chat"] };
+
+describe("a direct call", () => {
+  it("runs a permitted tool that was never disclosed, in one step", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "hi" } }] }, { text: "Written." });
+
+    const result = await h.turn("write hi to a.txt");
+
+    expect(result).toEqual({ text: "Written.", steps: 2, toolCalls: ["write_file"] });
+    expect(h.fake.requests).toHaveLength(2);
+    expect(await readFile(join(h.workspaceDir, "a.txt"), "utf8")).toBe("hi");
+  });
+
+  it("with invalid input returns the problems with the full definition, and the corrected call runs", async () => {
+    h.fake.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "fixed" } }] },
+      { text: "Written." },
+    );
+
+    const result = await h.turn("write a.txt");
+
+    expect(result).toMatchObject({ text: "Written.", steps: 3 });
+    const [invalid] = h.fake.requests[1]!.body.messages!.filter((m) => m.role === "tool");
+    const content = JSON.parse(String(invalid?.content)) as Record<string, unknown>;
+    expect(content).toMatchObject({
+      code: "invalid_input",
+      error: expect.stringMatching(/^Invalid input for write_file:\n- content: /),
+      definition: { name: "write_file", description: h.registry.getTool("write_file")!.description, inputSchema: h.catalog.jsonSchema("write_file") },
+    });
+    expect(await readFile(join(h.workspaceDir, "a.txt"), "utf8")).toBe("fixed");
+  });
+
+  it("to a tool the sender may not use is refused with the missing permission named", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] }, { text: "Not allowed." });
+
+    await h.turn("write", { permissions: guest });
+
+    const [refusal] = h.fake.lastToolResults();
+    const text = String(refusal?.content);
+    expect(text).toMatch(/The tool write_file needs the "workspace" permission, which a guest in a group chat does not have/);
+    expect(text).not.toMatch(/unavailable tool/);
+    expect(h.logs.some((r) => r.msg === "tool call refused before it ran" && r.tool === "write_file")).toBe(true);
+    await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("with the name in other case or with dashes runs the tool", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "Write-File", arguments: { path: "b.txt", content: "ok" } }] }, { text: "Done." });
+    const result = await h.turn("write b.txt");
+    expect(result.toolCalls).toEqual(["write_file"]);
+    expect(await readFile(join(h.workspaceDir, "b.txt"), "utf8")).toBe("ok");
+  });
+
+  it("to a near-miss name is no tool: the closest names come back, nothing runs or is disclosed", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_flie", arguments: { path: "c.txt", content: "x" } }] }, { text: "Oops." });
+
+    await h.turn("write c.txt");
+
+    const [answer] = h.fake.lastToolResults();
+    expect(String(answer?.content)).toMatch(/No such tool "write_flie"\. Closest tools: write_file\./);
+    expect(String(answer?.content)).not.toContain("inputSchema");
+    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual([]);
+    await expect(readFile(join(h.workspaceDir, "c.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("never suggests a tool the sender may not use", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_flie", arguments: {} }] }, { text: "Oops." });
+    await h.turn("write", { permissions: guest });
+    expect(String(h.fake.lastToolResults()[0]?.content)).not.toContain("write_file");
+  });
+});
+
+describe("get_tool_info in a turn", () => {
+  it("discloses nothing for a near miss (run_shell is not run_skill)", async () => {
+    h.registry.register("probe", async () => "ran", [
+      {
+        name: "run_skill",
+        category: "Skills",
+        shortDescription: "Use a skill on a request: run it, or get its instructions",
+        description: "Runs a skill.",
+        input: z.object({}),
+        risk: "exec",
+      },
+    ]);
+    h.fake.enqueue({ toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "run_shell" } }] }, { text: "No such tool." });
+
+    await h.turn("what is run_shell?");
+
+    const [answer] = h.fake.lastToolResults();
+    expect(answer?.content).toMatchObject({ code: "unknown_tool", error: 'No tool is named "run_shell". Closest tools: run_skill.' });
+    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual([]);
+  });
+});
