@@ -15,6 +15,7 @@ import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
+import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
@@ -46,6 +47,7 @@ const TYPING_REFRESH_MS = 5_000;
 export class Router {
   private readonly queue: SessionQueue;
   private readonly dedup: InboundDedup;
+  private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
   private readonly startedAt = Date.now();
   private readonly commands: ChatCommand[];
@@ -74,13 +76,25 @@ export class Router {
       log.info("message arrived during shutdown; deferred to the next start");
       return "deferred";
     }
-    if (!(await this.dedup.claim(message.id))) {
+    // The steps before the session queue run one message at a time per session, so that two messages of one
+    // session enter the queue in the order they arrived; the turn itself is awaited outside.
+    const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    const placed = await this.intake.run(sessionKey, async () => {
+      if (!(await this.dedup.claim(message.id))) return null;
+      // Settled here, so a failure is handled below, where the claim is finished, and not inside the intake.
+      return this.route(message, channel, sessionKey, log, traceId).then(
+        (routed) => ({ routed }),
+        (err: unknown) => ({ failure: err }),
+      );
+    });
+    if (!placed) {
       log.debug("duplicate delivery dropped");
       return "duplicate";
     }
     let outcome: HandleOutcome | undefined;
     try {
-      outcome = await this.route(message, channel, log, traceId);
+      if ("failure" in placed) throw placed.failure;
+      outcome = await placed.routed.outcome;
       // A turn cut short by shutdown is not the user's /stop: the message is handled again after the restart.
       if (outcome === "stopped" && !this.accepting) outcome = "deferred";
       return outcome;
@@ -92,26 +106,35 @@ export class Router {
     }
   };
 
-  private async route(message: InboundMessage, channel: Channel, log: Logger, traceId: string): Promise<HandleOutcome> {
+  /**
+   * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
+   * its way) with the outcome still to come, so the caller can let the session's next message in.
+   */
+  private async route(
+    message: InboundMessage,
+    channel: Channel,
+    sessionKey: string,
+    log: Logger,
+    traceId: string,
+  ): Promise<{ outcome: Promise<HandleOutcome> }> {
+    const now = (outcome: HandleOutcome) => ({ outcome: Promise.resolve(outcome) });
     const reason = ignoreReason(message, channel);
     if (reason) {
       log.debug({ reason }, "message ignored");
-      return "ignored";
+      return now("ignored");
     }
     const admission = await this.deps.access.admit(message, log);
-    if (admission.kind === "drop") return admission.outcome;
-    const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    if (admission.kind === "drop") return now(admission.outcome);
     const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
-    if (admission.kind === "notice") return this.notify(delivery, admission.text);
+    if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     const parsed = parseCommand(message.text, this.commandsByName);
-    if (parsed) return this.runCommand(delivery, parsed.command, parsed.args);
+    if (parsed) return { outcome: this.runCommand(delivery, parsed.command, parsed.args) };
     if (!this.deps.agent) {
-      return this.replyOutcome(
-        delivery,
-        `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`,
-      );
+      const text = `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`;
+      return { outcome: this.replyOutcome(delivery, text) };
     }
-    return this.enqueueTurn(delivery, this.deps.agent, admission);
+    // enqueueTurn takes the queue's place before its first await.
+    return { outcome: this.enqueueTurn(delivery, this.deps.agent, admission) };
   }
 
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
