@@ -8,9 +8,12 @@ import type { Config } from "./config/schema.js";
 import { collectSecrets, redactSecrets } from "./config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./gateway.js";
+import { timezoneRecordOf } from "./handlers/profile.js";
 import { registerReceiptsCommands } from "./im/receipts-cli.js";
 import { createLogger, type Logger } from "./log.js";
+import { createMemory, registerMemoryCommands } from "./memory/index.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
+import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
@@ -90,6 +93,16 @@ registerTaskCommands(program, {
     const setup = commandSetup();
     const { cfg, log } = setup;
     return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store: await openStore(setup), api: gatewayApiOf(cfg.http), log };
+  },
+});
+
+registerMemoryCommands(program, {
+  setup: async () => {
+    const setup = commandSetup();
+    const { cfg, log } = setup;
+    const store = await openStore(setup);
+    const timezones = timezoneRecordOf(new ZonePreferences(store, cfg.agent.timezone));
+    return { memory: createMemory({ store, config: cfg.memory, log, timezones }), store };
   },
 });
 

@@ -7,6 +7,7 @@ import { AccessControl } from "./access/access-control.js";
 import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
+import type { CommandContext } from "./channels/commands.js";
 import { Router } from "./channels/router.js";
 import type { Channel, ChannelName } from "./channels/types.js";
 import { channelModules } from "./channels/modules.js";
@@ -15,6 +16,8 @@ import type { Config } from "./config/schema.js";
 import { collectSecrets, redactText } from "./config/secrets.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
+import { createMemoryHandler } from "./handlers/memory.js";
+import { createProfileHandler, timezoneRecordOf } from "./handlers/profile.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
 import { HandlerRegistry } from "./handlers/registry.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
@@ -22,7 +25,9 @@ import { registerReceiptRoutes } from "./http/receipts.js";
 import { HttpServer, type ReadinessReport } from "./http/server.js";
 import { createImChannel, type ImChannel } from "./im/index.js";
 import { createLogger, type Logger } from "./log.js";
+import { createMemory, createTurnRecall, memoryCommands, type Memory } from "./memory/index.js";
 import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
+import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
@@ -50,6 +55,8 @@ export class Gateway {
     readonly agent: Agent | null,
     private readonly llmProblem: string | null,
     private readonly im: ImChannel,
+    /** null when config.memory.enabled is off. */
+    readonly memory: Memory | null,
   ) {
     this.secrets = collectSecrets(config);
     this.http = new HttpServer({
@@ -62,9 +69,8 @@ export class Gateway {
     registerReceiptRoutes(this.http, im.ledger);
     const access = new AccessControl({ config: config.access, store });
     this.scheduler = this.createScheduler();
-    const taskCommands = this.scheduler
-      ? schedulerCommands(this.scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
-      : [];
+    const isOwner = (ctx: CommandContext) => access.isOwner(ctx.message.channel, ctx.message.sender.id);
+    const taskCommands = this.scheduler ? schedulerCommands(this.scheduler, { isOwner }) : [];
     this.router = new Router({
       config,
       store,
@@ -72,7 +78,7 @@ export class Gateway {
       agent,
       llmProblem,
       access,
-      commands: [...pairingCommands(access), ...taskCommands],
+      commands: [...pairingCommands(access), ...taskCommands, ...(memory ? memoryCommands(memory, { isOwner }) : [])],
       channelOf: (name) => this.channels.get(name),
     });
     this.createChannels();
@@ -91,6 +97,16 @@ export class Gateway {
     const built: { gateway?: Gateway } = {};
     const im = createImChannel({ config, store, log, channelOf: (name) => built.gateway?.channels.get(name) });
     registry.register("im_channel", im.handler, im.tools);
+
+    const memory = config.memory.enabled
+      ? createMemory({ store, config: config.memory, log, timezones: timezoneRecordOf(new ZonePreferences(store, config.agent.timezone)) })
+      : null;
+    if (memory) {
+      const memoryTools = createMemoryHandler(memory.engine);
+      registry.register("memory", memoryTools.handler, memoryTools.tools);
+      const profileTools = createProfileHandler(memory.profiles);
+      registry.register("profile", profileTools.handler, profileTools.tools);
+    }
 
     const skills = await createSkills({
       config: config.skills,
@@ -119,8 +135,9 @@ export class Gateway {
             const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
             return (await built.gateway?.scheduler?.zones.resolve(scope))?.zone;
           },
+          ...(memory ? { memory: createTurnRecall(memory.engine, memory.profiles) } : {}),
         });
-    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im);
+    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im, memory);
     return built.gateway;
   }
 

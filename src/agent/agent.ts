@@ -16,6 +16,7 @@ import type { Store } from "../store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js";
 import { describeLlmError } from "./llm.js";
+import type { MemoryPort, TurnRecall } from "./memory-port.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
 import { buildUserMessage, type EarlierChatMessage, type PreparedMedia } from "./user-message.js";
@@ -62,6 +63,8 @@ export interface AgentDeps {
   prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
   /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
   timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
+  /** Long-term memory and the sender's profile, for the prompt; absent when memory is off. */
+  memory?: MemoryPort;
   now?: () => Date;
 }
 
@@ -205,6 +208,7 @@ export class Agent {
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       summary: record.summary,
+      recall: await this.recall(input.message, log),
     });
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const messages = [...record.messages.slice(0, -1), userMessage];
@@ -226,6 +230,16 @@ export class Agent {
         progress.stepMessages = step.response.messages;
       },
     });
+  }
+
+  /** A memory store that fails costs the turn its memories, not its answer. */
+  private async recall(message: InboundMessage, log: Logger): Promise<TurnRecall | undefined> {
+    try {
+      return await this.deps.memory?.recall(message, log);
+    } catch (err) {
+      log.warn({ err }, "recalling memories failed; the turn goes on without them");
+      return undefined;
+    }
   }
 
   private replyText(result: TurnGeneration): { text: string; stepLimit: boolean } {

@@ -8,6 +8,7 @@ import { discordConfigSchema } from "../channels/discord/config.js";
 import { feishuConfigSchema } from "../channels/feishu/config.js";
 import { telegramConfigSchema } from "../channels/telegram/config.js";
 import { mediaConfigSchema } from "../im/config.js";
+import { memoryConfigSchema } from "../memory/config.js";
 import { schedulerConfigSchema } from "../scheduler/config.js";
 import { skillsConfigSchema } from "../skills/config.js";
 
@@ -83,6 +84,7 @@ export const configSchema = z.strictObject({
   skills: skillsConfigSchema,
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
+  memory: memoryConfigSchema,
   access: accessConfigSchema,
   channels: z
     .strictObject({
@@ -102,6 +104,7 @@ export const SECRET_PATHS = [
   "http.token",
   "llm.apiKey",
   "media.stt.apiKey",
+  "memory.embeddings.apiKey",
   "channels.telegram.token",
   "channels.telegram.webhook.secretToken",
   "channels.feishu.appSecret",
