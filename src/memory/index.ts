@@ -2,7 +2,7 @@
 import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
 import type { MemoryConfig } from "./config.js";
-import { createEmbedder } from "./embeddings.js";
+import { createEmbedder, type Embedder } from "./embeddings.js";
 import { MemoryEngine } from "./memory-engine.js";
 import { ProfileStore, type ProfileUser, type TimezoneRecord } from "./profile.js";
 
@@ -20,9 +20,18 @@ export interface Memory {
   forgetPerson(user: ProfileUser): Promise<{ memories: number; profile: boolean }>;
 }
 
-export function createMemory(opts: { store: Store; config: MemoryConfig; log: Logger; timezones: TimezoneRecord }): Memory {
+export interface MemoryOptions {
+  store: Store;
+  config: MemoryConfig;
+  log: Logger;
+  timezones: TimezoneRecord;
+  /** Default: built from config.embeddings (null when it is null). */
+  embedder?: Embedder | null;
+}
+
+export function createMemory(opts: MemoryOptions): Memory {
   const log = opts.log.child({ component: "memory" });
-  const embedder = opts.config.embeddings ? createEmbedder(opts.config.embeddings) : null;
+  const embedder = opts.embedder !== undefined ? opts.embedder : opts.config.embeddings ? createEmbedder(opts.config.embeddings) : null;
   const engine = new MemoryEngine({ store: opts.store, config: opts.config, log, embedder });
   const profiles = new ProfileStore(opts.store, opts.timezones);
   return {
