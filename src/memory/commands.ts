@@ -42,7 +42,8 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
         if (target.toLowerCase() === "all") {
           const gone = await memory.forgetPerson({ channel: requester.channel, userId: requester.userId });
           ctx.log.info({ audit: "forget-all", memories: gone.memories, profile: gone.profile }, "memories forgotten");
-          return `Done: I forgot ${gone.memories} ${gone.memories === 1 ? "memory" : "memories"}${gone.profile ? " and your profile (time zone included)" : ""}.`;
+          const what = `${gone.memories} ${gone.memories === 1 ? "memory" : "memories"}${gone.profile ? " and your profile (time zone included)" : ""}`;
+          return `Done: I forgot ${what}. This conversation's history stays until /new.`;
         }
         try {
           const moderator = (await opts.isOwner?.(ctx)) === true;
