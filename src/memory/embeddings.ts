@@ -19,7 +19,8 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
       const { embeddings } = await embedMany({
         model,
         values: [...texts],
-        maxRetries: 1,
+        // A failing endpoint costs one request: search goes on by words, a memory is kept without its vector.
+        maxRetries: 0,
         abortSignal: AbortSignal.timeout(config.timeoutMs),
       });
       return embeddings;

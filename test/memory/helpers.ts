@@ -13,7 +13,7 @@ import { createMemory, type Memory } from "../../src/memory/index.js";
 import type { Requester } from "../../src/memory/types.js";
 import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { createStore, type Store } from "../../src/store/index.js";
-import { captureLog } from "../helpers/captured-log.js";
+import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 
 export const BACKENDS = process.env.REDIS_URL ? (["sqlite", "redis"] as const) : (["sqlite"] as const);
 export type Backend = (typeof BACKENDS)[number];
@@ -23,6 +23,7 @@ export interface MemoryWorld {
   memory: Memory;
   zones: ZonePreferences;
   log: Logger;
+  logs: LogRecord[];
   /** Another process on the same store: a second replica, or the CLI. */
   openReplica(config?: Partial<MemoryConfig>): Promise<{ store: Store; memory: Memory }>;
   /** Every row the store holds, key and JSON value, as raw text. */
@@ -33,7 +34,7 @@ export interface MemoryWorld {
 export async function openMemoryWorld(backend: Backend, config: Partial<MemoryConfig> = {}, embedder?: Embedder): Promise<MemoryWorld> {
   const dir = await mkdtemp(join(tmpdir(), "switchboard-memory-"));
   const keyPrefix = `test-memory-${randomUUID()}:`;
-  const { log } = captureLog([], "warn");
+  const { log, logs } = captureLog([], "warn");
   const url = backend === "redis" ? process.env.REDIS_URL! : null;
   const open = () => createStore({ url, dataDir: dir, log, keyPrefix });
   const build = (store: Store, overrides: Partial<MemoryConfig>) => {
@@ -50,6 +51,7 @@ export async function openMemoryWorld(backend: Backend, config: Partial<MemoryCo
     memory,
     zones,
     log,
+    logs,
     openReplica: async (overrides = {}) => {
       const replica = await open();
       opened.push(replica);
