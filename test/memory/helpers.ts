@@ -76,8 +76,12 @@ async function sqliteRows(file: string, prefix: string): Promise<Array<{ key: st
   }
 }
 
-async function withRedis<T>(work: (client: ReturnType<typeof createClient>) => Promise<T>): Promise<T> {
-  const client = createClient({ url: process.env.REDIS_URL! });
+function redisClient() {
+  return createClient({ url: process.env.REDIS_URL! });
+}
+
+async function withRedis<T>(work: (client: ReturnType<typeof redisClient>) => Promise<T>): Promise<T> {
+  const client = redisClient();
   await client.connect();
   try {
     return await work(client);
