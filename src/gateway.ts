@@ -135,7 +135,7 @@ export class Gateway {
             const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
             return (await built.gateway?.scheduler?.zones.resolve(scope))?.zone;
           },
-          ...(memory ? { memory: createTurnRecall(memory.engine, memory.profiles) } : {}),
+          ...(memory ? { memory: createTurnRecall(memory.engine, memory.profiles, { fromCompaction: config.memory.fromCompaction }) } : {}),
         });
     built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im, memory);
     return built.gateway;

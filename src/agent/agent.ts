@@ -16,7 +16,7 @@ import type { Store } from "../store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "./history.js";
 import { describeLlmError } from "./llm.js";
-import type { MemoryPort, TurnRecall } from "./memory-port.js";
+import type { MemoryPort, ProposedMemory, TurnRecall } from "./memory-port.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
 import { buildUserMessage, type EarlierChatMessage, type PreparedMedia } from "./user-message.js";
@@ -169,15 +169,21 @@ export class Agent {
 
   private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {
     const { llm } = this.deps.config;
+    const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
+    const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
       model: this.deps.model,
       budget: llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
       log,
+      ...(keepProposals ? { onProposals: (found: ProposedMemory[]) => void proposals.push(...found) } : {}),
     });
     if (compacted === null) return record;
     await this.history.save(input.sessionKey, compacted);
+    if (keepProposals && proposals.length > 0) {
+      await keepProposals(input.message, proposals, log).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
+    }
     return compacted;
   }
 

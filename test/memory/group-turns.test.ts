@@ -1,14 +1,9 @@
 /** A shared group, through the real agent and the fake LLM: each sender's prompt holds their own memories only. */
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent/agent.js";
-import { createModel } from "../../src/agent/llm.js";
 import { createMemoryHandler } from "../../src/handlers/memory.js";
-import { createProfileHandler, timezoneRecordOf } from "../../src/handlers/profile.js";
-import { memoryConfigSchema } from "../../src/memory/config.js";
-import { createMemory, createTurnRecall, type Memory } from "../../src/memory/index.js";
-import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
-import { FIXED_NOW, inboundMessage, startHarness, type Harness } from "../agent/harness.js";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { createProfileHandler } from "../../src/handlers/profile.js";
+import type { Harness } from "../agent/harness.js";
+import { startAgentWorld } from "./agent-world.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 
 let h: Harness | undefined;
@@ -17,53 +12,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-interface World {
-  h: Harness;
-  agent: Agent;
-  memory: Memory;
-  /** Runs a turn as `userId` in the shared group (or their direct chat) and returns the system prompt it got. */
-  turnAs(userId: string, text: string, where?: "group" | "direct"): Promise<string>;
-}
-
-async function startWorld(): Promise<World> {
-  h = await startHarness();
-  const harness = h;
-  const memory = createMemory({
-    store: harness.store,
-    config: memoryConfigSchema.parse({}),
-    log: harness.log,
-    timezones: timezoneRecordOf(new ZonePreferences(harness.store, "UTC")),
-  });
-  const memoryTools = createMemoryHandler(memory.engine);
-  harness.registry.register("memory", memoryTools.handler, memoryTools.tools);
-  const profileTools = createProfileHandler(memory.profiles);
-  harness.registry.register("profile", profileTools.handler, profileTools.tools);
-  const { config, registry, catalog, store, log } = harness;
-  const agent = new Agent({
-    config,
-    model: createModel(config.llm),
-    registry,
-    catalog,
-    store,
-    log,
-    now: () => FIXED_NOW,
-    memory: createTurnRecall(memory.engine, memory.profiles),
-  });
-  return {
-    h: harness,
-    agent,
-    memory,
-    turnAs: async (userId, text, where = "group") => {
-      const before = harness.fake.requests.length;
-      const chat = where === "group" ? { id: "team", type: "group" as const, title: "Team" } : { id: `dm-${userId}`, type: "direct" as const };
-      await harness.turn(text, {
-        agent,
-        sessionKey: `telegram:${chat.id}`,
-        message: inboundMessage(text, { channel: "telegram", chat, sender: { id: userId, name: userId } }),
-      });
-      return systemPromptOf(harness.fake.requests[before]!);
-    },
-  };
+async function startWorld() {
+  const world = await startAgentWorld();
+  h = world.h;
+  return world;
 }
 
 describe("memory in a shared group", () => {
