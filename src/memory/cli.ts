@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { CHANNEL_NAMES, type ChannelName } from "../channels/types.js";
 import type { Store } from "../store/types.js";
+import { memoriesCount } from "./commands.js";
 import type { Memory } from "./index.js";
 import { PROFILE_FIELDS, PROFILE_LABELS, type ProfileUser } from "./profile.js";
 import { MemoryError } from "./types.js";
@@ -44,7 +45,7 @@ export function registerMemoryCommands(program: Command, deps: MemoryCliDeps): v
       withMemory(async (m) => {
         const items = await m.engine.list({ kind: "user", ...opts.user });
         for (const item of items) out(`${item.id}  ${item.kind.padEnd(10)} ${item.createdAt.slice(0, 10)}  ${item.content}`);
-        out(`${items.length} memor${items.length === 1 ? "y" : "ies"} of ${opts.user.channel}:${opts.user.userId}.`);
+        out(`${memoriesCount(items.length)} of ${opts.user.channel}:${opts.user.userId}.`);
         const profile = await m.profiles.get(opts.user);
         for (const field of PROFILE_FIELDS) {
           const value = profile.fields[field];
@@ -62,7 +63,7 @@ export function registerMemoryCommands(program: Command, deps: MemoryCliDeps): v
       withMemory(async (m) => {
         if (id.toLowerCase() === "all") {
           const gone = await m.forgetPerson(opts.user);
-          out(`Forgot ${gone.memories} memories${gone.profile ? " and the profile" : ""} of ${opts.user.channel}:${opts.user.userId}.`);
+          out(`Forgot ${memoriesCount(gone.memories)}${gone.profile ? " and the profile" : ""} of ${opts.user.channel}:${opts.user.userId}.`);
           return;
         }
         // As the person themselves in a direct chat: their own memories only.

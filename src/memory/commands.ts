@@ -42,7 +42,7 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
         if (target.toLowerCase() === "all") {
           const gone = await memory.forgetPerson({ channel: requester.channel, userId: requester.userId });
           ctx.log.info({ audit: "forget-all", memories: gone.memories, profile: gone.profile }, "memories forgotten");
-          const what = `${gone.memories} ${gone.memories === 1 ? "memory" : "memories"}${gone.profile ? " and your profile (time zone included)" : ""}`;
+          const what = `${memoriesCount(gone.memories)}${gone.profile ? " and your profile (time zone included)" : ""}`;
           return `Done: I forgot ${what}. This conversation's history stays until /new.`;
         }
         try {
@@ -56,6 +56,11 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
       },
     },
   ];
+}
+
+/** "1 memory", "3 memories" */
+export function memoriesCount(n: number): string {
+  return `${n} ${n === 1 ? "memory" : "memories"}`;
 }
 
 function listLines(items: readonly MemoryRecord[]): string[] {
