@@ -3,7 +3,6 @@
  * (with embeddings) by meaning. Every read and write is on behalf of a Requester, who sees their own memories and,
  * in a group, that group's shared ones: never another person's.
  */
-import { countTokens } from "gpt-tokenizer";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/types.js";
@@ -66,6 +65,13 @@ export interface Recollection {
   memories: MemoryRecord[];
   stored: number;
 }
+
+/**
+ * The o200k tokenizer, loaded on the first recall: its tables take about half a second to load, which neither
+ * the CLI nor the gateway's start should pay.
+ */
+let tokenCounter: Promise<(text: string) => number> | undefined;
+const countTokensOf = (): Promise<(text: string) => number> => (tokenCounter ??= import("gpt-tokenizer").then((m) => m.countTokens));
 
 /** Candidates each ranking contributes before they are fused. */
 const POOL = 50;
@@ -144,6 +150,7 @@ export class MemoryEngine {
     const indexes = await Promise.all(ownersVisibleTo(requester).map((owner) => this.index(owner)));
     const stored = indexes.reduce((sum, index) => sum + index.size, 0);
     if (stored === 0 || promptMaxItems === 0 || text.trim() === "") return { memories: [], stored };
+    const countTokens = await countTokensOf();
     const memories: MemoryRecord[] = [];
     let tokens = 0;
     for (const { memory } of await this.search(requester, text, promptMaxItems)) {

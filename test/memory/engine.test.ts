@@ -58,6 +58,11 @@ describe.each(BACKENDS)("memory engine on %s", (backend) => {
     expect((await engine.recall(BOB_DM, "peanut allergy")).stored).toBe(0);
     expect((await engine.stats(BOB_IN_GROUP)).yours.total).toBe(0);
     expect((await engine.stats(BOB_IN_GROUP)).thisChat?.total).toBe(1);
+    // Scope "chat" in a direct chat is the person's own memory: nobody else is in that chat.
+    const { memory } = await engine.add(BOB_DM, { content: "Bob's chat-scoped note", kind: "note", scope: "chat" });
+    expect(memory.scope).toBe("user");
+    expect(contentsOf(await engine.search(BOB_IN_GROUP, "chat-scoped note", 5))).toEqual(["Bob's chat-scoped note"]);
+    expect(contentsOf(await engine.search(ANN_IN_GROUP, "chat-scoped note", 5))).toEqual([]);
   });
 
   it("forget: own memories and group memories one added; someone else's group memory only as a moderator", async () => {
