@@ -17,18 +17,25 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
   return [
     {
       name: "memory",
-      summary: "show what I remember about you (and what this group shares)",
+      summary: "show what I remember about you (in a group: what the group shares)",
       run: async (_args, ctx) => {
         const requester = requesterOfMessage(ctx.message);
         const user = { channel: requester.channel, userId: requester.userId };
         const own = await memory.engine.list({ kind: "user", ...user });
-        const lines = [`What I remember about you (${own.length}):`, ...listLines(own)];
-        if (requester.chatType === "group") {
-          const shared = await memory.engine.list({ kind: "chat", channel: requester.channel, chatId: requester.chatId });
-          lines.push("", `Shared in this group (${shared.length}):`, ...listLines(shared));
+        const footer = "Forget one with /forget <id>, everything about you with /forget all.";
+        if (requester.chatType === "direct") {
+          const profile = profileLine(await memory.profiles.get(user));
+          return [`What I remember about you (${own.length}):`, ...listLines(own), "", profile, "", footer].join("\n");
         }
-        lines.push("", profileLine(await memory.profiles.get(user)), "", "Forget one with /forget <id>, everything about you with /forget all.");
-        return lines.join("\n");
+        // The answer goes to the whole group: the sender's own memories and profile stay out of it.
+        const shared = await memory.engine.list({ kind: "chat", channel: requester.channel, chatId: requester.chatId });
+        return [
+          `Shared in this group (${shared.length}):`,
+          ...listLines(shared),
+          "",
+          `I also keep ${memoriesCount(own.length)} about you personally: send /memory in a direct chat with me to see them.`,
+          footer,
+        ].join("\n");
       },
     },
     {
