@@ -4,14 +4,36 @@
  * document under the owner's lock, then the revision. An owner left with nothing has no keys at all.
  */
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { CHANNEL_NAMES } from "../channels/types.js";
 import type { Namespace, Store } from "../store/types.js";
-import { ownerKey, type MemoryOwner, type MemoryRecord } from "./types.js";
+import { MEMORY_KINDS, MEMORY_SCOPES, ownerKey, type MemoryOwner, type MemoryRecord } from "./types.js";
 
 export interface OwnerDocument {
   items: MemoryRecord[];
   /** Users only: the group chats where they added shared memories, so forgetting all of them finds those too. */
   groupsAuthored?: MemoryOwner[];
 }
+
+const channel = z.enum(CHANNEL_NAMES);
+/** What is read back is checked: a document another version (or a hand edit) broke is reported, never half-used. */
+const ownerDocumentSchema = z.object({
+  items: z.array(
+    z.object({
+      id: z.string().min(1),
+      kind: z.enum(MEMORY_KINDS),
+      content: z.string(),
+      scope: z.enum(MEMORY_SCOPES),
+      author: z.object({ channel, userId: z.string() }),
+      createdAt: z.string(),
+      source: z.enum(["tool", "compaction"]),
+      vector: z.string().optional(),
+    }),
+  ),
+  groupsAuthored: z
+    .array(z.union([z.object({ kind: z.literal("user"), channel, userId: z.string() }), z.object({ kind: z.literal("chat"), channel, chatId: z.string() })]))
+    .optional(),
+}) satisfies z.ZodType<OwnerDocument>;
 
 const LOCK = { leaseMs: 30_000, waitMs: 30_000 };
 const ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -31,8 +53,14 @@ export class MemoryRecords {
   /** The owner's document and the revision it was read at. */
   async load(owner: MemoryOwner): Promise<{ rev: string | undefined; doc: OwnerDocument }> {
     const rev = await this.revision(owner);
-    const doc = (await this.ns.get(docKey(owner))) as OwnerDocument | undefined;
-    return { rev, doc: doc ?? { items: [] } };
+    const stored = await this.ns.get(docKey(owner));
+    if (stored === undefined) return { rev, doc: { items: [] } };
+    const parsed = ownerDocumentSchema.safeParse(stored);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`The stored memories of ${ownerKey(owner)} are malformed (${issue?.path.join(".")}: ${issue?.message}); left as they are`);
+    }
+    return { rev, doc: parsed.data };
   }
 
   /**

@@ -121,6 +121,21 @@ describe.each(BACKENDS)("memory engine on %s", (backend) => {
     expect(await world.zones.resolve({ channel: "telegram", chatId: "ann", userId: "ann" })).toEqual({ zone: "UTC", source: "default" });
   });
 
+  it("reports a malformed stored document instead of using or overwriting it", async () => {
+    world = await openMemoryWorld(backend);
+    const ns = world.store.namespace<unknown>("memory");
+    const broken = { items: [{ id: "x", kind: "gossip", content: "kept as it was" }] };
+    await ns.set("doc:user:telegram:ann", broken);
+    await ns.set("rev:user:telegram:ann", "r1");
+    const { engine } = world.memory;
+    await expect(engine.search(ANN_DM, "kept", 5)).rejects.toThrow(/stored memories of user:telegram:ann are malformed \(items\.0\.kind: /);
+    await expect(engine.add(ANN_DM, { content: "New one", kind: "fact", scope: "user" })).rejects.toThrow(/malformed/);
+    expect(await ns.get("doc:user:telegram:ann")).toEqual(broken);
+    // Other people are unaffected.
+    await engine.add(BOB_DM, { content: "Bob is fine", kind: "fact", scope: "user" });
+    expect(contentsOf(await engine.search(BOB_DM, "fine", 5))).toEqual(["Bob is fine"]);
+  });
+
   it("recalls the most relevant memories within the token budget", async () => {
     world = await openMemoryWorld(backend, { promptTokenBudget: 40, promptMaxItems: 3 });
     const { engine } = world.memory;
