@@ -195,6 +195,7 @@ export class Gateway {
     }
     await this.http.stop();
     await this.skills.close();
+    await this.memory?.engine.settled();
     await this.store.close();
     this.log.info("stopped");
   }

@@ -73,6 +73,9 @@ export interface Recollection {
 let tokenCounter: Promise<(text: string) => number> | undefined;
 const countTokensOf = (): Promise<(text: string) => number> => (tokenCounter ??= import("gpt-tokenizer").then((m) => m.countTokens));
 
+/** Memories embedded per request when catching up on those kept without a vector. */
+const BACKFILL_BATCH = 64;
+
 /** Candidates each ranking contributes before they are fused. */
 const POOL = 50;
 /** Tokens one memory line adds beyond its content (id, kind, date, markup). */
@@ -82,6 +85,8 @@ export class MemoryEngine {
   private readonly records: MemoryRecords;
   private readonly cache: LRUCache<string, OwnerIndex>;
   private readonly now: () => Date;
+  /** Owners whose missing embeddings are being filled in, and the work doing it. */
+  private readonly backfills = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: MemoryEngineDeps) {
     this.records = new MemoryRecords(deps.store);
@@ -128,7 +133,9 @@ export class MemoryEngine {
 
   /** The requester's memories (and their group's) that best match `query`, best first. */
   async search(requester: Requester, query: string, limit: number): Promise<MemoryHit[]> {
-    const indexes = await Promise.all(ownersVisibleTo(requester).map((owner) => this.index(owner)));
+    const owners = ownersVisibleTo(requester);
+    const indexes = await Promise.all(owners.map((owner) => this.index(owner)));
+    owners.forEach((owner, i) => this.backfill(owner, indexes[i]!));
     const rankings: RankedId[][] = indexes.map((index, i) => index.searchText(query, POOL).map((hit) => tagged(i, hit)));
     const queryVector = await this.embedOne(query);
     if (queryVector) {
@@ -214,6 +221,39 @@ export class MemoryEngine {
       return all;
     }, (index, gone) => gone.forEach((m) => index.remove(m.id)));
     return count + removed.length;
+  }
+
+  /** Resolves once the embeddings being filled in (if any) are stored. */
+  async settled(): Promise<void> {
+    await Promise.all(this.backfills.values());
+  }
+
+  /**
+   * Embeds, in the background, a batch of the owner's memories that have no vector yet (kept before embeddings
+   * were configured, or while the endpoint was down), so search by meaning catches up with them.
+   */
+  private backfill(owner: MemoryOwner, index: OwnerIndex): void {
+    const { embedder, log } = this.deps;
+    const key = ownerKey(owner);
+    const missing = embedder ? index.withoutVector(BACKFILL_BATCH) : [];
+    if (!embedder || missing.length === 0 || this.backfills.has(key)) return;
+    const work = (async () => {
+      const vectors = new Map((await embedder.embed(missing.map((m) => m.content))).map((v, i) => [missing[i]!.id, encodeVector(v)]));
+      await this.change(
+        owner,
+        (doc) =>
+          doc.items.flatMap((item) => {
+            const vector = vectors.get(item.id);
+            if (!vector || item.vector) return [];
+            item.vector = vector;
+            return [item];
+          }),
+        (cached, updated) => updated.forEach((record) => cached.add(record)),
+      );
+    })()
+      .catch((err: unknown) => log.warn({ err, owner: key }, "filling in missing embeddings failed; trying again on a later search"))
+      .finally(() => this.backfills.delete(key));
+    this.backfills.set(key, work);
   }
 
   /** Runs a change on the stored document and keeps this process's index of it current. */

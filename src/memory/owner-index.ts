@@ -43,6 +43,17 @@ export class OwnerIndex {
     return this.records.size;
   }
 
+  /** Up to `limit` memories kept without an embedding (before embeddings were set up, or the endpoint failed). */
+  withoutVector(limit: number): MemoryRecord[] {
+    const found: MemoryRecord[] = [];
+    if (this.vectors.size === this.records.size) return found;
+    for (const record of this.records.values()) {
+      if (found.length >= limit) break;
+      if (!this.vectors.has(record.id)) found.push(record);
+    }
+    return found;
+  }
+
   all(): MemoryRecord[] {
     return [...this.records.values()];
   }
@@ -51,7 +62,9 @@ export class OwnerIndex {
     return this.records.get(id);
   }
 
+  /** Adds a memory, or replaces the one with its id. */
   add(record: MemoryRecord): void {
+    this.remove(record.id);
     this.records.set(record.id, record);
     this.text.add({ id: record.id, content: record.content });
     if (record.vector) this.vectors.set(record.id, decodeVector(record.vector));
