@@ -29,6 +29,10 @@ import { createMedia, type Media } from "./media/index.js";
 import { registerReceiptRoutes } from "./media/receipts-routes.js";
 import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
 import { ZonePreferences } from "./scheduler/zone-preferences.js";
+import type { CommandContext } from "./core/commands.js";
+import { createMemoryHandler } from "./handlers/memory.js";
+import { createProfileHandler, timezoneRecordOf } from "./handlers/profile.js";
+import { createMemory, createTurnRecall, memoryCommands, type Memory } from "./memory/index.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.js";
 
 export interface GatewayOptions {
@@ -46,6 +50,8 @@ interface Parts {
   media: Media;
   skills: Skills;
   scheduler: Scheduler | null;
+  /** null when config.memory.enabled is off. */
+  memory: Memory | null;
   router: Router;
   registry: HandlerRegistry;
   /** Releases the SQLite data dir's lock; null on Redis. */
@@ -65,6 +71,8 @@ export class Gateway {
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
   private readonly media: Media;
   private readonly skills: Skills;
+  /** null when config.memory.enabled is off. */
+  readonly memory: Memory | null;
   private readonly releaseDataDir: (() => Promise<void>) | null;
   private stopping: Promise<void> | null = null;
 
@@ -72,6 +80,7 @@ export class Gateway {
     ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router, registry: this.registry } = parts);
     ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
     this.releaseDataDir = parts.releaseDataDir;
+    this.memory = parts.memory;
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -133,6 +142,13 @@ export class Gateway {
     const llmStatus = llmProblem ? { ok: false, detail: llmProblem } : { ok: true, detail: `${config.llm.provider} ${config.llm.model}` };
     http.addReadinessCheck("llm", () => llmStatus, { gates: false });
     const zones = new ZonePreferences(store, config.agent.timezone);
+    const memory = config.memory.enabled ? createMemory({ store, config: config.memory, log, timezones: timezoneRecordOf(zones) }) : null;
+    if (memory) {
+      const memoryTools = createMemoryHandler(memory.engine);
+      registry.register("memory", memoryTools.handler, memoryTools.tools);
+      const profileTools = createProfileHandler(memory.profiles);
+      registry.register("profile", profileTools.handler, profileTools.tools);
+    }
     const agent = llmProblem
       ? null
       : new Agent({
@@ -146,6 +162,7 @@ export class Gateway {
           skillsCatalog: () => skills.catalog(),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
           prepareMedia: (input, turnLog) => media.inbound.prepare(input, turnLog),
+          ...(memory ? { memory: createTurnRecall(memory.engine, memory.profiles, { fromCompaction: config.memory.fromCompaction }) } : {}),
           timezoneOf: async (message) =>
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
@@ -167,9 +184,8 @@ export class Gateway {
       registry.register("scheduled", scheduled.handler, scheduled.tools);
       registerTaskRoutes(http, scheduler);
     }
-    const taskCommands = scheduler
-      ? schedulerCommands(scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
-      : [];
+    const isOwner = (ctx: CommandContext) => access.isOwner(ctx.message.channel, ctx.message.sender.id);
+    const taskCommands = scheduler ? schedulerCommands(scheduler, { isOwner }) : [];
     const router = new Router({
       config,
       store,
@@ -177,10 +193,10 @@ export class Gateway {
       agent,
       llmProblem,
       access,
-      commands: [...pairingCommands(access), ...taskCommands],
+      commands: [...pairingCommands(access), ...taskCommands, ...(memory ? memoryCommands(memory, { isOwner }) : [])],
       channelOf,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, registry, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, router, registry, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
@@ -210,6 +226,7 @@ export class Gateway {
     }
     await this.http.stop();
     await this.skills.close();
+    await this.memory?.engine.settled();
     await this.store.close();
     await this.releaseDataDir?.();
     this.log.info("stopped");

@@ -10,9 +10,12 @@ import { collectSecrets } from "./config.js";
 import { redactSecrets } from "./infra/config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./app.js";
+import { timezoneRecordOf } from "./handlers/profile.js";
 import { registerReceiptsCommands } from "./media/receipts-cli.js";
 import { createLogger, type Logger } from "./infra/log.js";
+import { createMemory, registerMemoryCommands } from "./memory/index.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
+import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
@@ -92,6 +95,17 @@ registerTaskCommands(program, {
     const setup = commandSetup();
     const { cfg, log } = setup;
     return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store: await openStore(setup), api: gatewayApiOf(cfg.http), log };
+  },
+});
+
+registerMemoryCommands(program, {
+  channels: channelModules.map((module) => module.name),
+  setup: async () => {
+    const setup = commandSetup();
+    const { cfg, log } = setup;
+    const store = await openStore(setup);
+    const timezones = timezoneRecordOf(new ZonePreferences(store, cfg.agent.timezone));
+    return { memory: createMemory({ store, config: cfg.memory, log, timezones }), store };
   },
 });
 

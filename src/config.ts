@@ -12,6 +12,7 @@ import { getPath } from "./infra/config/secrets.js";
 import { collectSecretsAt } from "./infra/config/secrets.js";
 import { loadConfigWith, type LoadConfigOptions } from "./infra/config/load.js";
 import { mediaConfigSchema } from "./media/config.js";
+import { memoryConfigSchema } from "./memory/config.js";
 import { schedulerConfigSchema } from "./scheduler/config.js";
 import { skillsConfigSchema } from "./skills/config.js";
 
@@ -25,6 +26,7 @@ export const configSchema = z.strictObject({
   skills: skillsConfigSchema,
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
+  memory: memoryConfigSchema,
   access: accessConfigSchema,
   channels: z.strictObject(channelSections).prefault({}),
 });
@@ -36,6 +38,7 @@ export type ConfigInput = z.input<typeof configSchema>;
 export const SECRET_PATHS: readonly string[] = [
   ...CORE_SECRET_PATHS,
   "media.stt.apiKey",
+  "memory.embeddings.apiKey",
   ...channelModules.flatMap((module) => module.secretPaths.map((path) => `channels.${module.name}.${path}`)),
 ];
 

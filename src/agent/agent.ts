@@ -18,6 +18,7 @@ import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
+import type { MemoryPort, ProposedMemory, TurnRecall } from "./memory-port.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
 import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
@@ -41,6 +42,8 @@ export interface AgentDeps {
   prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
   /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
   timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
+  /** Long-term memory and the sender's profile, for the prompt; absent when memory is off. */
+  memory?: MemoryPort;
   now?: () => Date;
 }
 
@@ -153,15 +156,21 @@ export class Agent {
 
   private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {
     const { llm } = this.deps.config;
+    const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
+    const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
       model: this.deps.model,
       budget: llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
       log,
+      ...(keepProposals ? { onProposals: (found: ProposedMemory[]) => void proposals.push(...found) } : {}),
     });
     if (compacted === null) return record;
     await this.history.save(input.sessionKey, compacted);
+    if (keepProposals && proposals.length > 0) {
+      await keepProposals(input.message, proposals, log).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
+    }
     return compacted;
   }
 
@@ -192,6 +201,7 @@ export class Agent {
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       summary: record.summary,
+      recall: await this.recall(input.message, log),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
@@ -241,6 +251,16 @@ export class Agent {
     await this.turnLog.append(input.sessionKey, entry).catch((err: unknown) => {
       log.error({ err }, "could not record the turn in the session log");
     });
+  }
+
+  /** A memory store that fails costs the turn its memories, not its answer. */
+  private async recall(message: InboundMessage, log: Logger): Promise<TurnRecall | undefined> {
+    try {
+      return await this.deps.memory?.recall(message, log);
+    } catch (err) {
+      log.warn({ err }, "recalling memories failed; the turn goes on without them");
+      return undefined;
+    }
   }
 
   private replyText(result: TurnGeneration): { text: string; stepLimit: boolean } {

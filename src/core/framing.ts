@@ -22,7 +22,7 @@ export const PROMPT_SECTION_TITLES = {
 /** Every frame tag starts with this prefix, which is what makes it recognizable (and forgeable). */
 const FRAME_TAG_PREFIX = "untrusted_";
 
-export type FrameKind = "message" | "quote" | "summary" | "transcript" | "context";
+export type FrameKind = "message" | "quote" | "summary" | "transcript" | "context" | "memory";
 
 // Invisible characters someone could slip inside a token to dodge a plain-text match.
 const INVISIBLE = "[\\u200B-\\u200F\\u2060-\\u2064\\uFEFF\\u00AD]*";

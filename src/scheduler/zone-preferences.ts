@@ -37,8 +37,17 @@ export class ZonePreferences {
   }
 
   /** `zone` must be canonical (see canonicalZone). */
-  async setForUser(scope: ZoneScope, zone: string): Promise<void> {
+  async setForUser(scope: Pick<ZoneScope, "channel" | "userId">, zone: string): Promise<void> {
     await this.ns.set(userKey(scope), zone);
+  }
+
+  /** The person's own setting only (no chat or default fallback); the profile shows this one. */
+  async getForUser(scope: Pick<ZoneScope, "channel" | "userId">): Promise<string | undefined> {
+    return this.ns.get(userKey(scope));
+  }
+
+  async clearForUser(scope: Pick<ZoneScope, "channel" | "userId">): Promise<void> {
+    await this.ns.delete(userKey(scope));
   }
 
   async setForChat(scope: ZoneScope, zone: string): Promise<void> {
@@ -46,5 +55,5 @@ export class ZonePreferences {
   }
 }
 
-const userKey = (s: ZoneScope): string => `zone:user:${s.channel}:${s.userId}`;
+const userKey = (s: Pick<ZoneScope, "channel" | "userId">): string => `zone:user:${s.channel}:${s.userId}`;
 const chatKey = (s: ZoneScope): string => `zone:chat:${s.channel}:${s.chatId}`;
