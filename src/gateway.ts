@@ -16,12 +16,14 @@ import { collectSecrets, redactText } from "./config/secrets.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
+import { shellTools } from "./handlers/shell.js";
 import { HandlerRegistry } from "./handlers/registry.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
 import { registerReceiptRoutes } from "./http/receipts.js";
 import { HttpServer, type ReadinessReport } from "./http/server.js";
 import { createImChannel, type ImChannel } from "./im/index.js";
 import { createLogger, type Logger } from "./log.js";
+import { Sandbox } from "./sandbox/index.js";
 import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
 import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./store/index.js";
@@ -87,6 +89,9 @@ export class Gateway {
     const catalog = new ToolCatalog(registry);
     registry.register("system", createSystemHandler(catalog), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+    const sandbox = await Sandbox.create(config.sandbox, log);
+    const shell = shellTools(sandbox);
+    registry.register("shell", shell.handler, shell.tools);
     // Chat tools and the media step reach the channels through the gateway, which is built last.
     const built: { gateway?: Gateway } = {};
     const im = createImChannel({ config, store, log, channelOf: (name) => built.gateway?.channels.get(name) });
@@ -99,6 +104,7 @@ export class Gateway {
       log,
       registry,
       store,
+      sandbox,
     });
 
     const llmProblem = llmSetupProblem(config.llm);

@@ -9,6 +9,7 @@ import { feishuConfigSchema } from "../channels/feishu/config.js";
 import { telegramConfigSchema } from "../channels/telegram/config.js";
 import { mediaConfigSchema } from "../im/config.js";
 import { schedulerConfigSchema } from "../scheduler/config.js";
+import { sandboxConfigSchema } from "../sandbox/config.js";
 import { skillsConfigSchema } from "../skills/config.js";
 
 function isTimeZone(zone: string): boolean {
@@ -81,6 +82,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   skills: skillsConfigSchema,
+  sandbox: sandboxConfigSchema,
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
   access: accessConfigSchema,

@@ -15,6 +15,13 @@ export const sandboxConfigSchema = z
      * all (only the sandbox's own loopback). Host lists are refused until a filtering proxy exists.
      */
     network: z.record(z.string().min(1), z.literal("all", { error: 'must be "all" (host lists are not supported yet)' })).default({}),
+    /** run_shell: wall-clock limit of one command, and what it keeps of stdout and, separately, stderr. */
+    shell: z
+      .strictObject({
+        timeoutMs: positive.max(3_600_000).default(60_000),
+        maxOutputBytes: positive.default(65_536),
+      })
+      .prefault({}),
     limits: z
       .strictObject({
         /** CPU time of each process, in seconds. */

@@ -16,6 +16,7 @@ import {
 import type { HandlerRegistry } from "../handlers/registry.js";
 import type { ToolHandler } from "../handlers/types.js";
 import type { Logger } from "../log.js";
+import type { Sandbox } from "../sandbox/index.js";
 import type { Store } from "../store/types.js";
 import type { SkillsConfig } from "./config.js";
 import { EquippedSkills } from "./equipped.js";
@@ -49,6 +50,8 @@ export interface CreateSkillsOptions {
   log: Logger;
   registry: HandlerRegistry;
   store: Store;
+  /** Where every script runs. */
+  sandbox: Sandbox;
   cwd?: string;
 }
 
@@ -72,7 +75,7 @@ export async function createSkills(opts: CreateSkillsOptions): Promise<Skills> {
   await mkdir(opts.userDir, { recursive: true });
   const roots = skillRoots(config, opts.bundledDir, opts.userDir, opts.cwd);
   const registry = new SkillRegistry(roots, log, events);
-  const service = new SkillsService({ config, registry, events, equipped: new EquippedSkills(opts.store), userDir: opts.userDir });
+  const service = new SkillsService({ config, registry, events, equipped: new EquippedSkills(opts.store), userDir: opts.userDir, sandbox: opts.sandbox });
 
   const implementations = skillsToolImplementations(service, config);
   const handler = createSkillsHandler(service, implementations);
