@@ -4,8 +4,8 @@
  * still be host root to the kernel, which exempts it from the process limit and lets it open root's files through
  * any mount. The folders a run writes to are then handed to that uid first.
  */
-import { lchown, readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { lchown, readdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { SANDBOX_UID } from "./bwrap.js";
 
 export function runsAsRoot(): boolean {
@@ -23,4 +23,22 @@ export async function handOver(dir: string): Promise<void> {
   await lchown(dir, SANDBOX_UID, SANDBOX_UID);
   const entries = await readdir(dir, { recursive: true });
   for (const entry of entries) await lchown(join(dir, entry), SANDBOX_UID, SANDBOX_UID);
+}
+
+/**
+ * When root drops to the sandbox user, bwrap (running as that user) must be able to walk to every folder it
+ * mounts: throws, naming the folder and the fix, when one of `dir`'s parents is closed to others.
+ */
+export async function checkReachable(dir: string): Promise<void> {
+  if (!runsAsRoot()) return;
+  for (let parent = dirname(resolve(dir)); ; parent = dirname(parent)) {
+    const info = await stat(parent);
+    if ((info.mode & 0o001) === 0 && info.uid !== SANDBOX_UID) {
+      throw new Error(
+        `the gateway runs as root and ${parent} is closed to the sandbox user (uid ${SANDBOX_UID}), so ${dir} cannot be mounted; ` +
+          `allow passing through it (chmod o+x ${parent}) or run the gateway as an ordinary user`,
+      );
+    }
+    if (parent === dirname(parent)) return;
+  }
 }

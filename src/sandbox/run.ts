@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { bwrapArgs, INSIDE, insideEnvironment, type SandboxMounts, type WrappedCommand } from "./bwrap.js";
 import { CappedOutput } from "./capped-output.js";
 import type { SandboxConfig } from "./config.js";
-import { dropRootPrefix, handOver } from "./owner.js";
+import { checkReachable, dropRootPrefix, handOver } from "./owner.js";
 import { SandboxUnavailableError, type RunPaths, type SandboxRequest, type SandboxResult, type SandboxStatus } from "./types.js";
 
 /** After a kill, how long the pipes may stay open before they are closed from our side. */
@@ -47,6 +47,7 @@ export async function runSandboxed<T>(
     await handOver(root);
     if (request.workspaceDir !== undefined) {
       await mkdir(request.workspaceDir, { recursive: true, mode: 0o700 });
+      await checkReachable(request.workspaceDir);
       await handOver(request.workspaceDir);
     }
     const result = await execute(config, { ...request, skillDir: skillCopy }, runDir);

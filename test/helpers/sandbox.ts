@@ -3,7 +3,7 @@
  * it is not installed (CI installs it: .ci/run).
  */
 import { pino } from "pino";
-import { z } from "zod";
+import type { z } from "zod";
 import { Sandbox, sandboxConfigSchema, sandboxStatus } from "../../src/sandbox/index.js";
 
 const cache = new Map<string, Promise<Sandbox>>();
