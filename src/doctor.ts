@@ -11,6 +11,8 @@ import { enabledChannels } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { collectSecrets, redactText } from "./config/secrets.js";
 import type { Logger } from "./log.js";
+import { join } from "node:path";
+import { checkReachable, sandboxStatus } from "./sandbox/index.js";
 import { createStore } from "./store/index.js";
 
 export interface CheckResult {
@@ -30,6 +32,7 @@ export async function runDoctor(config: Config, log: Logger): Promise<CheckResul
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
+  results.push(await checkSandbox(config));
   for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
@@ -77,6 +80,19 @@ async function checkLlm(config: Config): Promise<CheckResult> {
     });
     return `${config.llm.provider} ${config.llm.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})`;
   });
+}
+
+/** FAIL where bubblewrap cannot work (exec tools are refused then); WARN when the owner turned it off. */
+async function checkSandbox(config: Config): Promise<CheckResult> {
+  const status = await sandboxStatus(config.sandbox);
+  if (!status.ok) return { name: "sandbox", ok: false, detail: `${status.reason}; skill scripts and run_shell are refused`, fix: status.fix };
+  if (status.mode === "none") return { name: "sandbox", ok: true, warning: true, detail: status.detail, fix: "set sandbox.mode: bwrap" };
+  try {
+    await checkReachable(join(config.dataDir, "workspaces", "session"));
+  } catch (err) {
+    return { name: "sandbox", ok: true, warning: true, detail: `run_shell will fail: ${(err as Error).message}`, fix: "see README, Sandbox" };
+  }
+  return { name: "sandbox", ok: true, detail: status.detail };
 }
 
 function checkChannel(config: Config, channel: ChannelName): Promise<CheckResult> {

@@ -15,6 +15,7 @@ export { sandboxStatus } from "./probe.js";
 export { runSandboxed, wrapCommand, type WrapRequest } from "./run.js";
 export type { WrappedCommand } from "./bwrap.js";
 export { INSIDE } from "./bwrap.js";
+export { checkReachable } from "./owner.js";
 export { SandboxUnavailableError, type RunPaths, type SandboxRequest, type SandboxResult, type SandboxStatus } from "./types.js";
 
 export class Sandbox {

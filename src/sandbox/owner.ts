@@ -4,7 +4,7 @@
  * still be host root to the kernel, which exempts it from the process limit and lets it open root's files through
  * any mount. The folders a run writes to are then handed to that uid first.
  */
-import { lchown, readdir, stat } from "node:fs/promises";
+import { chmod, lchown, readdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { SANDBOX_UID } from "./bwrap.js";
 
@@ -21,6 +21,7 @@ export function dropRootPrefix(): string[] {
 export async function handOver(dir: string): Promise<void> {
   if (!runsAsRoot()) return;
   await lchown(dir, SANDBOX_UID, SANDBOX_UID);
+  await chmod(dir, 0o700);
   const entries = await readdir(dir, { recursive: true });
   for (const entry of entries) await lchown(join(dir, entry), SANDBOX_UID, SANDBOX_UID);
 }
@@ -32,8 +33,9 @@ export async function handOver(dir: string): Promise<void> {
 export async function checkReachable(dir: string): Promise<void> {
   if (!runsAsRoot()) return;
   for (let parent = dirname(resolve(dir)); ; parent = dirname(parent)) {
-    const info = await stat(parent);
-    if ((info.mode & 0o001) === 0 && info.uid !== SANDBOX_UID) {
+    // A missing folder is created passable when the run starts.
+    const info = await stat(parent).catch(() => undefined);
+    if (info && (info.mode & 0o001) === 0 && info.uid !== SANDBOX_UID) {
       throw new Error(
         `the gateway runs as root and ${parent} is closed to the sandbox user (uid ${SANDBOX_UID}), so ${dir} cannot be mounted; ` +
           `allow passing through it (chmod o+x ${parent}) or run the gateway as an ordinary user`,

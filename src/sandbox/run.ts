@@ -46,7 +46,8 @@ export async function runSandboxed<T>(
     const skillCopy = request.skillDir === undefined ? undefined : await copySkill(request.skillDir, join(root, "skill"));
     await handOver(root);
     if (request.workspaceDir !== undefined) {
-      await mkdir(request.workspaceDir, { recursive: true, mode: 0o700 });
+      // Folders created here can be passed through by the sandbox user; the workspace itself is handed over.
+      await mkdir(request.workspaceDir, { recursive: true, mode: 0o711 });
       await checkReachable(request.workspaceDir);
       await handOver(request.workspaceDir);
     }
