@@ -62,7 +62,7 @@ export class Gateway {
       readiness: () => this.readiness(),
     });
     registerReceiptRoutes(this.http, im.ledger);
-    const access = new AccessControl({ config: config.access, store });
+    const access = new AccessControl({ config: config.access, store, webAuthenticated: config.http.token !== null });
     this.scheduler = this.createScheduler();
     const taskCommands = this.scheduler
       ? schedulerCommands(this.scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })

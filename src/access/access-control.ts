@@ -28,6 +28,11 @@ export type TurnClaim = { kind: "claimed"; release: () => void } | { kind: "busy
 export interface AccessControlDeps {
   config: AccessConfig;
   store: Store;
+  /**
+   * Whether WebChat and API requests carry a checked token (http.token is set). Without it a WebChat user is
+   * never an owner, whatever id the client claims.
+   */
+  webAuthenticated?: boolean;
   /** For tests that move time forward. */
   now?: () => number;
 }
@@ -48,7 +53,7 @@ export class AccessControl {
     this.config = deps.config;
     this.now = deps.now ?? Date.now;
     this.pairing = new PairingBook(deps.store, this.now);
-    this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId));
+    this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId), deps.webAuthenticated ?? false);
     this.limits = new MessageLimits(deps.config.limits, deps.store, this.now);
     this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser);
     this.recent = new RecentMessages(deps.config.groupContext, deps.store, this.now);

@@ -17,6 +17,7 @@ export const webChannel: ChannelModule = {
       http,
       dataDir: config.dataDir,
       maxTextLength: config.http.maxTextLength,
+      trustUserIds: config.http.token !== null,
       botName: config.agent.name,
     }),
   check: (config) => Promise.resolve(`served on http://${config.http.host}:${config.http.port}/`),
