@@ -4,8 +4,9 @@
  * still be host root to the kernel, which exempts it from the process limit and lets it open root's files through
  * any mount. The folders a run writes to are then handed to that uid first.
  */
-import { chmod, lchown, readdir, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { execa } from "execa";
+import { chmod, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { SANDBOX_UID } from "./bwrap.js";
 
 export function runsAsRoot(): boolean {
@@ -17,13 +18,14 @@ export function dropRootPrefix(): string[] {
   return runsAsRoot() ? ["setpriv", `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, "--clear-groups", "--"] : [];
 }
 
-/** Makes `dir` and everything in it belong to the sandbox user when root drops to it; nothing otherwise. */
+/**
+ * Makes `dir` and everything in it belong to the sandbox user when root drops to it; nothing otherwise. GNU
+ * chown walks the tree without following symlinks, even ones a concurrent run swaps in while it walks.
+ */
 export async function handOver(dir: string): Promise<void> {
   if (!runsAsRoot()) return;
-  await lchown(dir, SANDBOX_UID, SANDBOX_UID);
+  await execa("chown", ["-R", "-P", "--no-dereference", `${SANDBOX_UID}:${SANDBOX_UID}`, dir]);
   await chmod(dir, 0o700);
-  const entries = await readdir(dir, { recursive: true });
-  for (const entry of entries) await lchown(join(dir, entry), SANDBOX_UID, SANDBOX_UID);
 }
 
 /**

@@ -3,7 +3,7 @@
  * try, and asserts that it failed to reach anything outside its run. Limits are small so each attempt is fast.
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,6 +203,15 @@ describe.skipIf(noSandboxReason !== undefined)("sandbox escape attempts", () => 
     const result = await sh(sandbox, "for p in /proc/[0-9]*; do base64 $p/environ; rev $p/environ; od -An -tx1 $p/environ; done 2>/dev/null; env | base64");
     const encoded = [Buffer.from(SECRET).toString("base64"), Buffer.from(SECRET).toString("hex"), [...SECRET].reverse().join("")];
     for (const form of encoded) expect(result.stdout.replaceAll(/\s/g, "")).not.toContain(form);
+  });
+
+  it("28. a symlink left in the workspace does not make the next run hand its target over", async () => {
+    const owner = (await stat(host.configFile)).uid;
+    await sh(sandbox, `ln -s ${host.configFile} cfg; mkdir -p d && ln -s ${host.dataDir} d/data`, { workspaceDir: host.workspaceA });
+    const result = await sh(sandbox, "cat cfg d/data/config.yaml; echo x >> cfg", { workspaceDir: host.workspaceA });
+    expectNoSecret(result);
+    expect((await stat(host.configFile)).uid).toBe(owner);
+    expect((await stat(host.dataDir)).uid).toBe(owner);
   });
 
   it("removes the run dir afterwards, whatever the run left in it", async () => {
