@@ -12,6 +12,8 @@ import { Sandbox, sandboxConfigSchema, SandboxUnavailableError } from "../../src
 import { captureLog } from "../helpers/captured-log.js";
 import { noSandboxReason, testSandbox } from "../helpers/sandbox.js";
 import { makeToolContext } from "../helpers/tool-context.js";
+import { startSkills } from "../skills/fixture.js";
+import { writeSkill } from "../skills/helpers.js";
 
 const silent = pino({ level: "silent" });
 
@@ -47,6 +49,20 @@ describe("where bubblewrap is missing", () => {
     registry.register("shell", shell.handler, shell.tools);
     const outcome = await registry.executeByTool("run_shell", { command: "id" }, makeToolContext());
     expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/run_shell is unavailable on this gateway: bubblewrap \(bwrap\) is not installed/) });
+  });
+
+  it("makes skill scripts tell the model why they cannot run", async () => {
+    const sandbox = await Sandbox.create(sandboxConfigSchema.parse({}), silent);
+    const fx = await startSkills({
+      sandbox,
+      prepare: async ({ extraDir }) => void (await writeSkill(extraDir, "tool", { files: { "scripts/run.sh": "echo ran\n" } })),
+    });
+    try {
+      const outcome = await fx.call("run_skill_script", { skill_name: "tool", script_name: "run.sh" });
+      expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/Running code is unavailable on this gateway: bubblewrap \(bwrap\) is not installed/) });
+    } finally {
+      await fx.close();
+    }
   });
 
   it("makes doctor print FAIL with the fix", async () => {
