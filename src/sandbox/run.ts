@@ -54,6 +54,17 @@ export async function runSandboxed<T>(
     const result = await execute(config, { ...request, skillDir: skillCopy }, runDir);
     return await afterRun(result, runDir);
   } finally {
+    await removeRunDir(root);
+  }
+}
+
+/** A run may leave folders it closed to itself (chmod 000), which only root could remove as they are. */
+async function removeRunDir(root: string): Promise<void> {
+  try {
+    await rm(root, { recursive: true, force: true });
+  } catch {
+    // chmod -R does not follow the symlinks it meets on the way.
+    await execa("chmod", ["-R", "u+rwX", root], { reject: false });
     await rm(root, { recursive: true, force: true });
   }
 }
