@@ -28,11 +28,13 @@ export interface CheckResult {
 const LIVE_CALL_TIMEOUT_MS = 15_000;
 
 export async function runDoctor(config: Config, log: Logger): Promise<CheckResult[]> {
+  // Started first: it spawns processes, and needs nothing the other checks do.
+  const sandbox = checkSandbox(config);
   const results: CheckResult[] = [{ name: "config", ok: true, detail: "valid" }];
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
-  results.push(await checkSandbox(config));
+  results.push(await sandbox);
   for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
