@@ -86,7 +86,7 @@ export function bwrapArgs(
   command: string,
   args: readonly string[],
 ): string[] {
-  const out = [
+  return [
     "--die-with-parent",
     "--new-session",
     "--unshare-user",
@@ -116,7 +116,6 @@ export function bwrapArgs(
     command,
     ...args,
   ];
-  return out;
 }
 
 function prlimitPrefix(limits: SandboxLimits): string[] {
