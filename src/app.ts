@@ -17,7 +17,9 @@ import { createImChannelHandler } from "./handlers/im-channel.js";
 import { HandlerRegistry } from "./handlers/registry.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
 import { setUpSkills } from "./handlers/skills.js";
+import { shellTools } from "./handlers/shell.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
+import { Sandbox } from "./sandbox/index.js";
 import { redactText } from "./infra/config/secrets.js";
 import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
@@ -123,6 +125,9 @@ export class Gateway {
     const catalog = new ToolCatalog(registry);
     registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+    const sandbox = await Sandbox.create(config.sandbox, log);
+    const shell = shellTools(sandbox);
+    registry.register("shell", shell.handler, shell.tools);
     const media = createMedia({ config, secrets, store, log, channelOf });
     const imChannel = createImChannelHandler({ media, channelOf, store, log });
     registry.register("im_channel", imChannel.handler, imChannel.tools);
@@ -134,6 +139,7 @@ export class Gateway {
       log,
       registry,
       store,
+      sandbox,
     });
 
     const llmProblem = llmSetupProblem(config.llm);
@@ -167,7 +173,12 @@ export class Gateway {
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
 
-    const access = new AccessControl({ config: config.access, store, channels: channelModules.map((module) => module.name) });
+    const access = new AccessControl({
+      config: config.access,
+      store,
+      channels: channelModules.map((module) => module.name),
+      webAuthenticated: config.http.token !== null,
+    });
     const scheduler = config.scheduler.enabled
       ? new Scheduler({
           config: config.scheduler,

@@ -13,6 +13,7 @@ import { collectSecretsAt } from "./infra/config/secrets.js";
 import { loadConfigWith, type LoadConfigOptions } from "./infra/config/load.js";
 import { mediaConfigSchema } from "./media/config.js";
 import { memoryConfigSchema } from "./memory/config.js";
+import { sandboxConfigSchema } from "./sandbox/config.js";
 import { schedulerConfigSchema } from "./scheduler/config.js";
 import { skillsConfigSchema } from "./skills/config.js";
 
@@ -27,6 +28,7 @@ export const configSchema = z.strictObject({
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
   memory: memoryConfigSchema,
+  sandbox: sandboxConfigSchema,
   access: accessConfigSchema,
   channels: z.strictObject(channelSections).prefault({}),
 });

@@ -5,11 +5,13 @@
 import { generateText } from "ai";
 import { riskySettings } from "./access/risks.js";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
+import { join } from "node:path";
 import type { ChannelModule } from "./channels/module.js";
 import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
 import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
+import { checkReachable, sandboxStatus } from "./sandbox/index.js";
 
 export interface CheckResult {
   name: string;
@@ -24,10 +26,13 @@ export interface CheckResult {
 const LIVE_CALL_TIMEOUT_MS = 15_000;
 
 export async function runDoctor(config: Config, log: Logger): Promise<CheckResult[]> {
+  // Started first: it spawns processes, and needs nothing the other checks do.
+  const sandbox = checkSandbox(config);
   const results: CheckResult[] = [{ name: "config", ok: true, detail: "valid" }];
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
+  results.push(await sandbox);
   for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
@@ -75,6 +80,19 @@ async function checkLlm(config: Config): Promise<CheckResult> {
     });
     return `${config.llm.provider} ${config.llm.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})`;
   });
+}
+
+/** FAIL where bubblewrap cannot work (exec tools are refused then); WARN when the owner turned it off. */
+async function checkSandbox(config: Config): Promise<CheckResult> {
+  const status = await sandboxStatus(config.sandbox);
+  if (!status.ok) return { name: "sandbox", ok: false, detail: `${status.reason}; skill scripts and run_shell are refused`, fix: status.fix };
+  if (status.mode === "none") return { name: "sandbox", ok: true, warning: true, detail: status.detail, fix: "set sandbox.mode: bwrap" };
+  try {
+    await checkReachable(join(config.dataDir, "workspaces", "session"));
+  } catch (err) {
+    return { name: "sandbox", ok: true, warning: true, detail: `run_shell will fail: ${(err as Error).message}`, fix: "see README, Sandbox" };
+  }
+  return { name: "sandbox", ok: true, detail: status.detail };
 }
 
 function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {

@@ -30,6 +30,11 @@ export interface AccessControlDeps {
   store: Store;
   /** The names of the channels in use: pairing requests are kept per channel. */
   channels: readonly ChannelName[];
+  /**
+   * Whether WebChat and API requests carry a checked token (http.token is set). Without it a WebChat user is
+   * never an owner, whatever id the client claims.
+   */
+  webAuthenticated?: boolean;
   /** For tests that move time forward. */
   now?: () => number;
 }
@@ -50,7 +55,7 @@ export class AccessControl {
     this.config = deps.config;
     this.now = deps.now ?? Date.now;
     this.pairing = new PairingBook(deps.store, deps.channels, this.now);
-    this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId));
+    this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId), deps.webAuthenticated ?? false);
     this.limits = new MessageLimits(deps.config.limits, deps.store, this.now);
     this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser);
     this.recent = new RecentMessages(deps.config.groupContext, deps.store, this.now);

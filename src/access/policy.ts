@@ -29,6 +29,8 @@ export class AccessPolicy {
   constructor(
     private readonly config: AccessConfig,
     private readonly isPaired: ApprovalLookup,
+    /** http.token is set: only then may a WebChat or API user be an owner. */
+    private readonly webAuthenticated = false,
   ) {
     this.owners = new Set(config.owners);
     this.allowFrom = new Set(config.allowFrom);
@@ -36,6 +38,7 @@ export class AccessPolicy {
   }
 
   isOwner(channel: InboundMessage["channel"], userId: string): boolean {
+    if (channel === "web" && !this.webAuthenticated) return false;
     return this.owners.has(`${channel}:${userId}`);
   }
 
@@ -43,7 +46,9 @@ export class AccessPolicy {
     const { web } = this.config;
     if (message.channel === "web" && web.users !== "policy") {
       // WebChat is gated by the HTTP token (or loopback), so whoever reaches it gets the configured role.
-      return { kind: "admit", role: this.isOwner("web", message.sender.id) ? "owner" : web.users };
+      // Without the token nobody over HTTP is an owner: users "owner" then means member.
+      const role = web.users === "owner" && !this.webAuthenticated ? "member" : web.users;
+      return { kind: "admit", role: this.isOwner("web", message.sender.id) ? "owner" : role };
     }
     return message.chat.type === "direct" ? this.decideDirect(message) : this.decideGroup(message);
   }

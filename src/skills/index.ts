@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../infra/log.js";
+import type { Sandbox } from "../sandbox/index.js";
 import type { Store } from "../infra/store/types.js";
 import type { SkillsConfig } from "./config.js";
 import { EquippedSkills } from "./equipped.js";
@@ -39,6 +40,8 @@ export interface CreateSkillsOptions {
   userDir: string;
   log: Logger;
   store: Store;
+  /** Where every script runs. */
+  sandbox: Sandbox;
   cwd?: string;
 }
 
@@ -64,7 +67,7 @@ export async function createSkills(opts: CreateSkillsOptions): Promise<Skills> {
   await mkdir(opts.userDir, { recursive: true });
   const roots = skillRoots(config, opts.bundledDir, opts.userDir, opts.cwd);
   const registry = new SkillRegistry(roots, log, events);
-  const service = new SkillsService({ config, registry, events, equipped: new EquippedSkills(opts.store), userDir: opts.userDir });
+  const service = new SkillsService({ config, registry, events, equipped: new EquippedSkills(opts.store), userDir: opts.userDir, sandbox: opts.sandbox });
   let watcher: SkillWatcher | undefined;
   return {
     service,

@@ -1,41 +1,10 @@
 /**
- * The per-run directory of a script. The skill folder is copied (symlinks left out) and the script runs from
- * the copy with a fresh, empty work directory as cwd and HOME. The copy is what keeps the installed skill
- * unchanged: permissions cannot, since the gateway often runs as root, and the script is never told where the
- * original folder is (argv, cwd and environment all point into the run directory). Whatever the work directory
- * holds afterwards is what the run created. The run directory is removed when the run is over.
+ * The files a skill script run leaves in its work directory (the sandbox engine creates and removes that
+ * directory, src/sandbox), and copying them into the session workspace.
  */
-import { copyFile, cp, lstat, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { listFolderFiles } from "./files.js";
-
-export interface RunDirectory {
-  /** The private copy of the skill folder. */
-  skillDir: string;
-  /** cwd and HOME of the script; empty when the run starts. */
-  workDir: string;
-  tmpDir: string;
-  dispose(): Promise<void>;
-}
-
-export async function createRunDirectory(skillDir: string): Promise<RunDirectory> {
-  const root = await mkdtemp(join(tmpdir(), "switchboard-skill-run-"));
-  const dispose = () => rm(root, { recursive: true, force: true });
-  const dirs = { skillDir: join(root, "skill"), workDir: join(root, "work"), tmpDir: join(root, "tmp") };
-  try {
-    await cp(skillDir, dirs.skillDir, {
-      recursive: true,
-      filter: async (source) => !(await lstat(source)).isSymbolicLink(),
-    });
-    await mkdir(dirs.workDir);
-    await mkdir(dirs.tmpDir);
-  } catch (err) {
-    await dispose();
-    throw err;
-  }
-  return { ...dirs, dispose };
-}
 
 export interface CreatedFile {
   /** Relative to the work directory. */

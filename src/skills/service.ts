@@ -19,6 +19,7 @@ import { resolveReference, resolveScript } from "./resources.js";
 import { runScript, type ScriptResult } from "./runner.js";
 import { deliverFiles, type Delivery } from "./sandbox.js";
 import type { Skill } from "./types.js";
+import type { Sandbox } from "../sandbox/index.js";
 
 /** get_skill_reference returns at most this much of a file. */
 export const REFERENCE_LIMIT_BYTES = 256 * 1024;
@@ -45,6 +46,7 @@ export interface SkillsServiceDeps {
   events: SkillEventBus;
   equipped: EquippedSkills;
   userDir: string;
+  sandbox: Sandbox;
 }
 
 export class SkillsService {
@@ -148,6 +150,7 @@ export class SkillsService {
     if (destinationPath !== undefined) await resolveInWorkspace(ctx.workspaceDir, destinationPath);
     const { config, events } = this.deps;
     const run = {
+      skill: skill.name,
       skillDir: skill.dir,
       file,
       args,
@@ -157,14 +160,14 @@ export class SkillsService {
       signal: ctx.signal,
     };
     try {
-      const report = await runScript(run, async (result, dirs): Promise<ScriptReport> => {
+      const report = await runScript(this.deps.sandbox, run, async (result, workDir): Promise<ScriptReport> => {
         const base = { skill: skill.name, script: file, ...result };
         if (destinationPath === undefined) {
           const note = result.files.length > 0 ? "Created files are discarded; pass destination_path to keep them." : undefined;
           return note ? { ...base, note } : base;
         }
         const target = (path: string) => resolveInWorkspace(ctx.workspaceDir, join(destinationPath, path));
-        const delivery = await deliverFiles(dirs.workDir, result.files, target, config.maxArtifactBytes);
+        const delivery = await deliverFiles(workDir, result.files, target, config.maxArtifactBytes);
         const root = await realpath(ctx.workspaceDir);
         return { ...base, delivered: delivery.delivered.map((d) => relative(root, d.to)), skipped: delivery.skipped };
       });

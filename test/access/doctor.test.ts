@@ -34,7 +34,7 @@ describe("risky access settings", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "switchboard-doctor-"));
     const config = configSchema.parse({ dataDir, access: { groupPolicy: "open" } });
     const results = await runDoctor(config, pino({ level: "silent" }));
-    const warning = results.find((r) => r.warning);
+    const warning = results.find((r) => r.warning && r.name === "access");
     expect(warning).toMatchObject({ name: "access", ok: true });
     const report = formatDoctor(results);
     expect(report).toMatch(/^WARN access {11}access\.groupPolicy is open.*\n {5}fix: set access\.groupPolicy to allowlist/m);

@@ -17,7 +17,8 @@ afterEach(async () => {
   t = undefined;
 });
 
-const webPolicy: ConfigInput = { access: { web: { users: "policy" } } };
+// With the token, so that the user ids the test posts are trusted (without it every web user is web:local).
+const webPolicy: ConfigInput = { http: { token: "access-test-token" }, access: { web: { users: "policy" } } };
 
 function groupMessage(text: string, opts: { chat?: string; sender?: string; mention?: boolean } = {}): InboundMessage {
   const id = randomUUID();
@@ -64,7 +65,7 @@ describe("DM pairing", () => {
   });
 
   it("lets an owner approve with /pair and refuses /pair from anyone else", async () => {
-    t = await startTestGateway({ access: { web: { users: "policy" }, owners: ["web:boss"], allowFrom: ["web:carol"] } });
+    t = await startTestGateway({ http: { token: "access-test-token" }, access: { web: { users: "policy" }, owners: ["web:boss"], allowFrom: ["web:carol"] } });
     t.fake.respondWith(() => ({ text: "answered" }));
     const code = pairingCodeIn((await t.post({ chatId: "dm-bob", userId: "bob", text: "hi" })).body.replies?.[0]?.text);
 
@@ -102,7 +103,7 @@ describe("rate limits", () => {
   });
 
   it("caps the conversations one user keeps busy at once, and says so", async () => {
-    t = await startTestGateway({ access: { web: { limits: true }, limits: { maxConcurrentTurnsPerUser: 1 } } });
+    t = await startTestGateway({ http: { token: "access-test-token" }, access: { web: { limits: true }, limits: { maxConcurrentTurnsPerUser: 1 } } });
     t.fake.enqueue({ hang: true });
     const first = t.post({ chatId: "one", userId: "alice", text: "think hard" });
     await t.fake.waitForRequests(1);
@@ -161,7 +162,7 @@ describe("group chats", () => {
   });
 
   it("refuses a guest of an open group who asks for a script: no script tool is offered, and the call is refused", async () => {
-    t = await startTestGateway({ access: { web: { users: "policy" }, groupPolicy: "open", owners: ["web:boss"] } });
+    t = await startTestGateway({ http: { token: "access-test-token" }, access: { web: { users: "policy" }, groupPolicy: "open", owners: ["web:boss"] } });
     t.fake.enqueue(
       { toolCalls: [{ name: "run_skill_script", arguments: { skill_name: "date-helper", script: "scripts/now.sh" } }] },
       { text: "Sorry, I can't run scripts for you here." },

@@ -3,8 +3,8 @@ import { AccessPolicy, type Decision } from "../../src/access/policy.js";
 import { accessConfig, message, type MessageShape } from "./helpers.js";
 
 const PAIRED = new Set(["telegram:77"]);
-const policyFor = (config: unknown = {}) =>
-  new AccessPolicy(accessConfig(config), async (channel, userId) => PAIRED.has(`${channel}:${userId}`));
+const policyFor = (config: unknown = {}, webAuthenticated = true) =>
+  new AccessPolicy(accessConfig(config), async (channel, userId) => PAIRED.has(`${channel}:${userId}`), webAuthenticated);
 
 const owners = { owners: ["telegram:1", "discord:1"], allowFrom: ["telegram:55"] };
 const group = (shape: MessageShape = {}): MessageShape => ({ ...shape, chat: { id: "-100", type: "group", ...shape.chat } });
@@ -92,6 +92,16 @@ describe("WebChat", () => {
     const policy = policyFor({ owners: ["web:boss"] });
     expect(await policy.decide(message(web("alice")))).toEqual({ kind: "admit", role: "member" });
     expect(await policy.decide(message(web("boss")))).toEqual({ kind: "admit", role: "owner" });
+  });
+
+  it("never makes a web user an owner without the HTTP token, whatever id or web.users says", async () => {
+    const listed = policyFor({ owners: ["web:boss", "web:local"] }, false);
+    expect(await listed.decide(message(web("boss")))).toEqual({ kind: "admit", role: "member" });
+    expect(await listed.decide(message(web("local")))).toEqual({ kind: "admit", role: "member" });
+    expect(listed.isOwner("web", "boss")).toBe(false);
+    const everyone = policyFor({ web: { users: "owner" } }, false);
+    expect(await everyone.decide(message(web("local")))).toEqual({ kind: "admit", role: "member" });
+    expect(await policyFor({ web: { users: "owner" } }, true).decide(message(web("x")))).toEqual({ kind: "admit", role: "owner" });
   });
 
   it("applies the DM policy to web users when web.users is policy", async () => {

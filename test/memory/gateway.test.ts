@@ -54,7 +54,8 @@ describe("memory through the gateway", () => {
   });
 
   it("keeps one person's memories out of another's prompt and tool results", async () => {
-    t = await startTestGateway();
+    // Distinct web users need the token: without it every WebChat user is the one local user.
+    t = await startTestGateway({ http: { token: "memory-test-token" } });
     t.fake.enqueue({ toolCalls: [{ name: "add_memory", arguments: { content: "Allergic to penicillin" } }] }, { text: "Noted." });
     await t.post({ chatId: "c-alice", userId: "alice", text: "Remember: I'm allergic to penicillin" });
 

@@ -49,7 +49,7 @@ describe("switchboard tasks", () => {
     const id = /\/cancel (\w+)/.exec(set.body.replies?.[0]?.text ?? "")![1]!;
 
     const list = await cli(t, ["list"]);
-    expect(list.output).toMatch(new RegExp(`^${id}  reminder "stand up": next \\w+ \\d{4}-\\d\\d-\\d\\d 09:00 \\(UTC, GMT\\+00:00\\), cron "0 9 \\* \\* \\*" \\(UTC\\)  \\[by web:alice\\]\\n1 live task\\(s\\)\\.$`));
+    expect(list.output).toMatch(new RegExp(`^${id}  reminder "stand up": next \\w+ \\d{4}-\\d\\d-\\d\\d 09:00 \\(UTC, GMT\\+00:00\\), cron "0 9 \\* \\* \\*" \\(UTC\\)  \\[by web:local\\]\\n1 live task\\(s\\)\\.$`));
 
     const ran = await cli(t, ["run", id]);
     expect(ran.output).toMatch(new RegExp(`^Ran "stand up" \\(${id}\\): .* delivered \\(run by hand\\), 1 attempt, message \\S+$`));

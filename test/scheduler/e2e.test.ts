@@ -13,7 +13,8 @@ afterEach(async () => {
   t = undefined;
 });
 
-const ALICE = { kind: "user", channel: "web", userId: "alice", isOwner: false } as const;
+// Without http.token every WebChat user is the one local user, whatever id the page sends.
+const ALICE = { kind: "user", channel: "web", userId: "local", isOwner: false } as const;
 
 /** The model's side of "remind me": look up schedule_task, call it with `args`, then answer. */
 function scriptScheduling(gw: TestGateway, args: object, answer: string): void {

@@ -3,6 +3,7 @@
  * system prompt, calls get_skill_info, then run_skill_script (disclosed by get_skill_info), and its reply carries
  * the script's output.
  */
+import { testSandbox } from "../helpers/sandbox.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/agent/llm.js";
@@ -31,6 +32,7 @@ beforeEach(async () => {
     log: h.log,
     registry: h.registry,
     store: h.store,
+    sandbox: await testSandbox(),
   });
   agent = new Agent({
     config: h.config,

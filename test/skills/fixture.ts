@@ -13,6 +13,8 @@ import type { Skills } from "../../src/skills/index.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import type { z } from "zod";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+import type { Sandbox } from "../../src/sandbox/index.js";
+import { testSandbox } from "../helpers/sandbox.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { TempDirs } from "./helpers.js";
 
@@ -37,6 +39,8 @@ export interface FixtureOptions {
   config?: z.input<typeof skillsConfigSchema>;
   /** Use this folder (e.g. the real bundled skills) instead of an empty temporary one. */
   bundledDir?: string;
+  /** Where scripts run; default: the test sandbox (bubblewrap). */
+  sandbox?: Sandbox;
   /** Writes skills before createSkills loads them. */
   prepare?: (dirs: { bundledDir: string; userDir: string; extraDir: string }) => Promise<void>;
 }
@@ -52,7 +56,7 @@ export async function startSkills(opts: FixtureOptions = {}): Promise<SkillsFixt
   const store = await createStore({ url: null, dataDir: join(base, "data"), log, keyPrefix: `test-${randomUUID()}:` });
   const handlers = new HandlerRegistry({ log, defaultTimeoutMs: 20_000 });
   const config = skillsConfigSchema.parse({ watch: false, extraDirs: [dirs.extraDir], ...opts.config });
-  const skills = await setUpSkills({ config, ...dirs, log, registry: handlers, store });
+  const skills = await setUpSkills({ config, ...dirs, log, registry: handlers, store, sandbox: opts.sandbox ?? (await testSandbox()) });
   const workspaceDir = join(base, "workspace");
   const context = (overrides: Partial<ToolContext> = {}) => makeToolContext({ workspaceDir, log, ...overrides });
   const call = (tool: string, input: unknown, ctx = context()) => handlers.executeByTool(tool, input, ctx);

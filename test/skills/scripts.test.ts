@@ -5,6 +5,7 @@ import type { ScriptReport } from "../../src/skills/service.js";
 import { startSkills, type SkillsFixture } from "./fixture.js";
 import { writeSkill } from "./helpers.js";
 import { wasiModule } from "./wasm.js";
+import { processesMatching } from "../helpers/processes.js";
 
 const SECRET = "sk-gateway-secret-1234567890";
 
@@ -19,7 +20,7 @@ const SCRIPTS = {
   "scripts/echo.js": "console.log('node', process.argv.slice(2).join(' '));\n",
   "scripts/hello.wasm": wasiModule({ stdout: "hello from wasm\n", createFile: { name: "wasm.txt", content: "made by wasm" } }),
   "scripts/env.py": "import os\nfor k in sorted(os.environ): print(k + '=' + os.environ[k])\n",
-  "scripts/sleep.sh": "sleep 30 &\necho $!\nwait\n",
+  "scripts/sleep.sh": "sleep 30.4242 &\necho $!\nwait\n",
   "scripts/flood.py": "import sys\nsys.stdout.write('x' * 10_000_000)\nsys.stderr.write('e' * 10)\n",
   "scripts/fail.sh": "echo oops >&2\nexit 3\n",
   "scripts/tamper.py": [
@@ -101,9 +102,8 @@ describe("run_skill_script limits", () => {
     const report = await runOk("sleep.sh");
     expect(report).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL" });
     expect(report.durationMs).toBeLessThan(10_000);
-    const sleeper = Number(report.stdout.trim());
-    expect(sleeper).toBeGreaterThan(0);
-    await expectProcessGone(sleeper);
+    expect(Number(report.stdout.trim())).toBeGreaterThan(0);
+    expect(await processesMatching("sleep 30.4242")).toEqual([]);
   });
 
   it("caps 10 MB of stdout at 1 MB and marks the cut", async () => {
@@ -143,11 +143,11 @@ describe("run_skill_script confinement", () => {
     expect(outcome).toMatchObject({ ok: false, code });
   });
 
-  it("leaves the skill folder unchanged whatever the script writes", async () => {
+  it("leaves the skill folder unchanged whatever the script writes: it is read-only", async () => {
     const before = await snapshot(toolDir);
     const report = await runOk("tamper.py");
-    expect(report.exitCode).toBe(0);
-    expect(report.stdout).not.toContain(toolDir);
+    expect(report.exitCode).not.toBe(0);
+    expect(report.stderr).toMatch(/Read-only file system/);
     expect(await snapshot(toolDir)).toEqual(before);
   });
 });
@@ -196,18 +196,4 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
     else if (entry.isDirectory()) out[path] = `dir ${(await stat(path)).mode}`;
   }
   return out;
-}
-
-/** Polls until the process no longer exists (or is a zombie waiting to be reaped). */
-async function expectProcessGone(pid: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const state = await readFile(`/proc/${pid}/stat`, "utf8").then(
-      (text) => text.slice(text.lastIndexOf(")") + 2, text.lastIndexOf(")") + 3),
-      () => "gone",
-    );
-    if (state === "gone" || state === "Z") return;
-    if (Date.now() > deadline) throw new Error(`process ${pid} is still running (state ${state})`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }

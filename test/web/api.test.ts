@@ -1,21 +1,32 @@
 import { describe, expect, it } from "vitest";
 import { targetOf, type InboundMessage } from "../../src/core/types.js";
+import type { WebChannel } from "../../src/channels/web/index.js";
 import { gate, postMessage, webPerTest } from "./harness.js";
 import { eventually } from "../helpers/wait.js";
 
 const web = webPerTest();
 
+/** A handler that records each message and echoes it. */
+const recording = (seen: InboundMessage[]) => ({
+  handler: (channel: WebChannel) => async (m: InboundMessage) => {
+    seen.push(m);
+    await channel.sendText(targetOf(m), `echo: ${m.text}`, { replyTo: m.platformMessageId });
+    return "answered" as const;
+  },
+});
+
 describe("POST /api/v1/messages", () => {
+  it("without a token, ignores the userId the client claims: every API and WebChat user is web:local", async () => {
+    const seen: InboundMessage[] = [];
+    const h = await web(recording(seen));
+    await postMessage(h.url, { chatId: "c1", userId: "boss", text: "hi" });
+    expect(seen[0]?.sender.id).toBe("local");
+  });
+
   it("hands the message to the router and answers with its replies and outcome", async () => {
     const seen: InboundMessage[] = [];
-    const h = await web({
-      handler: (channel) => async (m) => {
-        seen.push(m);
-        await channel.sendText(targetOf(m), `echo: ${m.text}`, { replyTo: m.platformMessageId });
-        return "answered";
-      },
-    });
-    const res = await postMessage(h.url, { chatId: "c1", userId: "u1", userName: " Ada ", text: "hi", messageId: "m1" });
+    const h = await web({ token: "api-token", ...recording(seen) });
+    const res = await postMessage(h.url, { chatId: "c1", userId: "u1", userName: " Ada ", text: "hi", messageId: "m1" }, "api-token");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ replies: [{ text: "echo: hi", attachments: [] }], outcome: "answered" });
     expect(seen).toHaveLength(1);

@@ -61,6 +61,7 @@ export async function startWeb(opts: WebHarnessOptions = {}): Promise<WebHarness
     http,
     dataDir,
     maxTextLength: opts.maxTextLength ?? 1000,
+    trustUserIds: opts.token !== undefined && opts.token !== null,
     ...(opts.turnTimeoutMs !== undefined ? { turnTimeoutMs: opts.turnTimeoutMs } : {}),
     ...(opts.maxUploadBytes !== undefined ? { maxUploadBytes: opts.maxUploadBytes } : {}),
     botName: "Testbot",

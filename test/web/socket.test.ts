@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Transcript } from "../../src/channels/web/transcript.js";
+import { eventually } from "../helpers/wait.js";
 import { startWeb, webPerTest } from "./harness.js";
 import { TestSocket, refusedStatus, type Frame } from "./ws-client.js";
 
@@ -16,6 +17,21 @@ async function hello(url: string, chatId: string): Promise<{ socket: TestSocket;
 const texts = (history: Frame): string[] => (history.messages as { role: string; text: string }[]).map((m) => `${m.role}: ${m.text}`);
 
 describe("WebChat WebSocket", () => {
+  it("without a token, sends every tab's messages as the one local user, whatever userId hello claims", async () => {
+    const senders: string[] = [];
+    const h = await web({
+      handler: () => async (m) => {
+        senders.push(m.sender.id);
+        return "ignored";
+      },
+    });
+    const { socket } = await hello(h.url, "c1");
+    socket.send({ type: "message", text: "who am I", messageId: "m1" });
+    await socket.next("message", (f) => f.id === "m1");
+    await eventually(() => senders.length > 0, "the message to reach the handler");
+    expect(senders).toEqual(["local"]);
+  });
+
   it("answers hello with the history, so a refresh shows the conversation", async () => {
     const h = await web();
     const { socket, history } = await hello(h.url, "c1");

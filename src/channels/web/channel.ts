@@ -40,7 +40,15 @@ export interface WebChannelOptions {
   turnTimeoutMs?: number;
   /** Shown in the page's header. Default "Switchboard". */
   botName?: string;
+  /**
+   * Take the userId a client sends: only when requests carry a checked token (http.token). Otherwise every
+   * WebChat and API user is the one local user, web:local.
+   */
+  trustUserIds: boolean;
 }
+
+/** The one WebChat user when there is no token: anyone who reaches the port is the same person. */
+export const LOCAL_WEB_USER = "local";
 
 const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;
@@ -124,9 +132,10 @@ export class WebChannel implements Channel {
   }
 
   /** Shows the user's message (transcript, open tabs), then hands it to the router. */
-  private async receive(input: WebInbound): Promise<Received | undefined> {
+  private async receive(claimed: WebInbound): Promise<Received | undefined> {
     const handler = this.handler;
     if (!handler) return undefined;
+    const input = this.opts.trustUserIds ? claimed : { ...claimed, userId: LOCAL_WEB_USER };
     const receivedAt = new Date();
     const entry: ChatEntry = { id: input.messageId, role: "user", text: input.text, attachments: [], at: receivedAt.toISOString() };
     await this.transcript.append(input.chatId, entry);

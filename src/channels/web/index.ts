@@ -24,6 +24,7 @@ export const webChannel = defineChannel({
       http,
       dataDir: core.dataDir,
       maxTextLength: core.http.maxTextLength,
+      trustUserIds: core.http.token !== null,
       botName: core.agent.name,
     }),
   check: (_settings, core) => Promise.resolve(`served on http://${core.http.host}:${core.http.port}/`),

@@ -22,7 +22,27 @@ export function collectSecretsAt(config: CoreConfig, secretPaths: readonly strin
   const storePassword = passwordOf(config.store.url);
   if (storePassword) values.push(storePassword);
   // Longest first, so a secret containing another is replaced whole.
-  return [...new Set(values)].sort((a, b) => b.length - a.length);
+  return [...new Set(values.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+}
+
+/** Shorter encoded pieces are left alone: they would match innocent text. */
+const MIN_FORM_LENGTH = 8;
+
+/**
+ * The secret as it is and as code that got hold of it would smuggle it out: reversed, hex (either case), and the
+ * part of its base64 and base64url encoding that is the same wherever it starts in a longer encoded text (each of
+ * the three alignments; the characters shared with neighbouring bytes are left out).
+ */
+export function secretForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const hex = bytes.toString("hex");
+  const forms = [secret, [...secret].reverse().join(""), hex, hex.toUpperCase()];
+  for (let shift = 0; shift < 3; shift++) {
+    const shifted = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const stable = shifted.toString("base64").slice(Math.ceil((shift * 4) / 3), Math.floor(shifted.length / 3) * 4);
+    forms.push(stable, stable.replaceAll("+", "-").replaceAll("/", "_"));
+  }
+  return [...new Set(forms)].filter((form) => form === secret || form.length >= MIN_FORM_LENGTH);
 }
 
 function passwordOf(url: string | null): string | undefined {
@@ -35,10 +55,25 @@ function passwordOf(url: string | null): string | undefined {
   }
 }
 
+const patterns = new WeakMap<readonly string[], RegExp>();
+
+/**
+ * One pattern for all the forms, longest first. A line break may sit between any two characters: tools such as
+ * base64 wrap their output.
+ */
+function patternOf(secrets: readonly string[]): RegExp {
+  let pattern = patterns.get(secrets);
+  if (!pattern) {
+    const alternatives = secrets.map((s) => [...s].map((ch) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("(?:\\r?\\n)?"));
+    pattern = new RegExp(alternatives.join("|"), "g");
+    patterns.set(secrets, pattern);
+  }
+  return pattern;
+}
+
 export function redactText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  return out;
+  if (secrets.length === 0) return text;
+  return text.replace(patternOf(secrets), REDACTED);
 }
 
 /** Deep copy of `value` with every secret replaced; Errors keep their name, message and stack. */

@@ -1,0 +1,59 @@
+/** The redactor catches each configured secret as it is and in the encodings code would smuggle it out in. */
+import { describe, expect, it } from "vitest";
+import { collectSecrets, configSchema } from "../../src/config.js";
+import { redactSecrets, redactText, REDACTED } from "../../src/infra/config/secrets.js";
+
+import { createLogger } from "../../src/infra/log.js";
+
+const TOKEN = "123456:AAH-telegram_token/with+odd=chars";
+const secrets = collectSecrets(configSchema.parse({ llm: { apiKey: "sk-live-0123456789abcdef" }, channels: { telegram: { token: TOKEN } } }));
+
+/** An environ dump with the secret at a given offset, as a script reading /proc/<pid>/environ would get it. */
+const environ = (pad: number) => Buffer.from(`${"P".repeat(pad)}HOME=/root\0TELEGRAM_BOT_TOKEN=${TOKEN}\0LANG=C\0`);
+
+describe("redacting encoded secrets", () => {
+  it.each([0, 1, 2])("catches base64 and base64url of a dump with the secret at alignment %i", (pad) => {
+    const b64 = environ(pad).toString("base64");
+    const b64url = environ(pad).toString("base64url");
+    for (const text of [b64, b64url, `output: ${b64} end`]) {
+      const redacted = redactText(text, secrets);
+      expect(redacted).toContain(REDACTED);
+      // What is left cannot be decoded back into the token.
+      expect(Buffer.from(redacted.replaceAll(REDACTED, ""), "base64").toString()).not.toContain("telegram_token");
+    }
+  });
+
+  it("catches base64 wrapped at 76 columns, as the base64 tool prints it", () => {
+    const wrapped = environ(5).toString("base64").replace(/.{76}/g, "$&\n");
+    const redacted = redactText(wrapped, secrets);
+    expect(redacted).toContain(REDACTED);
+    expect(Buffer.from(redacted.replaceAll(REDACTED, "").replaceAll("\n", ""), "base64").toString()).not.toContain("telegram_token");
+  });
+
+  it.each([
+    ["hex", Buffer.from(TOKEN).toString("hex")],
+    ["upper-case hex", Buffer.from(TOKEN).toString("hex").toUpperCase()],
+    ["reversed", [...TOKEN].reverse().join("")],
+    ["plain", TOKEN],
+  ])("catches the %s form", (_name, form) => {
+    expect(redactText(`leak: ${form}!`, secrets)).toBe(`leak: ${REDACTED}!`);
+  });
+
+  it("leaves ordinary text and short look-alikes alone", () => {
+    const text = "The token is stored safely. base64 of hello is aGVsbG8= and 123456 is a number.";
+    expect(redactText(text, secrets)).toBe(text);
+  });
+
+  it("redacts encoded forms inside tool results and log lines", () => {
+    const hex = Buffer.from("sk-live-0123456789abcdef").toString("hex");
+    expect(redactSecrets({ stdout: `k=${hex}`, nested: [{ v: environ(1).toString("base64") }] }, secrets)).toEqual({
+      stdout: `k=${REDACTED}`,
+      nested: [{ v: expect.stringContaining(REDACTED) }],
+    });
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", secrets, destination: { write: (line: string) => void lines.push(line) } });
+    log.info({ out: [...TOKEN].reverse().join("") }, `saw ${hex}`);
+    expect(lines.join("")).not.toContain(hex);
+    expect(lines.join("")).not.toContain([...TOKEN].reverse().join(""));
+  });
+});
