@@ -15,6 +15,7 @@ import type { Config } from "./config/schema.js";
 import { collectSecrets, redactText } from "./config/secrets.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
+import { createMcpHandler, mcpPromptSection } from "./handlers/mcp.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
 import { HandlerRegistry } from "./handlers/registry.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
@@ -22,6 +23,7 @@ import { registerReceiptRoutes } from "./http/receipts.js";
 import { HttpServer, type ReadinessReport } from "./http/server.js";
 import { createImChannel, type ImChannel } from "./im/index.js";
 import { createLogger, type Logger } from "./log.js";
+import { createMcpManager, mcpReadiness, type McpManager, type WrapCommand } from "./mcp/index.js";
 import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
 import { BUNDLED_SKILLS_DIR, createSkills, userSkillsDir, type Skills } from "./skills/index.js";
 import { createStore } from "./store/index.js";
@@ -30,6 +32,8 @@ import type { Store } from "./store/types.js";
 export interface GatewayOptions {
   /** Defaults to a logger built from config.log. */
   log?: Logger;
+  /** Runs `sandbox: true` MCP servers inside the sandbox (src/sandbox); without it they are refused. */
+  wrapMcpCommand?: WrapCommand;
 }
 
 export class Gateway {
@@ -50,6 +54,8 @@ export class Gateway {
     readonly agent: Agent | null,
     private readonly llmProblem: string | null,
     private readonly im: ImChannel,
+    /** null when no MCP server is configured. */
+    readonly mcp: McpManager | null,
   ) {
     this.secrets = collectSecrets(config);
     this.http = new HttpServer({
@@ -101,6 +107,12 @@ export class Gateway {
       store,
     });
 
+    const mcp = createMcpManager({ config: config.mcp, dataDir: config.dataDir, log, wrapCommand: opts.wrapMcpCommand });
+    if (mcp) {
+      const { handler, tools } = createMcpHandler(mcp, { vision: config.llm.vision });
+      registry.register("mcp", handler, tools);
+    }
+
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
     const agent = llmProblem
@@ -113,6 +125,7 @@ export class Gateway {
           store,
           log,
           skillsCatalog: () => skills.catalog(),
+          ...(mcp ? { mcpSection: (permissions) => mcpPromptSection(mcp, permissions) } : {}),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
           prepareMedia: (input, turnLog) => im.media.prepare(input, turnLog),
           timezoneOf: async (message) => {
@@ -120,7 +133,7 @@ export class Gateway {
             return (await built.gateway?.scheduler?.zones.resolve(scope))?.zone;
           },
         });
-    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im);
+    built.gateway = new Gateway(config, log, store, registry, skills, agent, llmProblem, im, mcp);
     return built.gateway;
   }
 
@@ -156,6 +169,8 @@ export class Gateway {
     for (const channel of this.channels.values()) await channel.start(this.router.handle);
     // After the channels: reminders that came due while the gateway was down are delivered right away.
     await this.scheduler?.start();
+    // Servers connect in the background: a slow one never holds up the gateway.
+    await this.mcp?.start();
     const address = await this.http.start();
     this.im.start();
     this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
@@ -178,6 +193,7 @@ export class Gateway {
     }
     await this.http.stop();
     await this.skills.close();
+    await this.mcp?.stop();
     await this.store.close();
     this.log.info("stopped");
   }
@@ -197,8 +213,11 @@ export class Gateway {
       const status = channel.status();
       components[`channel:${name}`] = { ok: status.connected, ...(status.detail ? { detail: status.detail } : {}) };
     }
-    // Without an LLM the gateway is still useful (commands, setup message), so only store and channels gate readiness.
-    const ready = Object.entries(components).every(([name, c]) => c.ok || name === "llm");
+    for (const [name, c] of Object.entries(this.mcp ? mcpReadiness(this.mcp) : {})) {
+      components[name] = { ok: c.ok, detail: redactText(c.detail, this.secrets) };
+    }
+    // Without an LLM or an MCP server the gateway is still useful, so only store and channels gate readiness.
+    const ready = Object.entries(components).every(([name, c]) => c.ok || name === "llm" || name.startsWith("mcp:"));
     return { ready, components };
   }
 }

@@ -56,6 +56,8 @@ export interface AgentDeps {
   store: Store;
   log: Logger;
   skillsCatalog?: () => string;
+  /** The "MCP Servers" prompt section for a sender with these permissions (src/mcp through its handler). */
+  mcpSection?: (permissions: ToolPermissions | undefined) => string | undefined;
   /** The instructions of the skills a session equipped, for its system prompt. */
   equippedSkills?: (sessionKey: string) => Promise<string>;
   /** Downloads and transcribes the message's media before the turn (src/im); without it images download directly. */
@@ -204,6 +206,7 @@ export class Agent {
       toolCatalog: catalog.render(permitted),
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
+      mcpServers: this.deps.mcpSection?.(input.permissions),
       summary: record.summary,
     });
     // The stored user message (the last one) has placeholders; this turn's request carries the images.

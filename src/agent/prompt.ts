@@ -5,7 +5,7 @@
  */
 import type { InboundMessage } from "../channels/types.js";
 import type { Config } from "../config/schema.js";
-import { PROMPT_SECTION_TITLES as TITLES, frame, quoteUntrusted } from "./framing.js";
+import { PROMPT_SECTION_TITLES as TITLES, frame, neutralize, quoteUntrusted } from "./framing.js";
 
 export interface SystemPromptInput {
   agent: Config["agent"];
@@ -19,6 +19,8 @@ export interface SystemPromptInput {
   skillsCatalog: string | undefined;
   /** Instructions of the skills this session equipped (they stay across turns); empty when none. */
   equippedSkills?: string;
+  /** The "MCP Servers" section (full tool definitions) of the servers this sender may use; undefined when none. */
+  mcpServers?: string;
   /** The compaction summary of earlier turns, if any. */
   summary: string | null;
 }
@@ -29,7 +31,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     [TITLES.runtime, runtime(input.message, input.now, input.timezone ?? input.agent.timezone)],
     [TITLES.tools, input.toolCatalog.trim() || "No system tools are available to this sender."],
     [TITLES.skills, [input.skillsCatalog?.trim() || "None installed.", input.equippedSkills?.trim()].filter(Boolean).join("\n\n")],
-    [TITLES.mcp, "None configured."],
+    // Tool descriptions come from the servers: third-party text, neutralized like any other.
+    [TITLES.mcp, input.mcpServers?.trim() ? neutralize(input.mcpServers.trim()) : "None configured."],
     [TITLES.memory, memory(input.summary)],
     [TITLES.toolGuide, TOOL_GUIDE],
     [TITLES.principles, PRINCIPLES],

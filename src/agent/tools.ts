@@ -3,11 +3,11 @@
  * call to it can run, but only the always-loaded and disclosed ones are active (their schemas sent); the SDK
  * answers a call to an inactive or unknown tool with an error result and the loop goes on.
  */
-import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
+import { jsonSchema, tool, type JSONSchema7, type JSONValue, type Tool, type ToolSet } from "ai";
 import { redactSecrets } from "../config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import type { ToolContext, ToolDefinition } from "../handlers/types.js";
+import { isToolMediaOutput, type ToolContext, type ToolDefinition } from "../handlers/types.js";
 
 export interface TurnToolsOptions {
   registry: HandlerRegistry;
@@ -23,6 +23,19 @@ export interface TurnTools {
   tools: ToolSet;
   /** The tools whose schemas go with the next request: always-loaded ones plus those disclosed so far. */
   activeTools: () => string[];
+}
+
+type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
+
+/** The SDK's default (text or JSON), except that a tool's images go to the model as image parts. */
+function modelOutput(output: unknown): ToolResultOutput {
+  if (isToolMediaOutput(output)) {
+    return {
+      type: "content",
+      value: output.parts.map((p) => (p.type === "text" ? p : { type: "image-data" as const, data: p.data, mediaType: p.mediaType })),
+    };
+  }
+  return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: (output ?? null) as JSONValue };
 }
 
 export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
@@ -41,6 +54,7 @@ export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
         const result = outcome.ok ? (outcome.output ?? null) : { error: outcome.error, code: outcome.code };
         return redactSecrets(result, secrets);
       },
+      toModelOutput: ({ output }) => modelOutput(output),
     });
   }
   const activeTools = (): string[] =>

@@ -8,6 +8,7 @@ import { discordConfigSchema } from "../channels/discord/config.js";
 import { feishuConfigSchema } from "../channels/feishu/config.js";
 import { telegramConfigSchema } from "../channels/telegram/config.js";
 import { mediaConfigSchema } from "../im/config.js";
+import { mcpConfigSchema } from "../mcp/config.js";
 import { schedulerConfigSchema } from "../scheduler/config.js";
 import { skillsConfigSchema } from "../skills/config.js";
 
@@ -81,6 +82,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   skills: skillsConfigSchema,
+  mcp: mcpConfigSchema,
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
   access: accessConfigSchema,

@@ -1,6 +1,7 @@
 /** Finding the configured secrets and keeping them out of everything the gateway prints or sends. */
 import type { Config } from "./schema.js";
 import { SECRET_PATHS } from "./schema.js";
+import { mcpSecrets } from "../mcp/config.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -22,6 +23,7 @@ export function collectSecrets(config: Config): string[] {
   }
   const storePassword = passwordOf(config.store.url);
   if (storePassword) values.push(storePassword);
+  values.push(...mcpSecrets(config.mcp).filter((v) => v.length >= 4));
   // Longest first, so a secret containing another is replaced whole.
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
