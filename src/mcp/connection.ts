@@ -18,6 +18,8 @@ export interface ServerStatus {
   state: ServerState;
   /** The transport that answered, once connected. */
   transport?: string;
+  /** The server's process id, for a connected stdio server. */
+  pid?: number;
   /** Why the last attempt failed or the connection ended. */
   error?: string;
   /** When the next attempt starts (ISO), while waiting to reconnect. */
@@ -127,7 +129,7 @@ export class ServerConnection {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
       await this.adopt(await fetchDefinition(client, this.id, limits.connectTimeoutMs));
       this.stderrTail.length = 0;
-      this.setStatus({ state: "connected", transport: session.transport });
+      this.setStatus({ state: "connected", transport: session.transport, ...(session.pid ? { pid: session.pid } : {}) });
       this.log.info({ transport: session.transport, tools: this.definitionValue?.tools.length }, "MCP server connected");
     } catch (err) {
       await client.close().catch(() => undefined);

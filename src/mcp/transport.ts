@@ -35,6 +35,8 @@ export interface OpenSession {
   client: Client;
   /** "stdio", "streamable-http" or "sse": which transport answered. */
   transport: string;
+  /** The child's process id (stdio). */
+  pid?: number;
 }
 
 const CLIENT_INFO = { name: "switchboard", version: "0.1.0" };
@@ -45,7 +47,11 @@ export class McpSetupError extends Error {
 
 /** Connects and completes the handshake, or throws with the reason (closing whatever was started). */
 export async function openSession(server: McpServerConfig, opts: OpenOptions): Promise<OpenSession> {
-  if (isStdio(server)) return { client: await connect(stdioTransport(server, opts), opts), transport: "stdio" };
+  if (isStdio(server)) {
+    const transport = stdioTransport(server, opts);
+    const client = await connect(transport, opts);
+    return { client, transport: "stdio", ...(transport.pid ? { pid: transport.pid } : {}) };
+  }
   return openHttp(server, opts);
 }
 
