@@ -5,11 +5,12 @@ import { stringify as toYaml } from "yaml";
 import { registerPairingCommands } from "./access/cli.js";
 import { ConfigError, loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
-import { collectSecrets, redactSecrets } from "./config/secrets.js";
+import { collectSecrets, redactSecrets, redactText } from "./config/secrets.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./gateway.js";
 import { registerReceiptsCommands } from "./im/receipts-cli.js";
 import { createLogger, type Logger } from "./log.js";
+import { registerMcpCommands } from "./mcp/cli.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
 import { createStore } from "./store/index.js";
 import type { Store } from "./store/types.js";
@@ -81,6 +82,13 @@ registerSkillsCommands(program, {
   setup: () => {
     const { cfg, log } = commandSetup();
     return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
+  },
+});
+registerMcpCommands(program, {
+  setup: () => {
+    const cfg = config();
+    const secrets = collectSecrets(cfg);
+    return { config: cfg.mcp, dataDir: cfg.dataDir, redact: (text) => redactText(text, secrets) };
   },
 });
 registerPairingCommands(program, { openStore: () => openStore() });

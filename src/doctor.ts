@@ -11,6 +11,7 @@ import { enabledChannels } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { collectSecrets, redactText } from "./config/secrets.js";
 import type { Logger } from "./log.js";
+import { checkMcpServers } from "./mcp/doctor.js";
 import { createStore } from "./store/index.js";
 
 export interface CheckResult {
@@ -30,6 +31,7 @@ export async function runDoctor(config: Config, log: Logger): Promise<CheckResul
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
+  results.push(...(await checkMcpServers(config.mcp)));
   for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
