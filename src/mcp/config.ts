@@ -50,7 +50,13 @@ export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema], {
 export const mcpConfigSchema = z
   .strictObject({
     servers: z
-      .record(z.string().regex(SERVER_ID, "server ids are lowercase letters, digits, - and _"), mcpServerSchema)
+      .record(z.string(), mcpServerSchema)
+      // Checked here rather than on the key schema, whose failure zod reports only as "Invalid key in record".
+      .superRefine((servers, ctx) => {
+        for (const id of Object.keys(servers)) {
+          if (!SERVER_ID.test(id)) ctx.addIssue({ code: "custom", path: [id], message: "server ids are lowercase letters, digits, - and _" });
+        }
+      })
       .default({}),
     /** Time limit of one tool call, in milliseconds. */
     callTimeoutMs: z.number().int().positive().default(60_000),
