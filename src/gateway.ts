@@ -109,7 +109,9 @@ export class Gateway {
 
     const mcp = createMcpManager({ config: config.mcp, dataDir: config.dataDir, log, wrapCommand: opts.wrapMcpCommand });
     if (mcp) {
-      const { handler, tools } = createMcpHandler(mcp, { vision: config.llm.vision });
+      // Only the Anthropic API takes images inside tool results; OpenAI-compatible ones would get base64 as text.
+      const vision = config.llm.vision && config.llm.provider === "anthropic";
+      const { handler, tools } = createMcpHandler(mcp, { vision });
       registry.register("mcp", handler, tools);
     }
 

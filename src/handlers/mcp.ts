@@ -26,7 +26,7 @@ const CATEGORY = "MCP";
 const CALL_OVERHEAD_MS = 5_000;
 
 export interface McpHandlerOptions {
-  /** The model takes images: image results go to it as images, else as a one-line note. */
+  /** The model takes images in tool results: image results go to it as images, else as a one-line note. */
   vision: boolean;
 }
 

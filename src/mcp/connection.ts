@@ -127,9 +127,11 @@ export class ServerConnection {
     try {
       if (this.stopping.signal.aborted) throw new Error("stopped");
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
-      await this.adopt(await fetchDefinition(client, this.id, limits.connectTimeoutMs));
+      const definition = await fetchDefinition(client, this.id, limits.connectTimeoutMs);
       this.stderrTail.length = 0;
-      this.setStatus({ state: "connected", transport: session.transport, ...(session.pid ? { pid: session.pid } : {}) });
+      // Definition and state change together, so watchers never see the new tools on a "connecting" server.
+      this.statusValue = { state: "connected", transport: session.transport, ...(session.pid ? { pid: session.pid } : {}) };
+      await this.adopt(definition);
       this.log.info({ transport: session.transport, tools: this.definitionValue?.tools.length }, "MCP server connected");
     } catch (err) {
       await client.close().catch(() => undefined);

@@ -93,9 +93,9 @@ export class McpManager extends EventEmitter {
     return Math.max(this.opts.config.callTimeoutMs, ...Object.values(this.opts.config.servers).map((s) => s.timeoutMs ?? 0));
   }
 
-  /** Full exposure for a sender who sees every server: the figure the budget is about. */
+  /** Full exposure for a sender who sees every server whose tools are known: the figure the budget is about. */
   promptTokens(): number {
-    return sectionTokens(renderMcpSection(this.list()));
+    return sectionTokens(renderMcpSection(this.list().filter((server) => server.definition)));
   }
 
   /** Warns once per new size when the full section passes the budget. */

@@ -76,6 +76,16 @@ describe("MCP end to end", () => {
     expect(reply.body.replies?.[0]?.text).toContain("did not answer within 800 ms");
   });
 
+  it("gives a vision model (Anthropic API) an image result as an image block", async () => {
+    const gw = await gatewayWith({ everything: everythingStdio() }, { llm: { provider: "anthropic", vision: true } });
+    callThenQuote(gw, { server: "everything", tool_name: "get-tiny-image", arguments: {} });
+    await gw.post({ chatId: "dm-erin", userId: "erin", text: "show me the image" });
+    const [result] = toolResultsOf(gw.fake.requests[1]!);
+    expect(result?.content).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: "image", source: expect.objectContaining({ type: "base64", media_type: "image/png" }) })]),
+    );
+  });
+
   it("keeps the server's secrets out of what the model sees, and gives the server only its own env", async () => {
     const token = "tok-mcp-very-secret-0042";
     const gw = await gatewayWith({ faults: { ...faultServer(), env: { FAKE_MCP_TOKEN: token } } });

@@ -149,6 +149,15 @@ describe("last known definitions", () => {
   });
 });
 
+describe("prompt token budget", () => {
+  it("the log warns once the full section passes mcp.promptTokenBudget", async () => {
+    const { manager, logs } = await managed({ promptTokenBudget: 50, servers: { everything: everythingStdio() } });
+    await connected(manager, "everything");
+    const warning = await eventually(() => logs.find((l) => l.msg.includes("over mcp.promptTokenBudget (50)")), "the budget warning");
+    expect(warning).toMatchObject({ level: 40, budget: 50, tokens: manager.promptTokens() });
+  });
+});
+
 describe("sandbox: true", () => {
   it("is refused without a sandbox, never run unconfined", async () => {
     const { manager } = await managed({ servers: { boxed: { ...faultServer(), sandbox: true } } });
