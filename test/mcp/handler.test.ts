@@ -5,6 +5,7 @@ import { createMcpHandler, mcpPromptSection } from "../../src/handlers/mcp.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
 import type { ToolPermissions } from "../../src/handlers/types.js";
 import type { McpManager } from "../../src/mcp/manager.js";
+import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { connected, everythingStdio, faultServer, makeManager } from "./helpers.js";
 
@@ -28,6 +29,12 @@ function registryWith(vision: boolean): HandlerRegistry {
 
 const call = (registry: HandlerRegistry, input: unknown, permissions = member) =>
   registry.executeByTool("call_mcp_tool", input, makeToolContext({ permissions }));
+
+describe("the mcp tools", () => {
+  it("follow the shared rules for tool definitions", () => {
+    assertToolDefinitionsValid(createMcpHandler(manager, { vision: false }).tools);
+  });
+});
 
 describe("call_mcp_tool", () => {
   it("gives images to a vision model as image parts, and a note to a model without vision", async () => {
