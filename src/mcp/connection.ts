@@ -3,6 +3,7 @@
  * notifications/tools/list_changed, and after a failure or a crash reconnects with exponential backoff until
  * stopped. Its last known definition survives disconnections (and restarts, through the DefinitionStore).
  */
+import { describeError } from "./errors.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
@@ -48,6 +49,7 @@ export class ServerConnection {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
   private readonly stderrTail: string[] = [];
+  private saving: Promise<void> = Promise.resolve();
   private readonly log: Logger;
 
   constructor(private readonly opts: ConnectionOptions) {
@@ -117,7 +119,7 @@ export class ServerConnection {
         onStderr: (line) => this.noteStderr(line),
       });
     } catch (err) {
-      return { connected: false, error: errorText(err) };
+      return { connected: false, error: describeError(err) };
     }
     const { client } = session;
     const ended = new Promise<string>((resolve) => {
@@ -129,14 +131,12 @@ export class ServerConnection {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
       const definition = await fetchDefinition(client, this.id, limits.connectTimeoutMs);
       this.stderrTail.length = 0;
-      // Definition and state change together, so watchers never see the new tools on a "connecting" server.
-      this.statusValue = { state: "connected", transport: session.transport, ...(session.pid ? { pid: session.pid } : {}) };
-      await this.adopt(definition);
+      await this.adopt(definition, { state: "connected", transport: session.transport, ...(session.pid ? { pid: session.pid } : {}) });
       this.log.info({ transport: session.transport, tools: this.definitionValue?.tools.length }, "MCP server connected");
     } catch (err) {
       await client.close().catch(() => undefined);
       this.client = undefined;
-      return { connected: false, error: errorText(err) };
+      return { connected: false, error: describeError(err) };
     }
     const error = await ended;
     this.client = undefined;
@@ -148,17 +148,19 @@ export class ServerConnection {
       await this.adopt(await fetchDefinition(client, this.id, this.opts.limits.connectTimeoutMs));
       this.log.info({ tools: this.definitionValue?.tools.length }, "MCP server tools changed");
     } catch (err) {
-      this.log.warn({ err: errorText(err) }, "MCP server tool list could not be refreshed; keeping the last known one");
+      this.log.warn({ err: describeError(err) }, "MCP server tool list could not be refreshed; keeping the last known one");
     }
   }
 
-  private async adopt(definition: ServerDefinition): Promise<void> {
+  /** Saves the definition, then shows it (with the new status, if any) in one change. */
+  private async adopt(definition: ServerDefinition, status?: ServerStatus): Promise<void> {
+    // One save at a time: a tools/list_changed can arrive while the first listing is being saved.
+    this.saving = this.saving
+      .then(() => this.opts.store.save(definition))
+      .catch((err: unknown) => this.log.warn({ err }, "MCP server definition could not be saved to the data dir"));
+    await this.saving;
     this.definitionValue = definition;
-    try {
-      await this.opts.store.save(definition);
-    } catch (err) {
-      this.log.warn({ err }, "MCP server definition could not be saved to the data dir");
-    }
+    if (status) this.statusValue = status;
     this.opts.onChange?.();
   }
 
@@ -172,10 +174,6 @@ export class ServerConnection {
     this.statusValue = status;
     this.opts.onChange?.();
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

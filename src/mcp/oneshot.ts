@@ -1,4 +1,5 @@
 /** A short-lived session with one server, for the CLI and doctor: connect, do one thing, close (killing a child). */
+import { describeError } from "./errors.js";
 import type { McpConfig, McpServerConfig } from "./config.js";
 import type { ServerDefinition } from "./definitions.js";
 import { fetchDefinition } from "./protocol.js";
@@ -24,7 +25,7 @@ export async function withSession<T>(opts: OneShotOptions, work: (session: OpenS
     });
   } catch (err) {
     const tail = stderr.slice(-3).join(" / ");
-    throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` (stderr: ${tail})` : ""}`, { cause: err });
+    throw new Error(`${describeError(err)}${tail ? ` (stderr: ${tail})` : ""}`, { cause: err });
   }
   try {
     return await work(session, await fetchDefinition(session.client, opts.id, opts.limits.connectTimeoutMs));

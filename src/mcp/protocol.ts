@@ -1,4 +1,5 @@
 /** The two requests the gateway makes of a connected server: what it offers, and a tool call. */
+import { describeError } from "./errors.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDefinition, ServerDefinition } from "./definitions.js";
@@ -59,7 +60,7 @@ export async function callTool(client: Client, tool: string, args: Record<string
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
       throw new McpCallError(`the tool "${tool}" did not answer within ${opts.timeoutMs} ms`, "timeout");
     }
-    throw new McpCallError(`the call to "${tool}" failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
+    throw new McpCallError(`the call to "${tool}" failed: ${describeError(err)}`, "failed");
   }
   return convertResult(result, opts.maxOutputChars);
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mcpDefinitionsDir, type McpManager } from "../../src/mcp/manager.js";
 import { McpCallError } from "../../src/mcp/protocol.js";
 import { eventually } from "../helpers/wait.js";
-import { connected, everythingStdio, faultServer, makeManager, startEverythingHttp, type HttpServerProcess } from "./helpers.js";
+import { connected, everythingStdio, faultServer, freePort, makeManager, startEverythingHttp, type HttpServerProcess } from "./helpers.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -84,6 +84,17 @@ describe("faults", () => {
     await expect(manager.call("broken", "add", { a: 1 })).rejects.toThrow(/not connected right now \(failed: .*missing FAKE_API_KEY/);
   });
 
+  it("a command that does not exist and an HTTP server that is not there fail with the reason", async () => {
+    const closedPort = await freePort();
+    const { manager } = await managed({
+      servers: { missing: { command: "switchboard-no-such-command" }, gone: { url: `http://127.0.0.1:${closedPort}/mcp` } },
+    });
+    const missing = await eventually(() => manager.get("missing")?.status.error, "the spawn failure");
+    expect(missing).toContain("ENOENT");
+    const gone = await eventually(() => manager.get("gone")?.status.error, "the HTTP failure");
+    expect(gone).toContain("ECONNREFUSED");
+  });
+
   it("a hanging tool times out; an error result and a throwing handler come back as errors", async () => {
     const { manager } = await managed({ callTimeoutMs: 500, servers: { faults: faultServer() } });
     await connected(manager, "faults");
@@ -114,7 +125,9 @@ describe("faults", () => {
     expect(manager.get("faults")?.definition?.tools.map((t) => t.name)).not.toContain("extra_1");
     await manager.call("faults", "grow", {});
     await eventually(() => manager.get("faults")?.definition?.tools.some((t) => t.name === "extra_1"), "the new tool", 10_000);
-    await eventually(async () => (await readdir(join(mcpDefinitionsDir(dataDir), "faults", "tools"))).includes("extra_1.json"), "the saved tool");
+    const savedTools = join(mcpDefinitionsDir(dataDir), "faults", "tools");
+    // The folder is replaced as a whole: for an instant it may be missing.
+    await eventually(async () => (await readdir(savedTools).catch(() => [])).includes("extra_1.json"), "the saved tool");
   });
 
   it("caps long output and marks the cut", async () => {
