@@ -127,7 +127,7 @@ describe("faults", () => {
     await eventually(() => manager.get("faults")?.definition?.tools.some((t) => t.name === "extra_1"), "the new tool", 10_000);
     const savedTools = join(mcpDefinitionsDir(dataDir), "faults", "tools");
     // The folder is replaced as a whole: for an instant it may be missing.
-    await eventually(async () => (await readdir(savedTools).catch(() => [])).includes("extra_1.json"), "the saved tool");
+    await eventually(async () => (await readdir(savedTools).catch((): string[] => [])).includes("extra_1.json"), "the saved tool");
   });
 
   it("caps long output and marks the cut", async () => {
