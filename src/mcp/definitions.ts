@@ -50,6 +50,12 @@ function toolFileName(name: string): string {
   return `${encodeURIComponent(name).replaceAll("*", "%2A")}.json`;
 }
 
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const staging = `${path}.tmp-${process.pid}`;
+  await writeFile(staging, text);
+  await rename(staging, path);
+}
+
 export class DefinitionStore {
   constructor(private readonly root: string) {}
 
@@ -57,19 +63,21 @@ export class DefinitionStore {
     return join(this.root, id);
   }
 
-  /** Replaces the server's folder as a whole (written beside it, then renamed), so a crash never leaves half. */
+  /**
+   * Writes tool files first, then the metadata that lists them, then removes tools that are gone; each file is
+   * replaced by a rename. A reader (or a crash) at any instant finds a complete definition, old or new.
+   */
   async save(definition: ServerDefinition): Promise<void> {
     const dir = this.dirOf(definition.id);
-    const staging = `${dir}.tmp-${process.pid}`;
-    await rm(staging, { recursive: true, force: true });
-    await mkdir(join(staging, "tools"), { recursive: true });
+    await mkdir(join(dir, "tools"), { recursive: true });
     const { instructions, tools, ...meta } = definition;
-    const metadata = { ...meta, tools: tools.map((t) => t.name) };
-    await writeFile(join(staging, METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
-    await writeFile(join(staging, INSTRUCTIONS_FILE), instructions);
-    for (const tool of tools) await writeFile(join(staging, "tools", toolFileName(tool.name)), `${JSON.stringify(tool, null, 2)}\n`);
-    await rm(dir, { recursive: true, force: true });
-    await rename(staging, dir);
+    for (const tool of tools) await writeAtomically(join(dir, "tools", toolFileName(tool.name)), `${JSON.stringify(tool, null, 2)}\n`);
+    await writeAtomically(join(dir, INSTRUCTIONS_FILE), instructions);
+    await writeAtomically(join(dir, METADATA_FILE), `${JSON.stringify({ ...meta, tools: tools.map((t) => t.name) }, null, 2)}\n`);
+    const current = new Set(tools.map((t) => toolFileName(t.name)));
+    for (const file of await readdir(join(dir, "tools"))) {
+      if (!current.has(file)) await rm(join(dir, "tools", file), { force: true });
+    }
   }
 
   /** The saved definition, or undefined when there is none or it cannot be read (it is then refetched). */
