@@ -85,7 +85,13 @@ export class ServerConnection {
       throw new McpCallError(`the MCP server "${this.id}" is not connected right now (${this.statusValue.state}${why})`, "failed");
     }
     const { limits, server } = this.opts;
-    return callTool(client, tool, args, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
+    try {
+      return await callTool(client, tool, args, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
+    } catch (err) {
+      // An HTTP session notices a dead server only when a request fails: closing it starts the reconnect loop.
+      if (err instanceof McpCallError && err.sessionLost) await client.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   private async run(): Promise<void> {

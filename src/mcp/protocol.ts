@@ -44,6 +44,8 @@ export class McpCallError extends Error {
   constructor(
     message: string,
     readonly reason: "timeout" | "failed",
+    /** The transport failed (the server did not answer at all): the session is gone and must be reopened. */
+    readonly sessionLost = false,
   ) {
     super(message);
   }
@@ -60,7 +62,10 @@ export async function callTool(client: Client, tool: string, args: Record<string
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
       throw new McpCallError(`the tool "${tool}" did not answer within ${opts.timeoutMs} ms`, "timeout");
     }
-    throw new McpCallError(`the call to "${tool}" failed: ${describeError(err)}`, "failed");
+    // An McpError is the server's own answer (or the SDK's word that the connection closed); anything else
+    // (a refused or reset HTTP request) means the session is no longer there.
+    const lost = !(err instanceof McpError) || err.code === ErrorCode.ConnectionClosed;
+    throw new McpCallError(`the call to "${tool}" failed: ${describeError(err)}`, "failed", lost);
   }
   return convertResult(result, opts.maxOutputChars);
 }

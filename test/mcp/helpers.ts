@@ -31,8 +31,8 @@ export interface HttpServerProcess {
 }
 
 /** The everything server listening on 127.0.0.1 in "streamableHttp" (at /mcp) or "sse" (at /sse) mode. */
-export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promise<HttpServerProcess> {
-  const port = await freePort();
+export async function startEverythingHttp(mode: "streamableHttp" | "sse", port?: number): Promise<HttpServerProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));

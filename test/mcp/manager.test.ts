@@ -62,6 +62,19 @@ describe("the everything server", () => {
     expect(textOf(await manager.call("remote", "echo", { message: "over http" }))).toBe("Echo: over http");
   });
 
+  it("over Streamable HTTP, notices a server that went away at the next call, and reconnects when it is back", async () => {
+    const first = await startEverythingHttp("streamableHttp");
+    const { manager } = await managed({ servers: { remote: { url: first.url } } });
+    await connected(manager, "remote");
+    await first.close();
+    await expect(manager.call("remote", "echo", { message: "anyone?" })).rejects.toMatchObject({ sessionLost: true });
+    await eventually(() => manager.get("remote")?.status.state !== "connected", "the loss to be noticed");
+    const again = await startEverythingHttp("streamableHttp", Number(new URL(first.url).port));
+    cleanups.push(() => again.close());
+    await connected(manager, "remote");
+    expect(textOf(await manager.call("remote", "echo", { message: "back" }))).toBe("Echo: back");
+  });
+
   it("falls back to HTTP+SSE when the server only speaks that", async () => {
     const http = await httpServer("sse");
     const { manager } = await managed({ servers: { old: { url: http.url } } });
