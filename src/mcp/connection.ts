@@ -23,6 +23,11 @@ export interface ServerStatus {
   pid?: number;
   /** Why the last attempt failed or the connection ended. */
   error?: string;
+  /**
+   * The server's last stderr lines before it failed (stdio). For the operator (log, doctor, CLI) only: a
+   * server may print anything there, so it stays out of /readyz and of what the model reads.
+   */
+  stderr?: string;
   /** When the next attempt starts (ISO), while waiting to reconnect. */
   retryAt?: string;
 }
@@ -104,10 +109,10 @@ export class ServerConnection {
       if (closed.connected) failures = 0;
       const delay = Math.min(limits.reconnectInitialMs * 2 ** failures, limits.reconnectMaxMs);
       failures += 1;
-      const tail = this.stderrTail.splice(0);
-      const error = tail.length > 0 ? `${closed.error} (stderr: ${tail.join(" / ")})` : closed.error;
-      this.setStatus({ state: "failed", error, retryAt: new Date(Date.now() + delay).toISOString() });
-      this.log.warn({ error, retryInMs: delay }, closed.connected ? "MCP server disconnected" : "MCP server failed to connect");
+      const stderr = this.stderrTail.splice(0).join(" / ");
+      const retryAt = new Date(Date.now() + delay).toISOString();
+      this.setStatus({ state: "failed", error: closed.error, ...(stderr ? { stderr } : {}), retryAt });
+      this.log.warn({ error: closed.error, stderr, retryInMs: delay }, closed.connected ? "MCP server disconnected" : "MCP server failed to connect");
       await abortableDelay(delay, this.stopping.signal);
     }
   }
