@@ -44,7 +44,7 @@ export async function run(): Promise<BenchResult> {
           transport: session.transport,
           "connect+list": `${connectMs.toFixed(0)} ms`,
           tools: definition.tools.length,
-          "section tokens": sectionTokens(renderMcpSection([view])),
+          "section tokens": await sectionTokens(renderMcpSection([view])),
           "echo round trip": echo,
         });
       });
@@ -52,7 +52,7 @@ export async function run(): Promise<BenchResult> {
       rows.push({ server: id, transport: "FAIL", "connect+list": err instanceof Error ? err.message.slice(0, 60) : String(err) });
     }
   }
-  const total = sectionTokens(renderMcpSection(all));
+  const total = await sectionTokens(renderMcpSection(all));
   const verdict = total > config.promptTokenBudget ? "over" : "within";
   rows.push({ server: "(whole section)", "section tokens": total, budget: `${verdict} mcp.promptTokenBudget (${config.promptTokenBudget})` });
   return { name: "MCP: full exposure", workload: `${source}; ${ECHO_CALLS} sequential echo calls where there is an echo tool`, rows };

@@ -107,7 +107,7 @@ export class Gateway {
       store,
     });
 
-    const mcp = createMcpManager({ config: config.mcp, dataDir: config.dataDir, log, wrapCommand: opts.wrapMcpCommand });
+    const mcp = await createMcpManager({ config: config.mcp, dataDir: config.dataDir, log, wrapCommand: opts.wrapMcpCommand });
     if (mcp) {
       // Only the Anthropic API takes images inside tool results; OpenAI-compatible ones would get base64 as text.
       const vision = config.llm.vision && config.llm.provider === "anthropic";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { McpManager, ServerView } from "../mcp/manager.js";
-import { McpCallError } from "../mcp/protocol.js";
+import { McpCallError } from "../mcp/errors.js";
 import { renderMcpSection } from "../mcp/render.js";
 import { resultText, type ToolCallResult } from "../mcp/results.js";
 import {

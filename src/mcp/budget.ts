@@ -3,10 +3,16 @@
  * the encoding of current OpenAI models; other models' counts are close). Over the budget the gateway warns; it
  * never cuts tools out of the prompt, since the model could not call what it does not see.
  */
-import { countTokens } from "gpt-tokenizer";
 
-export function sectionTokens(section: string | undefined): number {
-  return section ? countTokens(section) : 0;
+import type * as GptTokenizer from "gpt-tokenizer";
+
+// The tokenizer's tables take about a second to load: only when a section is counted, once.
+let tokenizer: Promise<typeof GptTokenizer> | undefined;
+
+export async function sectionTokens(section: string | undefined): Promise<number> {
+  if (!section) return 0;
+  tokenizer ??= import("gpt-tokenizer");
+  return (await tokenizer).countTokens(section);
 }
 
 /** The warning to print when the section is over budget; undefined when it fits. */

@@ -1,13 +1,10 @@
 /** `switchboard mcp list | tools SERVER | call SERVER TOOL [JSON]`: the configured servers, seen from the shell. */
 import type { Command } from "commander";
 import type { McpConfig } from "./config.js";
-import { DefinitionStore } from "./definitions.js";
-import { mcpDefinitionsDir } from "./manager.js";
-import { withSession } from "./oneshot.js";
-import { callTool } from "./protocol.js";
+import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
 import { renderMcpSection } from "./render.js";
 import { resultText } from "./results.js";
-import type { WrapCommand } from "./transport.js";
+import type { OpenSession, WrapCommand } from "./transport.js";
 
 export interface McpCliSetup {
   config: McpConfig;
@@ -66,6 +63,7 @@ export function registerMcpCommands(program: Command, deps: McpCliDeps): void {
       const setup = deps.setup();
       const args = parseArguments(json);
       if (typeof args === "string") return fail(write, args);
+      const { callTool } = await import("./protocol.js");
       await live(setup, id, write, async (session) => {
         const server = setup.config.servers[id];
         const timeoutMs = server?.timeoutMs ?? setup.config.callTimeoutMs;
@@ -81,7 +79,7 @@ async function live(
   setup: McpCliSetup,
   id: string,
   write: (line: string) => void,
-  work: Parameters<typeof withSession<string>>[1],
+  work: (session: OpenSession, definition: ServerDefinition) => Promise<string>,
 ): Promise<void> {
   const server = setup.config.servers[id];
   if (!server) {
@@ -89,6 +87,8 @@ async function live(
     return fail(write, `No MCP server is configured as "${id}". Configured: ${ids.join(", ") || "none"}.`);
   }
   try {
+    // Loaded here: the SDK takes about a second to import, which `switchboard --help` should not pay.
+    const { withSession } = await import("./oneshot.js");
     write(setup.redact(await withSession({ id, server, limits: setup.config, wrapCommand: setup.wrapCommand }, work)));
   } catch (err) {
     fail(write, setup.redact(`MCP server "${id}": ${err instanceof Error ? err.message : String(err)}`));

@@ -3,13 +3,13 @@
  * notifications/tools/list_changed, and after a failure or a crash reconnects with exponential backoff until
  * stopped. Its last known definition survives disconnections (and restarts, through the DefinitionStore).
  */
-import { describeError } from "./errors.js";
+import { describeError, McpCallError } from "./errors.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import type { McpConfig, McpServerConfig } from "./config.js";
 import type { DefinitionStore, ServerDefinition } from "./definitions.js";
-import { callTool, fetchDefinition, McpCallError } from "./protocol.js";
+import { callTool, fetchDefinition } from "./protocol.js";
 import type { ToolCallResult } from "./results.js";
 import { openSession, type WrapCommand } from "./transport.js";
 

@@ -42,6 +42,11 @@ const toolSchema = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
 });
 
+/** Where the seed's `mcps/<id>/` folders live. */
+export function mcpDefinitionsDir(dataDir: string): string {
+  return join(dataDir, "mcps");
+}
+
 export const METADATA_FILE = "SERVER_METADATA.json";
 export const INSTRUCTIONS_FILE = "INSTRUCTIONS.md";
 

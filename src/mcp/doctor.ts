@@ -4,7 +4,6 @@
  */
 import { budgetWarning, sectionTokens } from "./budget.js";
 import type { McpConfig } from "./config.js";
-import { withSession } from "./oneshot.js";
 import { renderMcpSection, type RenderedServer } from "./render.js";
 import type { WrapCommand } from "./transport.js";
 
@@ -21,6 +20,9 @@ const FIX =
 
 export async function checkMcpServers(config: McpConfig, wrapCommand?: WrapCommand): Promise<McpCheck[]> {
   const enabled = Object.entries(config.servers).filter(([, server]) => server.enabled);
+  if (enabled.length === 0) return [];
+  // Loaded here: the SDK takes about a second to import, which a set-up without servers should not pay.
+  const { withSession } = await import("./oneshot.js");
   const seen: RenderedServer[] = [];
   const checks = await Promise.all(
     enabled.map(async ([id, server]): Promise<McpCheck> => {
@@ -35,7 +37,7 @@ export async function checkMcpServers(config: McpConfig, wrapCommand?: WrapComma
       }
     }),
   );
-  const tokens = sectionTokens(renderMcpSection(seen));
+  const tokens = await sectionTokens(renderMcpSection(seen));
   const warning = budgetWarning(tokens, config.promptTokenBudget);
   if (warning) checks.push({ name: "mcp:budget", ok: true, warning: true, detail: warning, fix: "see mcp.promptTokenBudget" });
   return checks;

@@ -1,13 +1,18 @@
 /** The MCP engine's entry points for the gateway, the CLI and doctor. */
-import { McpManager, type McpManagerOptions } from "./manager.js";
+import type { McpManager, McpManagerOptions } from "./manager.js";
 
-export { McpManager, mcpDefinitionsDir, type ServerView } from "./manager.js";
+export type { McpManager, ServerView } from "./manager.js";
 export type { WrapCommand, CommandSpec } from "./transport.js";
 
-/** The manager, or null when no server is enabled (the MCP tools are then not registered at all). */
-export function createMcpManager(opts: McpManagerOptions): McpManager | null {
+/**
+ * The manager, or null when no server is enabled (the MCP tools are then not registered at all). The SDK is
+ * loaded only then: it takes about a second to import.
+ */
+export async function createMcpManager(opts: McpManagerOptions): Promise<McpManager | null> {
   const enabled = Object.values(opts.config.servers).some((server) => server.enabled);
-  return enabled ? new McpManager(opts) : null;
+  if (!enabled) return null;
+  const { McpManager } = await import("./manager.js");
+  return new McpManager(opts);
 }
 
 /** One /readyz entry per server: connected, or why not. A server down does not make the gateway unready. */

@@ -4,13 +4,12 @@
  * it (closing sessions, killing stdio children) when it stops.
  */
 import { EventEmitter } from "node:events";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import { budgetWarning, sectionTokens } from "./budget.js";
 import type { McpConfig, McpServerConfig } from "./config.js";
 import { ServerConnection, type ServerStatus } from "./connection.js";
-import { DefinitionStore, type ServerDefinition } from "./definitions.js";
-import { McpCallError } from "./protocol.js";
+import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
+import { McpCallError } from "./errors.js";
 import { renderMcpSection } from "./render.js";
 import type { ToolCallResult } from "./results.js";
 import type { WrapCommand } from "./transport.js";
@@ -32,11 +31,6 @@ export interface ServerView {
   definition: ServerDefinition | undefined;
 }
 
-/** Where the seed's `mcps/<id>/` folders live. */
-export function mcpDefinitionsDir(dataDir: string): string {
-  return join(dataDir, "mcps");
-}
-
 /** Emits "change" when a server's state or tools change. */
 export class McpManager extends EventEmitter {
   private readonly connections = new Map<string, ServerConnection>();
@@ -52,7 +46,7 @@ export class McpManager extends EventEmitter {
       };
       this.connections.set(id, new ServerConnection({ id, server, limits: opts.config, store, log: opts.log, wrapCommand: opts.wrapCommand, onChange }));
     }
-    this.on("change", () => this.checkBudget());
+    this.on("change", () => void this.checkBudget());
   }
 
   /** The enabled servers. */
@@ -63,7 +57,7 @@ export class McpManager extends EventEmitter {
   /** Reads the last known definitions, then connects every server in the background. */
   async start(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.start()));
-    this.checkBudget();
+    await this.checkBudget();
   }
 
   async stop(): Promise<void> {
@@ -94,13 +88,13 @@ export class McpManager extends EventEmitter {
   }
 
   /** Full exposure for a sender who sees every server whose tools are known: the figure the budget is about. */
-  promptTokens(): number {
+  promptTokens(): Promise<number> {
     return sectionTokens(renderMcpSection(this.list().filter((server) => server.definition)));
   }
 
   /** Warns once per new size when the full section passes the budget. */
-  private checkBudget(): void {
-    const tokens = this.promptTokens();
+  private async checkBudget(): Promise<void> {
+    const tokens = await this.promptTokens();
     const warning = budgetWarning(tokens, this.opts.config.promptTokenBudget);
     if (!warning || tokens === this.lastWarnedTokens) return;
     this.lastWarnedTokens = tokens;

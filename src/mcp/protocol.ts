@@ -1,5 +1,5 @@
 /** The two requests the gateway makes of a connected server: what it offers, and a tool call. */
-import { describeError } from "./errors.js";
+import { describeError, McpCallError } from "./errors.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDefinition, ServerDefinition } from "./definitions.js";
@@ -36,19 +36,6 @@ export interface CallOptions {
   timeoutMs: number;
   maxOutputChars: number;
   signal?: AbortSignal;
-}
-
-/** Thrown when a call cannot complete: the server timed out, went away, or refused the request. */
-export class McpCallError extends Error {
-  override name = "McpCallError";
-  constructor(
-    message: string,
-    readonly reason: "timeout" | "failed",
-    /** The transport failed (the server did not answer at all): the session is gone and must be reopened. */
-    readonly sessionLost = false,
-  ) {
-    super(message);
-  }
 }
 
 export async function callTool(client: Client, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<ToolCallResult> {

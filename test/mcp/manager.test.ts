@@ -2,8 +2,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { mcpDefinitionsDir, type McpManager } from "../../src/mcp/manager.js";
-import { McpCallError } from "../../src/mcp/protocol.js";
+import { mcpDefinitionsDir } from "../../src/mcp/definitions.js";
+import type { McpManager } from "../../src/mcp/manager.js";
+import { McpCallError } from "../../src/mcp/errors.js";
 import { eventually } from "../helpers/wait.js";
 import { connected, everythingStdio, faultServer, freePort, makeManager, startEverythingHttp, type HttpServerProcess } from "./helpers.js";
 
@@ -181,7 +182,7 @@ describe("prompt token budget", () => {
     const { manager, logs } = await managed({ promptTokenBudget: 50, servers: { everything: everythingStdio() } });
     await connected(manager, "everything");
     const warning = await eventually(() => logs.find((l) => l.msg.includes("over mcp.promptTokenBudget (50)")), "the budget warning");
-    expect(warning).toMatchObject({ level: 40, budget: 50, tokens: manager.promptTokens() });
+    expect(warning).toMatchObject({ level: 40, budget: 50, tokens: await manager.promptTokens() });
   });
 });
 

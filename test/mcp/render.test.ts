@@ -61,9 +61,9 @@ describe("renderMcpSection", () => {
     expect(renderMcpSection([])).toBeUndefined();
   });
 
-  it("counts the section's tokens with a real tokenizer and warns only over the budget", () => {
+  it("counts the section's tokens with a real tokenizer and warns only over the budget", async () => {
     const text = renderMcpSection([{ id: "db", status: { state: "connected" }, definition }]);
-    const tokens = sectionTokens(text);
+    const tokens = await sectionTokens(text);
     expect(tokens).toBeGreaterThan(50);
     expect(tokens).toBeLessThan((text ?? "").length);
     expect(budgetWarning(tokens, tokens)).toBeUndefined();
