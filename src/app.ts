@@ -20,6 +20,8 @@ import { setUpSkills } from "./handlers/skills.js";
 import { shellTools } from "./handlers/shell.js";
 import { createSystemHandler, systemTools } from "./handlers/system.js";
 import { Sandbox } from "./sandbox/index.js";
+import { createMcpHandler, mcpPromptSection } from "./handlers/mcp.js";
+import { createMcpManager, mcpReadiness, type McpManager } from "./mcp/index.js";
 import { redactText } from "./infra/config/secrets.js";
 import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
@@ -54,6 +56,8 @@ interface Parts {
   scheduler: Scheduler | null;
   /** null when config.memory.enabled is off. */
   memory: Memory | null;
+  /** null when no MCP server is configured. */
+  mcp: McpManager | null;
   router: Router;
   registry: HandlerRegistry;
   /** Releases the SQLite data dir's lock; null on Redis. */
@@ -73,6 +77,8 @@ export class Gateway {
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
   private readonly media: Media;
   private readonly skills: Skills;
+  /** null when no MCP server is configured. */
+  readonly mcp: McpManager | null;
   /** null when config.memory.enabled is off. */
   readonly memory: Memory | null;
   private readonly releaseDataDir: (() => Promise<void>) | null;
@@ -83,6 +89,7 @@ export class Gateway {
     ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
     this.releaseDataDir = parts.releaseDataDir;
     this.memory = parts.memory;
+    this.mcp = parts.mcp;
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -142,6 +149,31 @@ export class Gateway {
       sandbox,
     });
 
+    const mcp = await createMcpManager({
+      config: config.mcp,
+      dataDir: config.dataDir,
+      log,
+      // A `sandbox: true` server runs in bubblewrap with its cwd read-only and the network only if granted by its id.
+      wrapCommand: (spec) => sandbox.wrap({ command: spec.command, args: spec.args, env: spec.env, skillDir: spec.cwd, networkName: spec.id }),
+    });
+    if (mcp) {
+      // Only the Anthropic API takes images inside tool results; OpenAI-compatible ones would get base64 as text.
+      const vision = config.llm.vision && config.llm.provider === "anthropic";
+      const { handler, tools } = createMcpHandler(mcp, { vision });
+      registry.register("mcp", handler, tools);
+      for (const server of mcp.list()) {
+        // A server that is down does not make the gateway unready, as with the LLM; its error may quote secrets.
+        http.addReadinessCheck(
+          `mcp:${server.id}`,
+          () => {
+            const status = mcpReadiness(mcp)[`mcp:${server.id}`] ?? { ok: false, detail: "unknown" };
+            return { ok: status.ok, detail: redactText(status.detail, secrets) };
+          },
+          { gates: false },
+        );
+      }
+    }
+
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
     // Without an LLM the gateway is still useful (commands, setup message), so the LLM does not gate readiness.
@@ -168,6 +200,7 @@ export class Gateway {
           skillsCatalog: () => skills.catalog(),
           equippedSkills: (sessionKey) => skills.equippedSection(sessionKey),
           prepareMedia: (input, turnLog) => media.inbound.prepare(input, turnLog),
+          ...(mcp ? { mcpSection: (permissions) => mcpPromptSection(mcp, permissions) } : {}),
           ...(memory ? { memory: createTurnRecall(memory.engine, memory.profiles, { fromCompaction: config.memory.fromCompaction }) } : {}),
           timezoneOf: async (message) =>
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
@@ -207,7 +240,7 @@ export class Gateway {
       commands: [...pairingCommands(access), ...taskCommands, ...(memory ? memoryCommands(memory, { isOwner }) : [])],
       channelOf,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, router, registry, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, mcp, router, registry, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
@@ -215,6 +248,8 @@ export class Gateway {
     for (const channel of this.channels.values()) await channel.start(this.router.handle);
     // After the channels: reminders that came due while the gateway was down are delivered right away.
     await this.scheduler?.start();
+    // Servers connect in the background: a slow one never holds up the gateway.
+    await this.mcp?.start();
     const address = await this.http.start();
     this.media.start();
     this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
@@ -237,6 +272,7 @@ export class Gateway {
     }
     await this.http.stop();
     await this.skills.close();
+    await this.mcp?.stop();
     await this.memory?.engine.settled();
     await this.store.close();
     await this.releaseDataDir?.();

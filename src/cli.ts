@@ -14,6 +14,8 @@ import { timezoneRecordOf } from "./handlers/profile.js";
 import { registerReceiptsCommands } from "./media/receipts-cli.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { createMemory, registerMemoryCommands } from "./memory/index.js";
+import { registerMcpCommands } from "./mcp/cli.js";
+import { redactText } from "./infra/config/secrets.js";
 import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
 import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { createStore } from "./infra/store/index.js";
@@ -86,6 +88,13 @@ registerSkillsCommands(program, {
   setup: () => {
     const { cfg, log } = commandSetup();
     return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
+  },
+});
+registerMcpCommands(program, {
+  setup: () => {
+    const cfg = config();
+    const secrets = collectSecrets(cfg);
+    return { config: cfg.mcp, dataDir: cfg.dataDir, redact: (text) => redactText(text, secrets) };
   },
 });
 registerPairingCommands(program, { openStore: () => openStore(), channels: channelModules.map((module) => module.name) });

@@ -11,6 +11,7 @@ import { CORE_ENV_OVERRIDES, CORE_SECRET_PATHS, coreConfigShape, type EnvOverrid
 import { getPath } from "./infra/config/secrets.js";
 import { collectSecretsAt } from "./infra/config/secrets.js";
 import { loadConfigWith, type LoadConfigOptions } from "./infra/config/load.js";
+import { mcpConfigSchema, mcpSecrets } from "./mcp/config.js";
 import { mediaConfigSchema } from "./media/config.js";
 import { memoryConfigSchema } from "./memory/config.js";
 import { sandboxConfigSchema } from "./sandbox/config.js";
@@ -25,6 +26,7 @@ const channelSections = Object.fromEntries(channelModules.map((module) => [modul
 export const configSchema = z.strictObject({
   ...coreConfigShape,
   skills: skillsConfigSchema,
+  mcp: mcpConfigSchema,
   scheduler: schedulerConfigSchema,
   media: mediaConfigSchema,
   memory: memoryConfigSchema,
@@ -64,7 +66,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
 
 /** The secret values in force, for redaction. */
 export function collectSecrets(config: Config): string[] {
-  return collectSecretsAt(config, SECRET_PATHS);
+  // MCP servers' env and header values are secrets too; they have no fixed paths.
+  return collectSecretsAt(config, SECRET_PATHS, mcpSecrets(config.mcp));
 }
 
 /** The section of one channel, as its module's schema parsed it. */

@@ -12,6 +12,7 @@ import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
 import { checkReachable, sandboxStatus } from "./sandbox/index.js";
+import { checkMcpServers } from "./mcp/doctor.js";
 
 export interface CheckResult {
   name: string;
@@ -33,6 +34,7 @@ export async function runDoctor(config: Config, log: Logger): Promise<CheckResul
   results.push(await checkLlm(config));
   for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
   results.push(await sandbox);
+  results.push(...(await checkMcpServers(config.mcp)));
   for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
   const secrets = collectSecrets(config);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));

@@ -10,7 +10,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
+import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import { reasoningProviderOptions, ThinkingSettings, type ProviderOptions } from "../sessions/thinking.js";
 import { TurnLog, type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
@@ -36,6 +36,8 @@ export interface AgentDeps {
   store: Store;
   log: Logger;
   skillsCatalog?: () => string;
+  /** The "MCP Servers" prompt section for a sender with these permissions (src/mcp through its handler). */
+  mcpSection?: (permissions: ToolPermissions | undefined) => string | undefined;
   /** The instructions of the skills a session equipped, for its system prompt. */
   equippedSkills?: (sessionKey: string) => Promise<string>;
   /** Downloads and transcribes the message's media before the turn (src/im); without it images download directly. */
@@ -200,6 +202,7 @@ export class Agent {
       timezone: await this.deps.timezoneOf?.(input.message),
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
+      mcpServers: this.deps.mcpSection?.(input.permissions),
       summary: record.summary,
       recall: await this.recall(input.message, log),
     });

@@ -7,7 +7,7 @@
 import { describeLocalTime } from "../core/time.js";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
-import { PROMPT_SECTION_TITLES as TITLES, frame, quoteUntrusted } from "../core/framing.js";
+import { PROMPT_SECTION_TITLES as TITLES, frame, neutralize, quoteUntrusted } from "../core/framing.js";
 import type { SenderProfile, TurnRecall } from "./memory-port.js";
 
 export interface SystemPromptInput {
@@ -20,6 +20,8 @@ export interface SystemPromptInput {
   skillsCatalog: string | undefined;
   /** Instructions of the skills this session equipped (they stay across turns); empty when none. */
   equippedSkills?: string;
+  /** The "MCP Servers" section (full tool definitions) of the servers this sender may use; undefined when none. */
+  mcpServers?: string;
   /** The compaction summary of earlier turns, if any. */
   summary: string | null;
   /** The sender's profile and the memories relevant to this message; absent when memory is off. */
@@ -39,7 +41,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     [TITLES.chat, chat(input.message)],
     [TITLES.toolGuide, TOOL_GUIDE],
     [TITLES.skills, input.skillsCatalog?.trim() || "None installed."],
-    [TITLES.mcp, "None configured."],
+    // Tool descriptions come from the servers: third-party text, neutralized like any other.
+    [TITLES.mcp, input.mcpServers?.trim() ? neutralize(input.mcpServers.trim()) : "None configured."],
     [TITLES.principles, PRINCIPLES],
   ];
   const volatile: Section[] = [

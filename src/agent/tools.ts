@@ -5,12 +5,12 @@
  * against the full schema; an invalid call gets the error together with the tool's full definition.
  * A call to a name outside the set is answered here (see repairToolCall), not with the SDK's "unavailable tool".
  */
-import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type ToolCallRepairFunction, type ToolSet } from "ai";
+import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type JSONValue, type Tool, type ToolCallRepairFunction, type ToolSet } from "ai";
 import { redactSecrets, redactText } from "../infra/config/secrets.js";
 import { suggestToolNames } from "../core/names.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import { noSuchToolMessage, type HandlerRegistry } from "../handlers/registry.js";
-import { permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../core/tools.js";
+import { isToolMediaOutput, permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../core/tools.js";
 import type { ToolCallLog } from "../sessions/turn-log.js";
 
 export interface TurnToolsOptions {
@@ -30,6 +30,19 @@ export interface TurnTools {
   repairToolCall: ToolCallRepairFunction<ToolSet>;
 }
 
+type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
+
+/** The SDK's default (text or JSON), except that a tool's images go to the model as image parts. */
+function modelOutput(output: unknown): ToolResultOutput {
+  if (isToolMediaOutput(output)) {
+    return {
+      type: "content",
+      value: output.parts.map((p) => (p.type === "text" ? p : { type: "image-data" as const, data: p.data, mediaType: p.mediaType })),
+    };
+  }
+  return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: (output ?? null) as JSONValue };
+}
+
 export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
   const { catalog } = opts;
   const tools: ToolSet = {};
@@ -39,6 +52,7 @@ export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
       // No validator here: the registry validates against the full schema and explains what is wrong.
       inputSchema: jsonSchema(catalog.compactSchema(definition.name) as JSONSchema7),
       execute: async (input, { abortSignal }) => runTool(opts, definition.name, input, abortSignal),
+      toModelOutput: ({ output }) => modelOutput(output),
     });
   }
   return { tools, repairToolCall: repairer(opts) };

@@ -127,3 +127,16 @@ export function dispatchTools(implementations: readonly ToolImplementation[]): T
     return impl.run(input, ctx);
   };
 }
+
+/** A part of a ToolMediaOutput. */
+export type ToolMediaPart = { type: "text"; text: string } | { type: "image"; data: string; mediaType: string };
+
+/** A tool output that carries images (base64): the agent gives it to the model as text and image parts. */
+export interface ToolMediaOutput {
+  kind: "tool-media";
+  parts: ToolMediaPart[];
+}
+
+export function isToolMediaOutput(value: unknown): value is ToolMediaOutput {
+  return value !== null && typeof value === "object" && (value as { kind?: unknown }).kind === "tool-media";
+}

@@ -13,8 +13,8 @@ export function getPath(obj: unknown, path: string): unknown {
 }
 
 /** The secret values in force: the settings at `secretPaths`, and the password of a store URL. */
-export function collectSecretsAt(config: CoreConfig, secretPaths: readonly string[]): string[] {
-  const values: string[] = [];
+export function collectSecretsAt(config: CoreConfig, secretPaths: readonly string[], more: readonly string[] = []): string[] {
+  const values = more.filter((v) => v.length >= 4);
   for (const path of secretPaths) {
     const v = getPath(config, path);
     if (typeof v === "string" && v.length >= 4) values.push(v);

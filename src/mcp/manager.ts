@@ -1,0 +1,103 @@
+/**
+ * Every configured MCP server, kept connected in the background. The gateway starts it without waiting on any
+ * server, asks it for what to show the model (last known definitions included) and for tool calls, and stops
+ * it (closing sessions, killing stdio children) when it stops.
+ */
+import { EventEmitter } from "node:events";
+import type { Logger } from "pino";
+import { budgetWarning, sectionTokens } from "./budget.js";
+import type { McpConfig, McpServerConfig } from "./config.js";
+import { ServerConnection, type ServerStatus } from "./connection.js";
+import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
+import { McpCallError } from "./errors.js";
+import { renderMcpSection } from "./render.js";
+import type { ToolCallResult } from "./results.js";
+import type { WrapCommand } from "./transport.js";
+
+export interface McpManagerOptions {
+  config: McpConfig;
+  dataDir: string;
+  log: Logger;
+  /** Runs `sandbox: true` stdio servers inside the sandbox; without it such servers are refused. */
+  wrapCommand?: WrapCommand;
+}
+
+export interface ServerView {
+  id: string;
+  /** The configured name, if any. */
+  name?: string;
+  config: McpServerConfig;
+  status: ServerStatus;
+  definition: ServerDefinition | undefined;
+}
+
+/** Emits "change" when a server's state or tools change. */
+export class McpManager extends EventEmitter {
+  private readonly connections = new Map<string, ServerConnection>();
+  private lastWarnedTokens = 0;
+
+  constructor(private readonly opts: McpManagerOptions) {
+    super();
+    const store = new DefinitionStore(mcpDefinitionsDir(opts.dataDir));
+    for (const [id, server] of Object.entries(opts.config.servers)) {
+      if (!server.enabled) continue;
+      const onChange = (): void => {
+        this.emit("change", id);
+      };
+      this.connections.set(id, new ServerConnection({ id, server, limits: opts.config, store, log: opts.log, wrapCommand: opts.wrapCommand, onChange }));
+    }
+    this.on("change", () => void this.checkBudget());
+  }
+
+  /** The enabled servers. */
+  get size(): number {
+    return this.connections.size;
+  }
+
+  /** Reads the last known definitions, then connects every server in the background. */
+  async start(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.start()));
+    await this.checkBudget();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+  }
+
+  list(): ServerView[] {
+    return [...this.connections.keys()].map((id) => this.get(id) as ServerView);
+  }
+
+  get(id: string): ServerView | undefined {
+    const connection = this.connections.get(id);
+    const config = this.opts.config.servers[id];
+    if (!connection || !config) return undefined;
+    return { id, ...(config.name ? { name: config.name } : {}), config, status: connection.status, definition: connection.definition };
+  }
+
+  /** Calls a tool of a connected server; throws McpCallError when it cannot complete. */
+  call(id: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+    const connection = this.connections.get(id);
+    if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
+    return connection.call(tool, args, signal);
+  }
+
+  /** The longest a call to any server may take, for the tool that makes calls. */
+  maxCallTimeoutMs(): number {
+    return Math.max(this.opts.config.callTimeoutMs, ...Object.values(this.opts.config.servers).map((s) => s.timeoutMs ?? 0));
+  }
+
+  /** Full exposure for a sender who sees every server whose tools are known: the figure the budget is about. */
+  promptTokens(): Promise<number> {
+    return sectionTokens(renderMcpSection(this.list().filter((server) => server.definition)));
+  }
+
+  /** Warns once per new size when the full section passes the budget. */
+  private async checkBudget(): Promise<void> {
+    const tokens = await this.promptTokens();
+    const warning = budgetWarning(tokens, this.opts.config.promptTokenBudget);
+    if (!warning || tokens === this.lastWarnedTokens) return;
+    this.lastWarnedTokens = tokens;
+    this.opts.log.warn({ tokens, budget: this.opts.config.promptTokenBudget }, warning);
+  }
+}
