@@ -88,6 +88,11 @@ export class Runner {
       return { outcome: "missed", task: await this.moveOn(task, missed) };
     }
     const ended = await this.deliver(task, run);
+    // One line per fired run, whatever its end: the operator's record that a reminder went out (or did not).
+    this.deps.log.info(
+      { taskId: task.id, channel: task.target.channel, chatId: task.target.chatId, outcome: ended.status, lateMs: run.lateMs },
+      "scheduled task fired",
+    );
     return { outcome: ended.status, task: await this.moveOn(task, ended) };
   }
 

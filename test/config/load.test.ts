@@ -56,8 +56,8 @@ describe("loadConfig", () => {
   });
 
   const badConfigs: Array<{ name: string; yaml?: string; env?: Record<string, string>; expected: RegExp[] }> = [
-    { name: "unknown key", yaml: "llm:\n  modle: gpt\n", expected: [/^llm\.modle: unknown setting/] },
-    { name: "unknown top-level key", yaml: "telegramm: {}\n", expected: [/^telegramm: unknown setting/] },
+    { name: "unknown key", yaml: "llm:\n  modle: gpt\n", expected: [/^llm\.modle: unknown setting; did you mean llm\.model\?/] },
+    { name: "unknown top-level key", yaml: "telegramm: {}\n", expected: [/^telegramm: unknown setting; check the spelling/] },
     {
       name: "value outside an enum",
       yaml: "llm:\n  provider: gpt\n",

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { suggestToolNames } from "../../core/names.js";
 import type { CoreConfig, EnvOverride } from "./core-schema.js";
 import { REDACTED } from "./secrets.js";
 
@@ -115,15 +116,22 @@ function applyEnv(tree: Tree, env: NodeJS.ProcessEnv, overrides: ConfigSpec<Core
 function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>, secretPaths: readonly string[]): string {
   const parentPath = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
-    return issue.keys
-      .map((key) => `${parentPath ? `${parentPath}.` : ""}${key}: unknown setting (check the spelling against config/default.yaml)`)
-      .join("\n");
+    return issue.keys.map((key) => unknownSettingText(parentPath, key, issue.input)).join("\n");
   }
   const source = fromEnv.get(parentPath);
   const where = source ? `${parentPath} (from ${source})` : parentPath || "(top level)";
   const isSecret = secretPaths.includes(parentPath);
   const shown = isSecret ? REDACTED : JSON.stringify(issue.input);
   return `${where} = ${shown ?? "undefined"}: ${allowedText(issue)}`;
+}
+
+/** "llm.modle: unknown setting; did you mean llm.model?", from the settings its section does have. */
+function unknownSettingText(parentPath: string, key: string, section: unknown): string {
+  const path = `${parentPath ? `${parentPath}.` : ""}${key}`;
+  const known = isTree(section) ? Object.keys(section).filter((name) => name !== key) : [];
+  const [closest] = suggestToolNames(key, known, 1);
+  const hint = closest ? `did you mean ${parentPath ? `${parentPath}.` : ""}${closest}?` : "check the spelling against config/default.yaml";
+  return `${path}: unknown setting; ${hint}`;
 }
 
 function allowedText(issue: z.core.$ZodIssue): string {
