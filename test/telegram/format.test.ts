@@ -18,6 +18,10 @@ describe("markdownToHtml", () => {
     ["2 * 3 * 4 and a**b", "2 * 3 * 4 and a**b"],
     ["\\*not italic\\* <tag> & \"q\"", "*not italic* &lt;tag&gt; &amp; &quot;q&quot;"],
     ["[x](javascript:alert(1))", "[x](javascript:alert(1))"],
+    ["[profile](tg://user?id=1)", '<a href="tg://user?id=1">profile</a>'],
+    ["one\n\ntwo", "one\n\ntwo"],
+    ["> outer\n>> inner", "<blockquote>outer\ninner</blockquote>"],
+    ["| a | b |\n|---|---|", "| a | b |\n|---|---|"],
   ])("%j", (markdown, html) => {
     expect(markdownToHtml(markdown)).toBe(html);
   });
