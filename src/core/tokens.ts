@@ -1,0 +1,27 @@
+/**
+ * Token counts for budgets (the session history, the skills catalog), from a real BPE tokenizer rather than
+ * length / 4, which counted Chinese text at about a third of its tokens. cl100k_base (gpt-tokenizer) stands in
+ * for every provider's own tokenizer: it counts CJK text at least as high as most, so budgets err on the safe
+ * side, and it loads in half the memory of o200k_base. Counts are cached by content, so a transcript costs a
+ * hash per message and only new messages are tokenized.
+ */
+import { createHash } from "node:crypto";
+import { countTokens as countBpeTokens } from "gpt-tokenizer/encoding/cl100k_base";
+
+const CACHE_ENTRIES = 20_000;
+/** Below this length, counting is cheaper than hashing and caching. */
+const CACHE_FROM_CHARS = 256;
+
+const counts = new Map<string, number>();
+
+export function countTokens(text: string): number {
+  if (text.length < CACHE_FROM_CHARS) return countBpeTokens(text);
+  const key = createHash("sha1").update(text).digest("base64");
+  const cached = counts.get(key);
+  if (cached !== undefined) return cached;
+  const count = countBpeTokens(text);
+  counts.set(key, count);
+  // Oldest first: a Map iterates in insertion order.
+  if (counts.size > CACHE_ENTRIES) counts.delete(counts.keys().next().value!);
+  return count;
+}
