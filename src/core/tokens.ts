@@ -6,7 +6,16 @@
  * hash per message and only new messages are tokenized.
  */
 import { createHash } from "node:crypto";
-import { countTokens as countBpeTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { createRequire } from "node:module";
+import type * as Cl100k from "gpt-tokenizer/encoding/cl100k_base";
+
+type Encoding = typeof Cl100k;
+let encoding: Encoding | undefined;
+/** Loaded on first use (about 40 MB and a third of a second), so commands that count nothing never pay for it. */
+function countBpeTokens(text: string): number {
+  encoding ??= createRequire(import.meta.url)("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding;
+  return encoding.countTokens(text);
+}
 
 const CACHE_ENTRIES = 20_000;
 /** Below this length, counting is cheaper than hashing and caching. */
