@@ -3,7 +3,6 @@
  * as an image, a voice message or a video at all. The bytes (read by file-type) win over the name, which the
  * model or a user chose.
  */
-import { fileTypeFromBuffer } from "file-type";
 import { extname } from "node:path";
 
 export type MediaFamily = "image" | "audio" | "video";
@@ -67,6 +66,8 @@ export interface FileKind {
 
 /** The kind of a file from its first bytes (at least SNIFF_BYTES when the file has them) and its name. */
 export async function sniff(head: Uint8Array, name: string): Promise<FileKind> {
+  // Imported on first use, to keep it off the start-up path of every command.
+  const { fileTypeFromBuffer } = await import("file-type");
   const detected = await fileTypeFromBuffer(head);
   // Parameters such as "; codecs=opus" are dropped: uploads and extension tables want the bare type.
   const mime = detected?.mime.split(";")[0]!.trim();
