@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { estimateTokens, renderSkillCatalog } from "../src/skills/catalog.js";
+import { countTokens } from "../src/core/tokens.js";
+import { renderSkillCatalog } from "../src/skills/catalog.js";
 import { skillsConfigSchema } from "../src/skills/config.js";
 import { SkillEventBus } from "../src/skills/events.js";
 import { SkillRegistry } from "../src/skills/registry.js";
@@ -46,11 +47,11 @@ export async function run(): Promise<BenchResult> {
     }
     const skills = registry?.list() ?? [];
     const budget = skillsConfigSchema.parse({}).catalogTokenBudget;
-    const bodiesTokens = skills.reduce((sum, s) => sum + estimateTokens(s.body), 0);
+    const bodiesTokens = skills.reduce((sum, s) => sum + countTokens(s.body), 0);
 
     const catalogRows = [10, 100, SKILLS].map((n) => {
-      const tokens = estimateTokens(renderSkillCatalog(skills.slice(0, n), budget));
-      const full = skills.slice(0, n).reduce((sum, s) => sum + estimateTokens(s.body), 0);
+      const tokens = countTokens(renderSkillCatalog(skills.slice(0, n), budget));
+      const full = skills.slice(0, n).reduce((sum, s) => sum + countTokens(s.body), 0);
       return {
         measure: `catalog of ${n} skills (budget ${budget} tokens)`,
         value: `${tokens} tokens, ${(tokens / n).toFixed(1)}/skill; bodies ${full} tokens (${((100 * tokens) / full).toFixed(1)}%)`,
@@ -65,7 +66,7 @@ export async function run(): Promise<BenchResult> {
 
     return {
       name: "skills",
-      workload: `${SKILLS} generated skills (1 in 3 executable, ~${estimateTokens(BODY)}-token bodies) in one root; ${LOOKUPS} type lookups`,
+      workload: `${SKILLS} generated skills (1 in 3 executable, ~${countTokens(BODY)}-token bodies) in one root; ${LOOKUPS} type lookups`,
       rows: [
         { measure: "cold load, first run", value: `${loadMs[0]?.toFixed(0)} ms (${skills.length} skills)` },
         { measure: `load, median of ${LOADS}`, value: `${median(loadMs).toFixed(0)} ms` },

@@ -1,6 +1,8 @@
 /**
  * Counts events per subject within a window that opens at the subject's first event and lasts `windowMs`, in
  * the store, so that every replica sees the same counts. A burst is counted in one window, whenever it starts.
+ * Kept over rate-limiter-flexible: its store-backed limiters need the raw Redis or SQLite client, which the Store
+ * port hides; this one counts through the store and its coordinator's lock, so replicas on Redis share the counts.
  */
 import { z } from "zod";
 import type { Namespace, Store } from "../infra/store/types.js";

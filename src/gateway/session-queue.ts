@@ -1,6 +1,8 @@
 /**
  * Runs the turns of each session one at a time, in arrival order, while different sessions run in parallel
  * up to a global cap. Each task gets an AbortSignal so /stop can cancel the running turn and drop the queued ones.
+ * Kept over p-queue: its abort signal rejects a running task at once and frees its slot, but a session's next turn
+ * must wait until the cancelled one has really ended.
  */
 
 export class TurnCancelled extends Error {

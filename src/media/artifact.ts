@@ -84,7 +84,7 @@ export async function stageArtifact(request: ArtifactRequest, opts: StagingOptio
     }
     if (info.size === 0) return refuse("unsupported_type", `${name} is empty`, 0);
     const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    const kind = sniff(buffer.subarray(0, bytesRead), name);
+    const kind = await sniff(buffer.subarray(0, bytesRead), name);
     const family = REQUIRED_FAMILY[request.type];
     if (family !== undefined && !kind.families.includes(family)) {
       return refuse("unsupported_type", `${name} does not look like ${describeFamily(family)} (${kind.mime}); send it with type "file"`, info.size);

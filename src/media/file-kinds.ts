@@ -1,35 +1,34 @@
 /**
  * What a file is, from its first bytes and its name: the MIME type sent with an upload, and whether it can go
- * as an image, a voice message or a video at all. The bytes win over the name, which the model or a user chose.
+ * as an image, a voice message or a video at all. The bytes (read by file-type) win over the name, which the
+ * model or a user chose.
  */
 import { extname } from "node:path";
 
 export type MediaFamily = "image" | "audio" | "video";
 
-/** How many leading bytes `sniff` needs. */
-export const SNIFF_BYTES = 64;
+/** How many leading bytes `sniff` needs: file-type's "reasonable detection size". */
+export const SNIFF_BYTES = 4100;
 
-interface Signature {
-  mime: string;
-  families: readonly MediaFamily[];
-  matches(head: Buffer): boolean;
-}
-
-const ascii = (head: Buffer, at: number, text: string): boolean => head.toString("latin1", at, at + text.length) === text;
-
-const SIGNATURES: readonly Signature[] = [
-  { mime: "image/png", families: ["image"], matches: (h) => ascii(h, 0, "\x89PNG\r\n\x1a\n") },
-  { mime: "image/jpeg", families: ["image"], matches: (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff },
-  { mime: "image/gif", families: ["image"], matches: (h) => ascii(h, 0, "GIF87a") || ascii(h, 0, "GIF89a") },
-  { mime: "image/webp", families: ["image"], matches: (h) => ascii(h, 0, "RIFF") && ascii(h, 8, "WEBP") },
-  { mime: "audio/wav", families: ["audio"], matches: (h) => ascii(h, 0, "RIFF") && ascii(h, 8, "WAVE") },
-  // An Ogg stream may carry Opus or Vorbis (audio) as well as Theora (video); voice is what chats send.
-  { mime: "audio/ogg", families: ["audio"], matches: (h) => ascii(h, 0, "OggS") },
-  { mime: "audio/flac", families: ["audio"], matches: (h) => ascii(h, 0, "fLaC") },
-  { mime: "audio/mpeg", families: ["audio"], matches: (h) => ascii(h, 0, "ID3") || (h[0] === 0xff && ((h[1] ?? 0) & 0xe0) === 0xe0) },
-  { mime: "video/webm", families: ["video", "audio"], matches: (h) => h.readUInt32BE(0) === 0x1a45dfa3 },
-  { mime: "video/mp4", families: ["video", "audio"], matches: (h) => ascii(h, 4, "ftyp") },
-];
+/**
+ * The formats chats show as images, play as audio (voice) or as video; every other type goes as a document.
+ * MP4 and WebM may carry sound alone. An Ogg stream file-type reads as Theora is video/ogg, so not voice.
+ */
+const FAMILIES: Record<string, readonly MediaFamily[]> = {
+  "image/png": ["image"],
+  "image/jpeg": ["image"],
+  "image/gif": ["image"],
+  "image/webp": ["image"],
+  "audio/wav": ["audio"],
+  "audio/ogg": ["audio"],
+  "audio/flac": ["audio"],
+  "audio/mpeg": ["audio"],
+  "audio/mp4": ["audio"],
+  "audio/x-m4a": ["audio"],
+  "video/webm": ["video", "audio"],
+  "video/mp4": ["video", "audio"],
+  "video/quicktime": ["video", "audio"],
+};
 
 const BY_EXTENSION: Record<string, string> = {
   ".png": "image/png",
@@ -66,10 +65,13 @@ export interface FileKind {
 }
 
 /** The kind of a file from its first bytes (at least SNIFF_BYTES when the file has them) and its name. */
-export function sniff(head: Buffer, name: string): FileKind {
-  const padded = head.length >= 12 ? head : Buffer.concat([head, Buffer.alloc(12 - head.length)]);
-  const signature = SIGNATURES.find((s) => s.matches(padded));
-  if (signature) return { mime: signature.mime, families: signature.families };
+export async function sniff(head: Uint8Array, name: string): Promise<FileKind> {
+  // Imported on first use, to keep it off the start-up path of every command.
+  const { fileTypeFromBuffer } = await import("file-type");
+  const detected = await fileTypeFromBuffer(head);
+  // Parameters such as "; codecs=opus" are dropped: uploads and extension tables want the bare type.
+  const mime = detected?.mime.split(";")[0]!.trim();
+  if (mime !== undefined) return { mime, families: FAMILIES[mime] ?? [] };
   return { mime: mimeFromName(name) ?? "application/octet-stream", families: [] };
 }
 

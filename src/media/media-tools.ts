@@ -99,7 +99,7 @@ async function facts(attachment: Attachment, path: string): Promise<{ mime: stri
   const file = await open(path, "r");
   try {
     const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    return { mime: sniff(buffer.subarray(0, bytesRead), path).mime, size };
+    return { mime: (await sniff(buffer.subarray(0, bytesRead), path)).mime, size };
   } finally {
     await file.close();
   }

@@ -5,6 +5,7 @@
  */
 import { modelMessageSchema, type ModelMessage } from "ai";
 import { z } from "zod";
+import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 
@@ -31,9 +32,11 @@ export function emptySession(): SessionRecord {
   return { messages: [], summary: null, disclosedTools: [], updatedAt: new Date(0).toISOString() };
 }
 
-/** Rough token count (about four characters a token) of what the record adds to a prompt. */
+/** Tokens the record adds to a prompt, counting each message as its JSON (an upper bound on its text). */
 export function estimateTokens(record: { messages: readonly ModelMessage[]; summary: string | null }): number {
-  return Math.ceil((JSON.stringify(record.messages).length + (record.summary?.length ?? 0)) / 4);
+  let tokens = record.summary === null ? 0 : countTokens(record.summary);
+  for (const message of record.messages) tokens += countTokens(JSON.stringify(message));
+  return tokens;
 }
 
 export class SessionHistory {

@@ -2,6 +2,7 @@
  * Level 1 of progressive disclosure (seeds 001, 003): one line per skill for the system prompt, within a token
  * budget. With many skills it degrades to shorter descriptions, then to names only, then to as many names as fit.
  */
+import { countTokens } from "../core/tokens.js";
 import type { Skill } from "./types.js";
 
 // The agent's prompt puts this under its own "Available Skills" heading.
@@ -11,11 +12,6 @@ const HEADER = [
 ].join("\n");
 const SHORT_DESCRIPTION_CHARS = 60;
 
-/** Rough count used for budgets: about four characters a token for English text. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 export function typeTag(skill: Skill): string {
   return skill.type === "executable" ? "[Executable]" : "[Instruction]";
 }
@@ -23,12 +19,12 @@ export function typeTag(skill: Skill): string {
 /** `skills` sorted by name; "" when there are none. */
 export function renderSkillCatalog(skills: readonly Skill[], budgetTokens: number): string {
   if (skills.length === 0) return "";
-  const fits = (body: string) => estimateTokens(`${HEADER}\n${body}`) <= budgetTokens;
+  const fits = (body: string) => countTokens(`${HEADER}\n${body}`) <= budgetTokens;
   const full = skills.map((s) => skillLine(s, s.description)).join("\n");
   if (fits(full)) return `${HEADER}\n${full}`;
   const short = skills.map((s) => skillLine(s, shorten(s.description, SHORT_DESCRIPTION_CHARS))).join("\n");
   if (fits(short)) return `${HEADER}\n${short}`;
-  return `${HEADER}\n${namesWithin(skills, budgetTokens * 4 - HEADER.length - 1)}`;
+  return `${HEADER}\n${namesWithin(skills, fits)}`;
 }
 
 function skillLine(skill: Skill, description: string): string {
@@ -46,27 +42,27 @@ export function shorten(text: string, max: number): string {
   return `${sentence.slice(0, space > max / 2 ? space : max - 1)}…`;
 }
 
-/** Names grouped by type, as many as fit in `maxChars`, then a count of the rest. */
-function namesWithin(skills: readonly Skill[], maxChars: number): string {
-  const sections: string[] = [];
-  let used = 0;
-  let shown = 0;
-  for (const type of ["instruction", "executable"] as const) {
-    const label = type === "executable" ? "[Executable]" : "[Instruction]";
-    const names: string[] = [];
-    for (const skill of skills.filter((s) => s.type === type)) {
-      // Room is kept for the closing "…and N more" line.
-      if (used + label.length + skill.name.length + 40 > maxChars) break;
-      names.push(skill.name);
-      used += skill.name.length + 2;
-      shown++;
-    }
-    if (names.length > 0) {
-      sections.push(`${label} ${names.join(", ")}`);
-      used += label.length + 1;
-    }
+/** Names grouped by type (instructions first), as many as fit in `fits`, then a count of the rest. */
+function namesWithin(skills: readonly Skill[], fits: (body: string) => boolean): string {
+  const ordered = [...skills.filter((s) => s.type === "instruction"), ...skills.filter((s) => s.type === "executable")];
+  // Token counts are not additive, so the longest prefix that fits is found by bisection over whole renderings.
+  let low = 0;
+  let high = ordered.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(namesList(ordered.slice(0, mid), skills.length))) low = mid;
+    else high = mid - 1;
   }
-  const rest = skills.length - shown;
+  return namesList(ordered.slice(0, low), skills.length);
+}
+
+function namesList(shown: readonly Skill[], total: number): string {
+  const sections: string[] = [];
+  for (const type of ["instruction", "executable"] as const) {
+    const ofType = shown.filter((s) => s.type === type);
+    if (ofType.length > 0) sections.push(`${typeTag(ofType[0]!)} ${ofType.map((s) => s.name).join(", ")}`);
+  }
+  const rest = total - shown.length;
   if (rest > 0) sections.push(`…and ${rest} more: call list_skills to see them.`);
   return sections.join("\n");
 }

@@ -1,5 +1,6 @@
 /** Level 2 of progressive disclosure: the texts the model reads about one skill. */
-import { estimateTokens, typeTag } from "./catalog.js";
+import { countTokens } from "../core/tokens.js";
+import { typeTag } from "./catalog.js";
 import { interpreterName } from "./interpreter.js";
 import type { Skill } from "./types.js";
 
@@ -61,7 +62,7 @@ export function formatEquippedSection(skills: readonly Skill[], budgetTokens: nu
   let used = 0;
   for (const skill of skills) {
     const block = formatSkillInfo(skill);
-    const cost = estimateTokens(block);
+    const cost = countTokens(block);
     if (used + cost <= budgetTokens) {
       blocks.push(block);
       used += cost;

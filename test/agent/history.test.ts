@@ -58,10 +58,10 @@ describe("session history", () => {
 });
 
 describe("history compaction", () => {
-  const budget = 1_000; // tokens, about 4,000 characters
+  const budget = 1_000; // tokens ("lorem ipsum " is 2 of them, "blah " 1)
   /** Turn 1 fills half the budget; turn 2 has a tool call whose result is large; turn 3 goes over budget. */
   async function fillHistory(): Promise<void> {
-    await h.turn(`Here is my essay: ${"lorem ipsum ".repeat(170)}`);
+    await h.turn(`Here is my essay: ${"lorem ipsum ".repeat(250)}`);
     await h.turn(`Please look at the write_file tool. ${"context ".repeat(70)}`);
   }
   const turnScript = (): FakeReply[] => [
@@ -139,7 +139,7 @@ describe("history compaction", () => {
   it("drops the oldest turns and says so when summarizing fails past twice the budget", async () => {
     h = await startHarness({ llm: { historyTokenBudget: budget } });
     h.fake.respondWith(scriptWithSummaries([], () => ({ status: 500, body: { error: { message: "down" } } })));
-    await h.turn(`A very long message: ${"blah ".repeat(1_700)}`);
+    await h.turn(`A very long message: ${"blah ".repeat(2_100)}`);
 
     await h.turn("short follow-up");
 

@@ -55,12 +55,18 @@ describe("imageSize", () => {
 });
 
 describe("sniff", () => {
-  it("trusts the bytes over the name", () => {
-    expect(sniff(PNG, "notes.txt")).toEqual({ mime: "image/png", families: ["image"] });
-    expect(sniff(sineWav(0.01), "x.bin")).toEqual({ mime: "audio/wav", families: ["audio"] });
-    expect(sniff(Buffer.from("hello"), "notes.md")).toEqual({ mime: "text/markdown", families: [] });
-    expect(sniff(Buffer.from("hello"), "mystery")).toEqual({ mime: "application/octet-stream", families: [] });
-    expect(sniff(Buffer.alloc(0), "empty.png")).toEqual({ mime: "image/png", families: [] });
+  it("trusts the bytes over the name", async () => {
+    expect(await sniff(PNG, "notes.txt")).toEqual({ mime: "image/png", families: ["image"] });
+    expect(await sniff(sineWav(0.01), "x.bin")).toEqual({ mime: "audio/wav", families: ["audio"] });
+    expect(await sniff(Buffer.from("hello"), "notes.md")).toEqual({ mime: "text/markdown", families: [] });
+    expect(await sniff(Buffer.from("hello"), "mystery")).toEqual({ mime: "application/octet-stream", families: [] });
+    expect(await sniff(Buffer.alloc(0), "empty.png")).toEqual({ mime: "image/png", families: [] });
+  });
+
+  it("names a recognized type that no chat plays as media, and drops MIME parameters", async () => {
+    expect(await sniff(Buffer.from("%PDF-1.7\n%âãÏÓ\n1 0 obj\n"), "scan.png")).toEqual({ mime: "application/pdf", families: [] });
+    const opus = Buffer.concat([Buffer.from("OggS\0\x02", "latin1"), Buffer.alloc(22), Buffer.from("OpusHead\x01\x01", "latin1"), Buffer.alloc(16)]);
+    expect(await sniff(opus, "voice.bin")).toEqual({ mime: "audio/ogg", families: ["audio"] });
   });
 
   it("maps a name to its MIME type, whatever the case of its extension", () => {

@@ -1,4 +1,4 @@
-/** Small real media files made in code: a PNG, a JPEG header, a WAV of a sine tone. */
+/** Small real media files made in code: a PNG, a JPEG header, a WAV of a sine tone, an Ogg/Opus stream. */
 import { execFileSync } from "node:child_process";
 
 // A 1x1 transparent PNG.
@@ -23,6 +23,41 @@ export function sineWav(seconds: number, rate = 16_000): Buffer {
   header.write("data", 36, "latin1");
   header.writeUInt32LE(data.length, 40);
   return Buffer.concat([header, data]);
+}
+
+/** One Ogg page (CRC left at 0, which readers of voice messages do not check). */
+function oggPage(headerType: number, granule: bigint, sequence: number, data: Buffer): Buffer {
+  const header = Buffer.alloc(27);
+  header.write("OggS", 0, "latin1");
+  header[5] = headerType;
+  header.writeBigInt64LE(granule, 6);
+  header.writeUInt32LE(1, 14); // stream serial number
+  header.writeUInt32LE(sequence, 18);
+  const lacing = [...Array<number>(Math.floor(data.length / 255)).fill(255), data.length % 255];
+  header[26] = lacing.length;
+  return Buffer.concat([header, Buffer.from(lacing), data]);
+}
+
+/**
+ * An Ogg/Opus stream of `seconds` of (silent, made-up) packets with the usual 312-sample pre-skip. `audio` is the
+ * payload of each audio page, e.g. bytes that happen to spell "OggS".
+ */
+export function oggOpus(seconds: number, audio = Buffer.alloc(40, 0xfc)): Buffer {
+  const preSkip = 312;
+  const head = Buffer.alloc(19);
+  head.write("OpusHead", 0, "latin1");
+  head[8] = 1; // version
+  head[9] = 1; // channels
+  head.writeUInt16LE(preSkip, 10);
+  head.writeUInt32LE(48_000, 12);
+  const tags = Buffer.concat([Buffer.from("OpusTags", "latin1"), Buffer.from([4, 0, 0, 0]), Buffer.from("test"), Buffer.alloc(4)]);
+  const end = BigInt(Math.round(seconds * 48_000) + preSkip);
+  return Buffer.concat([
+    oggPage(0x02, 0n, 0, head),
+    oggPage(0x00, 0n, 1, tags),
+    oggPage(0x00, end / 2n, 2, audio),
+    oggPage(0x04, end, 3, audio),
+  ]);
 }
 
 export const hasFfmpeg = ((): boolean => {

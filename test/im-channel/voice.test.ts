@@ -6,7 +6,7 @@ import { Ffmpeg } from "../../src/media/ffmpeg.js";
 import { oggOpusInfo } from "../../src/media/ogg-opus.js";
 import type { Receipt } from "../../src/media/receipts.js";
 import { startImHarness, type ImHarness } from "./harness.js";
-import { hasFfmpeg, sineWav } from "./media-fixtures.js";
+import { hasFfmpeg, oggOpus, sineWav } from "./media-fixtures.js";
 import { TestChannel } from "./test-channel.js";
 
 let h: ImHarness | undefined;
@@ -23,6 +23,32 @@ async function deliverVoice(harness: ImHarness, channel: TestChannel["name"], fi
   const result = await harness.output<{ receipts: Receipt[] }>("deliver_artifacts", { artifacts: [{ type: "voice", path: name }] }, ctx);
   return result.receipts[0]!;
 }
+
+describe("oggOpusInfo", () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  const write = async (name: string, bytes: Buffer): Promise<string> => {
+    dir ??= await mkdtemp(join(tmpdir(), "switchboard-ogg-"));
+    await writeFile(join(dir, name), bytes);
+    return join(dir, name);
+  };
+
+  it("reads the duration less the pre-skip, even when the audio spells OggS", async () => {
+    expect(await oggOpusInfo(await write("a.ogg", oggOpus(1.5)))).toEqual({ durationSec: 1.5 });
+    const tricky = Buffer.concat([Buffer.from("OggS", "latin1"), Buffer.alloc(60, 0xff)]);
+    expect(await oggOpusInfo(await write("b.ogg", oggOpus(2, tricky)))).toEqual({ durationSec: 2 });
+  });
+
+  it("answers undefined for other formats and for a stream cut short, and rejects a missing file", async () => {
+    expect(await oggOpusInfo(await write("tone.wav", sineWav(0.2)))).toBeUndefined();
+    expect(await oggOpusInfo(await write("cut.ogg", oggOpus(1).subarray(0, 40)))).toBeUndefined();
+    expect(await oggOpusInfo(await write("notes.txt", Buffer.from("OggS is not enough")))).toBeUndefined();
+    await expect(oggOpusInfo(join(tmpdir(), "switchboard-no-such-file.ogg"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
 
 describe("voice delivery", () => {
   it("without ffmpeg sends an audio file and says so in the receipt", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { estimateTokens, renderSkillCatalog, shorten } from "../../src/skills/catalog.js";
+import { countTokens } from "../../src/core/tokens.js";
+import { renderSkillCatalog, shorten } from "../../src/skills/catalog.js";
 import { formatEquippedSection, formatInstructionRun, formatSkillInfo } from "../../src/skills/disclosure.js";
 import { makeSkill } from "./helpers.js";
 
@@ -36,14 +37,14 @@ describe("level-1 catalog", () => {
 
   it("keeps 5 skills within budget with full descriptions", () => {
     const text = renderSkillCatalog(manySkills(5), 1500);
-    expect(estimateTokens(text)).toBeLessThanOrEqual(1500);
+    expect(countTokens(text)).toBeLessThanOrEqual(1500);
     expect(text.split("\n").filter((l) => l.startsWith("- ")).length).toBe(5);
     expect(text).toContain(LONG_DESCRIPTION);
   });
 
   it("degrades to short descriptions when full ones do not fit", () => {
     const text = renderSkillCatalog(manySkills(40), 1500);
-    expect(estimateTokens(text)).toBeLessThanOrEqual(1500);
+    expect(countTokens(text)).toBeLessThanOrEqual(1500);
     expect(text).not.toContain(LONG_DESCRIPTION);
     expect(text).toContain("- document-tool-000 [Executable]: Extracts tables, text and images from PDF files.");
   });
@@ -51,7 +52,7 @@ describe("level-1 catalog", () => {
   it("keeps 500 skills within budget: names only, then a count of the rest", () => {
     for (const budget of [1500, 400]) {
       const text = renderSkillCatalog(manySkills(500), budget);
-      expect(estimateTokens(text), `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(countTokens(text), `budget ${budget}`).toBeLessThanOrEqual(budget);
       expect(text).toMatch(/\[Instruction\] document-tool-001, document-tool-002, document-tool-004/);
       expect(text).toMatch(/…and \d+ more: call list_skills/);
     }
@@ -59,7 +60,7 @@ describe("level-1 catalog", () => {
 
   it("shows every name when names alone fit", () => {
     const text = renderSkillCatalog(manySkills(150), 1500);
-    expect(estimateTokens(text)).toBeLessThanOrEqual(1500);
+    expect(countTokens(text)).toBeLessThanOrEqual(1500);
     expect(text).toContain("document-tool-149");
     expect(text).toContain("[Executable] document-tool-000, document-tool-003");
     expect(text).not.toContain("more: call list_skills");

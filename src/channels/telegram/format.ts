@@ -1,145 +1,139 @@
 /**
- * Markdown as models write it -> the HTML subset Telegram accepts (b, i, s, code, pre, a, blockquote, tg-spoiler).
+ * Markdown as models write it -> the HTML subset Telegram accepts (b, i, s, code, pre, a, blockquote, tg-spoiler),
+ * parsed by markdown-it (CommonMark with strikethrough) and rendered here, since Telegram's HTML is not HTML.
  * Headings become bold lines, list items keep their numbers or get a bullet, tables stay as text. Everything that
  * is not markup is escaped, so the output always parses; an unmatched delimiter stays a literal character.
  * The visible text is never longer than the Markdown it came from, which the chunker relies on.
  */
+import MarkdownIt, { type StateInline, type Token } from "markdown-it";
 import { chunkText } from "../../core/text.js";
 
-const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)/;
-const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
-const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
-const BULLET = /^(\s*)[-*+]\s+(.*)$/;
-const QUOTE = /^\s{0,3}>\s?(.*)$/;
+const md = new MarkdownIt("default", { html: false, linkify: false, typographer: false }).disable(["table"]);
+// Only the schemes Telegram opens; anything else stays literal text.
+md.validateLink = (url) => /^(?:https?|tg|mailto):/i.test(url);
+md.inline.ruler.at("text", textUntilMarkup);
+md.inline.ruler.before("emphasis", "spoiler", spoiler);
 
 export function markdownToHtml(markdown: string): string {
-  const lines = markdown.replace(/\r\n?/g, "\n").split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const fence = FENCE.exec(line);
-    if (fence) {
-      // Any fence line closes the block, as the shared chunker reads it; an unclosed block runs to the end.
-      const close = lines.findIndex((l, j) => j > i && FENCE.test(l));
-      const end = close === -1 ? lines.length : close;
-      out.push(codeBlock(lines.slice(i + 1, end).join("\n"), fence[2] ?? ""));
-      i = end;
-    } else if (QUOTE.test(line)) {
-      const quoted: string[] = [];
-      for (; i < lines.length && QUOTE.test(lines[i]!); i++) quoted.push(QUOTE.exec(lines[i]!)![1]!);
-      i--;
-      out.push(`<blockquote>${quoted.map(inline).join("\n")}</blockquote>`);
-    } else {
-      out.push(blockLine(line));
-    }
+  return renderBlocks(md.parse(markdown, {}), 0, false);
+}
+
+/** Renders sibling blocks, keeping the source's blank lines between them. */
+function renderBlocks(tokens: Token[], depth: number, inQuote: boolean): string {
+  let out = "";
+  let lastLine: number | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const end = token.nesting === 1 ? closingIndex(tokens, i) : i;
+    const html = renderBlock(tokens, i, end, depth, inQuote);
+    const [startLine, endLine] = token.map ?? [lastLine ?? 0, lastLine ?? 0];
+    if (lastLine !== undefined) out += startLine > lastLine ? "\n\n" : "\n";
+    out += html;
+    lastLine = endLine;
+    i = end;
   }
-  return out.join("\n");
+  return out;
 }
 
-function blockLine(line: string): string {
-  const heading = HEADING.exec(line);
-  if (heading) return `<b>${inline(heading[1]!)}</b>`;
-  if (RULE.test(line)) return "———";
-  const bullet = BULLET.exec(line);
-  if (bullet) return `${bullet[1]}• ${inline(bullet[2]!)}`;
-  return inline(line);
+function renderBlock(tokens: Token[], at: number, end: number, depth: number, inQuote: boolean): string {
+  const token = tokens[at]!;
+  const inner = tokens.slice(at + 1, end);
+  switch (token.type) {
+    case "paragraph_open":
+      return renderInline(inner[0]?.children ?? []);
+    case "heading_open":
+      return `<b>${renderInline(inner[0]?.children ?? [])}</b>`;
+    case "hr":
+      return "———";
+    case "fence":
+      return codeBlock(token.content, /^[\w+#.-]*/.exec(token.info)![0]);
+    case "code_block":
+      return codeBlock(token.content, "");
+    case "blockquote_open": {
+      // Telegram does not nest quotes: an inner quote joins the outer one.
+      const body = renderBlocks(inner, depth, true);
+      return inQuote ? body : `<blockquote>${body}</blockquote>`;
+    }
+    case "bullet_list_open":
+    case "ordered_list_open":
+      return renderBlocks(inner, depth, inQuote);
+    case "list_item_open": {
+      const marker = token.info ? `${token.info}${token.markup}` : "•";
+      return `${"  ".repeat(depth)}${marker} ${renderBlocks(inner, depth + 1, inQuote)}`;
+    }
+    case "inline":
+      return renderInline(token.children ?? []);
+    default:
+      return escapeHtml(token.content);
+  }
 }
 
-function codeBlock(code: string, language: string): string {
+function closingIndex(tokens: Token[], open: number): number {
+  let level = 0;
+  for (let i = open; i < tokens.length; i++) {
+    level += tokens[i]!.nesting;
+    if (level === 0) return i;
+  }
+  return tokens.length - 1;
+}
+
+function codeBlock(content: string, language: string): string {
+  const code = content.replace(/\n$/, "");
   if (code === "") return "";
   const body = escapeHtml(code);
   return language ? `<pre><code class="language-${language}">${body}</code></pre>` : `<pre>${body}</pre>`;
 }
 
-/** Paired delimiters, longest first so `**` is not read as two `*`. */
-const PAIRS: Array<{ open: string; tag: string; wordBound?: boolean }> = [
-  { open: "**", tag: "b" },
-  { open: "__", tag: "b", wordBound: true },
-  { open: "~~", tag: "s" },
-  { open: "||", tag: "tg-spoiler" },
-  { open: "*", tag: "i" },
-  { open: "_", tag: "i", wordBound: true },
-];
-const ESCAPABLE = /[\\`*_{}[\]()#+\-.!|~>]/;
-/** Sticky: matched where the scan stands. */
-const LINK = /\[([^\]\n]+)\]\(\s*<?((?:https?|tg|mailto):[^\s)>]+)>?\s*\)/y;
+const INLINE_TAGS: Record<string, string> = { strong: "b", em: "i", s: "s", spoiler: "tg-spoiler" };
 
-/** Characters that may start markup; the text between them is copied in one piece. */
-const SPECIAL = /[\\`[*_~|]/g;
-
-function inline(text: string): string {
+function renderInline(tokens: Token[]): string {
   let out = "";
-  let copied = 0;
-  for (let i = 0; ; ) {
-    SPECIAL.lastIndex = i;
-    const found = SPECIAL.exec(text);
-    if (!found) break;
-    i = found.index;
-    const char = text[i]!;
-    if (char === "\\" && ESCAPABLE.test(text[i + 1] ?? "")) {
-      out += escapeHtml(text.slice(copied, i));
-      copied = i + 1;
-      i += 2;
-      continue;
-    }
-    const span = char === "`" ? codeSpan(text, i) : char === "[" ? link(text, i) : emphasis(text, i);
-    if (span) {
-      out += escapeHtml(text.slice(copied, i)) + span.html;
-      i += span.length;
-      copied = i;
-    } else {
-      i += 1;
-    }
+  for (const token of tokens) {
+    const kind = token.type.replace(/_(open|close)$/, "");
+    const tag = INLINE_TAGS[kind];
+    if (tag) out += token.nesting === 1 ? `<${tag}>` : `</${tag}>`;
+    else if (token.type === "link_open") out += `<a href="${escapeHtml(String(token.attrGet("href") ?? ""))}">`;
+    else if (token.type === "link_close") out += "</a>";
+    else if (token.type === "code_inline") out += `<code>${escapeHtml(token.content)}</code>`;
+    else if (token.type === "softbreak" || token.type === "hardbreak") out += "\n";
+    else if (token.type === "image") out += `<a href="${escapeHtml(String(token.attrGet("src") ?? ""))}">${escapeHtml(token.content)}</a>`;
+    else out += escapeHtml(token.content);
   }
-  return out + escapeHtml(text.slice(copied));
+  return out;
 }
 
-interface Span {
-  html: string;
-  /** Characters of Markdown it consumed. */
-  length: number;
+/** markdown-it's text rule, stopping also at `|` so that `||spoiler||` can start mid-line. */
+function textUntilMarkup(state: StateInline, silent: boolean): boolean {
+  let pos = state.pos;
+  while (pos < state.posMax && !STOP.has(state.src.charCodeAt(pos))) pos++;
+  if (pos === state.pos) return false;
+  if (!silent) state.pending += state.src.slice(state.pos, pos);
+  state.pos = pos;
+  return true;
 }
 
-function codeSpan(text: string, at: number): Span | undefined {
-  let end = at;
-  while (text[end] === "`") end++;
-  const ticks = text.slice(at, end);
-  const close = text.indexOf(ticks, end);
-  if (close <= end) return undefined;
-  return { html: `<code>${escapeHtml(text.slice(end, close))}</code>`, length: close + ticks.length - at };
-}
+const STOP = new Set([..."\n!#$%&*+-:<=>@[\\]^_`{}~|"].map((c) => c.charCodeAt(0)));
 
-function link(text: string, at: number): Span | undefined {
-  LINK.lastIndex = at;
-  const match = LINK.exec(text);
-  if (!match) return undefined;
-  return { html: `<a href="${escapeHtml(match[2]!)}">${inline(match[1]!)}</a>`, length: match[0].length };
-}
-
-function emphasis(text: string, at: number): Span | undefined {
-  for (const pair of PAIRS) {
-    const { open } = pair;
-    if (!text.startsWith(open, at)) continue;
-    const start = at + open.length;
-    if (/\s/.test(text[start] ?? " ") || (pair.wordBound && isWordChar(text[at - 1]))) continue;
-    for (let close = text.indexOf(open, start + 1); close !== -1; close = text.indexOf(open, close + 1)) {
-      const boundaryOk = !pair.wordBound || !isWordChar(text[close + open.length]);
-      // `*` must not end on the first half of a `**`.
-      const notDoubled = open.length > 1 || text[close + 1] !== open;
-      if (!/\s/.test(text[close - 1]!) && boundaryOk && notDoubled) {
-        return { html: `<${pair.tag}>${inline(text.slice(start, close))}</${pair.tag}>`, length: close + open.length - at };
-      }
-    }
+/** `||text||`, Telegram's spoiler, as strict as emphasis: no space just inside the bars. */
+function spoiler(state: StateInline, silent: boolean): boolean {
+  const start = state.pos;
+  if (!state.src.startsWith("||", start)) return false;
+  const close = state.src.indexOf("||", start + 3);
+  if (close === -1 || close >= state.posMax || /\s/.test(state.src[start + 2]!) || /\s/.test(state.src[close - 1]!)) return false;
+  if (!silent) {
+    state.push("spoiler_open", "tg-spoiler", 1);
+    const max = state.posMax;
+    state.pos = start + 2;
+    state.posMax = close;
+    state.md.inline.tokenize(state);
+    state.posMax = max;
+    state.push("spoiler_close", "tg-spoiler", -1);
   }
-  return undefined;
-}
-
-function isWordChar(char: string | undefined): boolean {
-  return char !== undefined && /[\p{L}\p{N}_]/u.test(char);
+  state.pos = close + 2;
+  return true;
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
 }

@@ -1,4 +1,7 @@
-/** In-process mutual exclusion per key. */
+/**
+ * In-process mutual exclusion per key. Kept over async-mutex, which has no keyed lock: a map of its mutexes with
+ * idle cleanup and a wait deadline would be longer than this chain.
+ */
 import { raceDeadline } from "./deadline.js";
 import { LockTimeoutError } from "./errors.js";
 

@@ -1,0 +1,36 @@
+/**
+ * Token counts for budgets (the session history, the skills catalog), from a real BPE tokenizer rather than
+ * length / 4, which counted Chinese text at about a third of its tokens. cl100k_base (gpt-tokenizer) stands in
+ * for every provider's own tokenizer: it counts CJK text at least as high as most, so budgets err on the safe
+ * side, and it loads in half the memory of o200k_base. Counts are cached by content, so a transcript costs a
+ * hash per message and only new messages are tokenized.
+ */
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import type * as Cl100k from "gpt-tokenizer/encoding/cl100k_base";
+
+type Encoding = typeof Cl100k;
+let encoding: Encoding | undefined;
+/** Loaded on first use (about 40 MB and a third of a second), so commands that count nothing never pay for it. */
+function countBpeTokens(text: string): number {
+  encoding ??= createRequire(import.meta.url)("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding;
+  return encoding.countTokens(text);
+}
+
+const CACHE_ENTRIES = 20_000;
+/** Below this length, counting is cheaper than hashing and caching. */
+const CACHE_FROM_CHARS = 256;
+
+const counts = new Map<string, number>();
+
+export function countTokens(text: string): number {
+  if (text.length < CACHE_FROM_CHARS) return countBpeTokens(text);
+  const key = createHash("sha1").update(text).digest("base64");
+  const cached = counts.get(key);
+  if (cached !== undefined) return cached;
+  const count = countBpeTokens(text);
+  counts.set(key, count);
+  // Oldest first: a Map iterates in insertion order.
+  if (counts.size > CACHE_ENTRIES) counts.delete(counts.keys().next().value!);
+  return count;
+}
