@@ -36,7 +36,8 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   };
   // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
   bot.on("message:text", (ctx) => void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch(() => undefined));
-  void bot.start({ timeout: 30 });
+  // Short long polls for both bots: the fake Bot API may miss waking a held poll, and then the poll's end picks it up.
+  void bot.start({ timeout: 1 });
   return () => bot.stop();
 }
 
@@ -50,7 +51,7 @@ async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
     dataDir,
     http: { port: 0 },
     llm: { baseUrl: e.llmUrl, model: "fake-model", apiKey: "sk-bench", maxRetries: 0 },
-    channels: { telegram: { token: e.token, apiRoot: e.apiRoot } },
+    channels: { telegram: { token: e.token, apiRoot: e.apiRoot, pollTimeoutSec: 1 } },
     access: { dmPolicy: "open", limits: { perUser: unlimited, perChat: unlimited } },
     skills: { watch: false },
     log: { level: "silent" },
