@@ -36,9 +36,19 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   };
   // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
   bot.on("message:text", (ctx) => void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch(() => undefined));
-  // Short long polls for both bots: the fake Bot API may miss waking a held poll, and then the poll's end picks it up.
-  void bot.start({ timeout: 1 });
-  return () => bot.stop();
+  // bot.start stops for good on an error (a 409 when a late poll overlaps the next one on a loaded machine);
+  // polling again keeps the baseline alive, as Switchboard's poller does.
+  let stopping = false;
+  const poll = (): void => {
+    bot.start({ timeout: 1 }).catch(() => {
+      if (!stopping) setTimeout(poll, 20);
+    });
+  };
+  poll();
+  return () => {
+    stopping = true;
+    return bot.stop();
+  };
 }
 
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {

@@ -2,7 +2,7 @@
  * The Telegram path, side by side in one run: a bare grammY bot making one LLM call and Switchboard (polling, SQLite),
  * each in its own child process (bench/telegram-subject.ts), against the same fake Bot API and instant fake LLM
  * served from this process. The machine is shared and noisy, so the ratios matter more than the absolute figures.
- * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 1,000; the issue's goal is
+ * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
  * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -14,13 +14,13 @@ import { directChat, messageOf, text, type TgUser } from "../test/fakes/telegram
 import type { ChildMessage, ParentMessage, SubjectEnv } from "./telegram-subject.js";
 import type { BenchResult } from "./types.js";
 
-const BURST = { messages: 600, users: 200 };
+const BURST = { messages: 400, users: 200 };
 const RATES = [
   { perSecond: 50, seconds: 3 },
   { perSecond: 200, seconds: 2 },
 ];
 const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
-const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 1_000);
+const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
 const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 
 interface Measures {
