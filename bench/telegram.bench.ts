@@ -21,6 +21,7 @@ const RATES = [
 ];
 const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
 const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
+const REPLY_DEADLINE_MS = 20_000;
 const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 
 interface Measures {
@@ -90,13 +91,13 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const seconds = (performance.now() - started) / 1000;
     const after = await bot.stats();
 
-    progress(subject, "burst done");
+    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) rates.push(await offered(replies, users, rate));
 
-    progress(subject, "offered rates done");
+    progress(subject, `offered rates: ${JSON.stringify(rates)}, lost ${replies.lost}`);
     const oneSession = await singleSession(replies, bot);
-    progress(subject, "one session done");
+    progress(subject, `one session: ${JSON.stringify(oneSession)}, lost ${replies.lost}`);
     const newUsers = usersFrom(2_000_000, NEW_USERS);
     await replies.all(newUsers.map((user) => textFrom(user, "hello")));
     const rssAfterUsers = (await bot.stats()).rss;
@@ -161,6 +162,7 @@ function textFrom(user: TgUser, body: string): Record<string, unknown> {
 
 /** Puts updates into the fake and matches the bot's sendMessage calls to them, by reply target. */
 class Replies {
+  lost = 0;
   readonly #waiting = new Map<number, { t0: number; resolve: (ms: number) => void }>();
   #seen = 0;
 
@@ -170,7 +172,16 @@ class Replies {
 
   /** Queues the update; resolves with the milliseconds until its reply was sent. */
   send(update: Record<string, unknown>): Promise<number> {
-    const reply = new Promise<number>((resolve) => this.#waiting.set(messageOf(update).message_id, { t0: performance.now(), resolve }));
+    const messageId = messageOf(update).message_id;
+    const reply = new Promise<number>((resolve) => {
+      this.#waiting.set(messageId, { t0: performance.now(), resolve });
+      // A lost reply must not stall the run: it counts as the deadline, and is reported.
+      setTimeout(() => {
+        if (!this.#waiting.delete(messageId)) return;
+        this.lost += 1;
+        resolve(REPLY_DEADLINE_MS);
+      }, REPLY_DEADLINE_MS).unref();
+    });
     this.tg.addUpdate(update);
     return reply;
   }
