@@ -142,6 +142,25 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     expect(await second.namespace("sessions").get("chat-1")).toEqual({ turns: 3 });
   });
 
+  it("item lists: writeFrom appends or replaces from a position, read takes a range, lists survive a reopen", async () => {
+    const first = await open();
+    const lists = first.lists<{ n: number }>("sessions");
+    await lists.writeFrom("chat:1", 0, [{ n: 0 }, { n: 1 }]);
+    await lists.writeFrom("chat:1", 2, [{ n: 2 }, { n: 3 }]);
+    expect(await lists.read("chat:1", 4)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await lists.read("chat:1", 3, 1)).toEqual([{ n: 1 }, { n: 2 }]);
+    // A writer that crashed before recording the length left items past it: the next write replaces them.
+    await lists.writeFrom("chat:1", 1, [{ n: 10 }]);
+    expect(await lists.read("chat:1", 100)).toEqual([{ n: 0 }, { n: 10 }]);
+    expect(await first.namespace("sessions").get("chat:1")).toBeUndefined();
+    await first.close();
+    const second = (await open()).lists<{ n: number }>("sessions");
+    expect(await second.read("chat:1", 2)).toEqual([{ n: 0 }, { n: 10 }]);
+    await second.delete("chat:1");
+    expect(await second.read("chat:1", 2)).toEqual([]);
+    await expect(second.writeFrom("", 0, [{ n: 1 }])).rejects.toThrow(/key/);
+  });
+
   it("setIfAbsent: true once, then false, still false after a restart", async () => {
     const first = await open();
     expect(await first.coordinator.setIfAbsent("msg-1", 60_000)).toBe(true);

@@ -1,13 +1,14 @@
 /**
- * Per-session transcripts in the store's "sessions" namespace: the messages the model sees, the compaction
- * summary of older turns, and which tools get_tool_info has disclosed. Records are validated when read, because
+ * Per-session transcripts in the store's "sessions" namespace and lists: the messages the model sees, the
+ * compaction summary of older turns, and which tools get_tool_info has disclosed. Records are validated when read, because
  * they outlive the code (and the AI SDK version) that wrote them.
  */
+import { randomBytes } from "node:crypto";
 import { modelMessageSchema, type ModelMessage } from "ai";
 import { z } from "zod";
 import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
-import type { Namespace, Store } from "../infra/store/types.js";
+import type { ItemLists, Namespace, Store } from "../infra/store/types.js";
 
 export interface SessionRecord {
   messages: ModelMessage[];
@@ -18,12 +19,39 @@ export interface SessionRecord {
   updatedAt: string;
 }
 
-const sessionRecordSchema = z.object({
+/** The record as it was stored before messages had their own list; read once, then rewritten as a header. */
+const legacyRecordSchema = z.object({
   messages: z.array(modelMessageSchema),
   summary: z.string().nullable(),
   disclosedTools: z.array(z.string()),
   updatedAt: z.string(),
 });
+
+/**
+ * What the "sessions" namespace holds per session: everything but the messages, which are items of the list
+ * `<key>#<generation>` in the store's lists, of which the first `count` are the session's. Appending writes the new
+ * messages and this small header, whatever the session's length; a compaction writes a new generation and then
+ * switches the header to it, so a crash between the two leaves the old history whole.
+ */
+const sessionHeaderSchema = z.object({
+  generation: z.string(),
+  count: z.number().int().min(0),
+  summary: z.string().nullable(),
+  disclosedTools: z.array(z.string()),
+  updatedAt: z.string(),
+});
+type SessionHeader = z.infer<typeof sessionHeaderSchema>;
+
+const messagesSchema = z.array(modelMessageSchema);
+
+/** How a loaded record relates to what is stored, so a save can append instead of rewriting. */
+interface Persisted {
+  generation: string;
+  /** How many of the record's messages are stored. */
+  count: number;
+  /** The record's first message when it was stored: a record whose list was replaced starts differently. */
+  first: ModelMessage | undefined;
+}
 
 /** How long a record that failed validation is kept aside for inspection. */
 const QUARANTINE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -40,13 +68,17 @@ export function estimateTokens(record: { messages: readonly ModelMessage[]; summ
 }
 
 export class SessionHistory {
-  private readonly records: Namespace<unknown>;
+  private readonly headers: Namespace<unknown>;
+  private readonly lists: ItemLists<unknown>;
+  /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
+  private readonly persisted = new WeakMap<SessionRecord, Persisted>();
 
   constructor(
     store: Store,
     private readonly log: Logger,
   ) {
-    this.records = store.namespace<unknown>("sessions");
+    this.headers = store.namespace<unknown>("sessions");
+    this.lists = store.lists<unknown>("sessions");
   }
 
   /**
@@ -54,24 +86,74 @@ export class SessionHistory {
    * `<key>#invalid-<time>` and the session starts afresh, so one bad record cannot wedge a chat.
    */
   async load(sessionKey: string): Promise<SessionRecord> {
-    const stored = await this.records.get(sessionKey);
-    if (stored === undefined) return emptySession();
-    const parsed = sessionRecordSchema.safeParse(stored);
-    if (parsed.success) return parsed.data;
-    const quarantineKey = `${sessionKey}#invalid-${Date.now()}`;
-    await this.records.set(quarantineKey, stored, QUARANTINE_TTL_MS);
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    this.log.warn({ sessionKey, quarantineKey, issues }, "stored session record is invalid; starting the session afresh");
-    return emptySession();
+    const stored = await this.headers.get(sessionKey);
+    if (stored === undefined) return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined });
+    const header = sessionHeaderSchema.safeParse(stored);
+    if (header.success) {
+      const messages = messagesSchema.safeParse(await this.lists.read(listKey(sessionKey, header.data.generation), header.data.count));
+      if (messages.success && messages.data.length === header.data.count) return this.fromHeader(header.data, messages.data);
+      return this.quarantine(sessionKey, stored, messages.success ? [`messages: ${messages.data.length} of ${header.data.count} stored`] : issuesOf(messages.error));
+    }
+    const legacy = legacyRecordSchema.safeParse(stored);
+    // Not tracked: the first save writes it in the new layout.
+    if (legacy.success) return legacy.data;
+    return this.quarantine(sessionKey, stored, issuesOf(header.error));
   }
 
-  /** Stores the record, stamping its updatedAt. */
+  /** Stores the record, stamping its updatedAt: only the new messages when it extends what was loaded or saved. */
   async save(sessionKey: string, record: SessionRecord): Promise<void> {
     record.updatedAt = new Date().toISOString();
-    await this.records.set(sessionKey, record);
+    const known = this.persisted.get(record);
+    const extends_ = known !== undefined && record.messages.length >= known.count && (known.count === 0 || record.messages[0] === known.first);
+    const generation = extends_ ? known.generation : newGeneration();
+    const from = extends_ ? known.count : 0;
+    const previous = extends_ ? undefined : sessionHeaderSchema.safeParse(await this.headers.get(sessionKey)).data;
+    await this.lists.writeFrom(listKey(sessionKey, generation), from, record.messages.slice(from));
+    const header: SessionHeader = {
+      generation,
+      count: record.messages.length,
+      summary: record.summary,
+      disclosedTools: record.disclosedTools,
+      updatedAt: record.updatedAt,
+    };
+    await this.headers.set(sessionKey, header);
+    this.track(record, { generation, count: record.messages.length, first: record.messages[0] });
+    if (previous && previous.generation !== generation) await this.lists.delete(listKey(sessionKey, previous.generation));
   }
 
   async reset(sessionKey: string): Promise<void> {
-    await this.records.delete(sessionKey);
+    const header = sessionHeaderSchema.safeParse(await this.headers.get(sessionKey));
+    await this.headers.delete(sessionKey);
+    if (header.success) await this.lists.delete(listKey(sessionKey, header.data.generation));
   }
+
+  private fromHeader(header: SessionHeader, messages: ModelMessage[]): SessionRecord {
+    const record = { messages, summary: header.summary, disclosedTools: header.disclosedTools, updatedAt: header.updatedAt };
+    return this.track(record, { generation: header.generation, count: messages.length, first: messages[0] });
+  }
+
+  private track(record: SessionRecord, persisted: Persisted): SessionRecord {
+    this.persisted.set(record, persisted);
+    return record;
+  }
+
+  private async quarantine(sessionKey: string, stored: unknown, issues: string[]): Promise<SessionRecord> {
+    const quarantineKey = `${sessionKey}#invalid-${Date.now()}`;
+    await this.headers.set(quarantineKey, stored, QUARANTINE_TTL_MS);
+    await this.headers.delete(sessionKey);
+    this.log.warn({ sessionKey, quarantineKey, issues }, "stored session record is invalid; starting the session afresh");
+    return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined });
+  }
+}
+
+function listKey(sessionKey: string, generation: string): string {
+  return `${sessionKey}#${generation}`;
+}
+
+function newGeneration(): string {
+  return randomBytes(6).toString("hex");
+}
+
+function issuesOf(error: z.ZodError): string[] {
+  return error.issues.slice(0, 5).map((issue) => `${issue.path.join(".")}: ${issue.message}`);
 }

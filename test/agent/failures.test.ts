@@ -101,6 +101,7 @@ describe("when the store fails", () => {
       coordinator: h.store.coordinator,
       ping: () => h.store.ping(),
       close: () => Promise.resolve(),
+      lists: (name) => h.store.lists(name),
       namespace: <T>(name: NamespaceName): Namespace<T> => {
         const real = h.store.namespace<T>(name);
         return {

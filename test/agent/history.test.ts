@@ -57,6 +57,37 @@ describe("session history", () => {
   });
 });
 
+describe("session history storage", () => {
+  it("appends a turn's messages: the messages stored earlier are not written again", async () => {
+    h = await startHarness();
+    h.fake.respondWith(() => ({ text: "ok" }));
+    await h.turn("first");
+    const header = (await h.store.namespace<{ generation: string; count: number }>("sessions").get(h.sessionKey))!;
+    const lists = h.store.lists<unknown>("sessions");
+    const listKey = `${h.sessionKey}#${header.generation}`;
+    // Overwrite the stored first message: if a later save rewrote the list, the marker would be gone.
+    await lists.writeFrom(listKey, 0, [{ role: "user", content: "MARKER" }, ...(await lists.read(listKey, header.count, 1))]);
+    await h.turn("second");
+
+    const stored = await lists.read(listKey, 100);
+    expect(stored).toHaveLength(4);
+    expect(stored[0]).toEqual({ role: "user", content: "MARKER" });
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 4 });
+  });
+
+  it("reads a record stored whole by an earlier version and goes on from it", async () => {
+    h = await startHarness();
+    const old = { messages: [{ role: "user", content: "My name is Ann." }, { role: "assistant", content: "Hi Ann." }], summary: "notes", disclosedTools: ["read_file"], updatedAt: new Date(0).toISOString() };
+    await h.store.namespace<unknown>("sessions").set(h.sessionKey, old);
+    h.fake.enqueue({ text: "You are Ann." });
+
+    await h.turn("Who am I?");
+
+    expect(userTextsOf(h.fake.requests[0]!.body.messages)[0]).toContain("My name is Ann.");
+    expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 4, summarized: true, disclosedTools: ["read_file"] });
+  });
+});
+
 describe("history compaction", () => {
   const budget = 1_000; // tokens ("lorem ipsum " is 2 of them, "blah " 1)
   /** Turn 1 fills half the budget; turn 2 has a tool call whose result is large; turn 3 goes over budget. */

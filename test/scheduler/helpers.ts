@@ -18,11 +18,12 @@ import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
 import type { Actor, Clock } from "../../src/scheduler/types.js";
 import { BackendGuard } from "../../src/infra/store/backend-guard.js";
-import { createStore, type Store } from "../../src/infra/store/index.js";
+import { createStore, type NamespaceName, type Store } from "../../src/infra/store/index.js";
 import { jsonKeyv, KeyvNamespace } from "../../src/infra/store/keyv-namespace.js";
 import { KeyvStore } from "../../src/infra/store/keyv-store.js";
 import { LocalCoordinator } from "../../src/infra/store/local-coordinator.js";
 import type { Logger } from "../../src/infra/log.js";
+import { MemoryLists } from "../helpers/memory-lists.js";
 
 export const silentLog = pino({ level: "silent" }) as Logger;
 
@@ -121,12 +122,14 @@ export async function sqliteStore(): Promise<{ store: Store; reopen(): Promise<S
 export function memoryStore(): Store {
   const keyv = jsonKeyv(new Map());
   const guard = new BackendGuard([]);
+  const memoryLists = new MemoryLists();
   return new KeyvStore({
     backend: "sqlite",
     keyv,
     guard,
     keyPrefix: "test:",
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", "test:")),
+    lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
     roundTrip: async () => undefined,
     shutdown: async () => undefined,
   });

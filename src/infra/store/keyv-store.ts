@@ -1,6 +1,6 @@
 /** The Store both backends share: namespaces over one Keyv, a coordinator, ping and an idempotent close. */
 import type { Keyv } from "keyv";
-import type { Coordinator, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+import type { Coordinator, ItemLists, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { KeyvNamespace } from "./keyv-namespace.js";
 
@@ -10,6 +10,8 @@ export interface KeyvStoreParts {
   guard: BackendGuard;
   keyPrefix: string;
   coordinator: Coordinator;
+  /** The backend's item lists of a namespace. */
+  lists<T>(name: NamespaceName): ItemLists<T>;
   /** A round trip to the backend. */
   roundTrip(): Promise<unknown>;
   /** Closes the connection; called once. */
@@ -36,6 +38,10 @@ export class KeyvStore implements Store {
       this.#namespaces.set(name, ns);
     }
     return ns as Namespace<T>;
+  }
+
+  lists<T>(name: NamespaceName): ItemLists<T> {
+    return this.#parts.lists<T>(name);
   }
 
   async ping(): Promise<void> {

@@ -12,6 +12,7 @@ import { raceDeadline } from "./deadline.js";
 import { jsonKeyv } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
+import { RedisLists } from "./redis-lists.js";
 
 const CONNECT_TIMEOUT_MS = 3_000;
 const CONNECT_DEADLINE_MS = 5_000;
@@ -37,6 +38,7 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
     guard,
     keyPrefix,
     coordinator: new RedisCoordinator(client, guard, keyPrefix, log),
+    lists: (name) => new RedisLists(client, guard, name, keyPrefix),
     roundTrip: () => client.ping(),
     shutdown: () => disconnect(client),
   });

@@ -14,6 +14,7 @@ import { StoreError } from "./errors.js";
 import { jsonKeyv, KeyvNamespace } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
 import { LocalCoordinator } from "./local-coordinator.js";
+import { createListTable, SqliteLists } from "./sqlite-lists.js";
 
 const TABLE = "keyv";
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -37,6 +38,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     await guard.run("open", file, async () => {
       await adapter.query("PRAGMA journal_mode = WAL");
       await adapter.query("PRAGMA synchronous = NORMAL");
+      await createListTable(adapter);
     });
   } catch (err) {
     // The open error is the one to report; a failure to close what never opened adds nothing.
@@ -60,6 +62,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     guard,
     keyPrefix,
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", keyPrefix)),
+    lists: (name) => new SqliteLists(adapter, guard, name, keyPrefix),
     roundTrip: () => keyv.get(`${keyPrefix}ping`),
     shutdown: async () => {
       clearInterval(timer);

@@ -14,6 +14,19 @@ export interface Namespace<T> {
   delete(key: string): Promise<boolean>;
 }
 
+/**
+ * Lists stored item by item, so appending costs the same however long the list is (SQLite: a row per item,
+ * Redis: a list). Positions are what the caller says they are: a writer that crashed after `writeFrom` but before
+ * recording the new length leaves items past that length, and the next `writeFrom` at that length replaces them.
+ */
+export interface ItemLists<T> {
+  /** Stores `items` at positions `from`, `from + 1`, ... of `key`'s list, dropping whatever was at or after `from`. */
+  writeFrom(key: string, from: number, items: readonly T[]): Promise<void>;
+  /** The items at positions `from` (default 0) up to `until` (exclusive), in order. */
+  read(key: string, until: number, from?: number): Promise<T[]>;
+  delete(key: string): Promise<void>;
+}
+
 export interface Coordinator {
   /** Atomically records `key` unless present; true when this call recorded it. Persisted, expires after ttlMs. */
   setIfAbsent(key: string, ttlMs: number): Promise<boolean>;
@@ -27,6 +40,8 @@ export interface Store {
   readonly backend: StoreBackend;
   readonly coordinator: Coordinator;
   namespace<T>(name: NamespaceName): Namespace<T>;
+  /** Item-by-item lists under the namespace's name (kept apart from its key-value entries). */
+  lists<T>(name: NamespaceName): ItemLists<T>;
   /** Round trip to the backend; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

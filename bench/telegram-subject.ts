@@ -1,0 +1,88 @@
+/**
+ * One bot under test for bench/telegram.bench.ts, in its own process so its CPU time and RSS are its own:
+ * `grammy` is a bare grammY bot that answers each text with one LLM call (AI SDK, the same provider Switchboard
+ * uses); `switchboard` is the whole gateway with the Telegram channel in polling mode on SQLite. Both talk to the
+ * fake Bot API and the fake LLM the parent runs. The parent asks for `stats` (CPU and RSS) over IPC.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText } from "ai";
+import { Bot } from "grammy";
+
+export interface SubjectEnv {
+  subject: "grammy" | "switchboard";
+  apiRoot: string;
+  token: string;
+  llmUrl: string;
+}
+
+export type ParentMessage = { type: "stats" } | { type: "stop" };
+export type ChildMessage = { type: "ready" } | { type: "stats"; cpuMicros: number; rss: number } | { type: "stopped" };
+
+const env = JSON.parse(process.env.SWITCHBOARD_BENCH_SUBJECT ?? "null") as SubjectEnv | null;
+if (!env) throw new Error("bench/telegram-subject.ts runs as a child of bench/telegram.bench.ts");
+
+const send = (message: ChildMessage) => process.send?.(message);
+
+async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
+  const provider = createOpenAICompatible({ name: "bench", baseURL: e.llmUrl, apiKey: "sk-bench" });
+  const model = provider.chatModel("fake-model");
+  const bot = new Bot(e.token, { client: { apiRoot: e.apiRoot } });
+  const answer = async (chatId: number, messageId: number, text: string) => {
+    const result = await generateText({ model, messages: [{ role: "user", content: text }], maxRetries: 0 });
+    await bot.api.sendMessage(chatId, result.text, { reply_parameters: { message_id: messageId } });
+  };
+  // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
+  bot.on("message:text", (ctx) => void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch(() => undefined));
+  // bot.start stops for good on an error (a 409 when a late poll overlaps the next one on a loaded machine);
+  // polling again keeps the baseline alive, as Switchboard's poller does.
+  let stopping = false;
+  const poll = (): void => {
+    bot.start({ timeout: 1 }).catch(() => {
+      if (!stopping) setTimeout(poll, 20);
+    });
+  };
+  poll();
+  return () => {
+    stopping = true;
+    return bot.stop();
+  };
+}
+
+async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
+  const { configSchema } = await import("../src/config.js");
+  const { Gateway } = await import("../src/app.js");
+  const { createLogger } = await import("../src/infra/log.js");
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-tg-"));
+  const unlimited = { messages: 1_000_000, windowSeconds: 60 };
+  const config = configSchema.parse({
+    dataDir,
+    http: { port: 0 },
+    llm: { baseUrl: e.llmUrl, model: "fake-model", apiKey: "sk-bench", maxRetries: 0 },
+    channels: { telegram: { token: e.token, apiRoot: e.apiRoot, pollTimeoutSec: 1 } },
+    access: { dmPolicy: "open", limits: { perUser: unlimited, perChat: unlimited } },
+    skills: { watch: false },
+    log: { level: "silent" },
+  });
+  const gateway = await Gateway.create(config, { log: createLogger({ level: "silent", secrets: [] }) });
+  await gateway.start();
+  return async () => {
+    await gateway.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}
+
+const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboard(env));
+process.on("message", (message: ParentMessage) => {
+  if (message.type === "stats") {
+    const cpu = process.cpuUsage();
+    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+    return;
+  }
+  void stop().finally(() => send({ type: "stopped" }));
+});
+// The parent went away (killed or crashed): do not linger.
+process.on("disconnect", () => process.exit(0));
+send({ type: "ready" });

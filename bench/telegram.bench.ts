@@ -1,0 +1,255 @@
+/**
+ * The Telegram path, side by side in one run: a bare grammY bot making one LLM call and Switchboard (polling, SQLite),
+ * each in its own child process (bench/telegram-subject.ts), against the same fake Bot API and instant fake LLM
+ * served from this process. The machine is shared and noisy, so the ratios matter more than the absolute figures.
+ * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
+ * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { startFakeOpenAI, type FakeOpenAI } from "../test/fakes/openai-server.js";
+import { startFakeTelegram, type FakeTelegram } from "../test/fakes/telegram/server.js";
+import { directChat, messageOf, text, type TgUser } from "../test/fakes/telegram/updates.js";
+import type { ChildMessage, ParentMessage, SubjectEnv } from "./telegram-subject.js";
+import type { BenchResult } from "./types.js";
+
+const BURST = { messages: 400, users: 200 };
+const RATES = [
+  { perSecond: 50, seconds: 3 },
+  { perSecond: 200, seconds: 2 },
+];
+const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
+const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
+const REPLY_DEADLINE_MS = 20_000;
+const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
+
+interface Measures {
+  cpuMsPerMessage: number;
+  perSecond: number;
+  rates: Array<{ p50: number; p99: number }>;
+  oneSession: { first100Ms: number; last100Ms: number; cpuFirst100: number; cpuLast100: number };
+  rssIdle: number;
+  rssAfterUsers: number;
+}
+
+export async function run(): Promise<BenchResult> {
+  const llm = await startFakeOpenAI();
+  llm.respondWith(() => ({ text: "ok" }));
+  try {
+    const grammy = await measureSubject("grammy", llm);
+    const switchboard = await measureSubject("switchboard", llm);
+    return {
+      name: "telegram",
+      workload:
+        `Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
+        `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users`,
+      rows: table(grammy, switchboard),
+    };
+  } finally {
+    await llm.close();
+  }
+}
+
+function table(g: Measures, s: Measures): Array<Record<string, string>> {
+  const row = (metric: string, gv: number, sv: number, unit: string, goal: string) => ({
+    metric,
+    "grammY + LLM": `${gv.toFixed(1)} ${unit}`,
+    Switchboard: `${sv.toFixed(1)} ${unit}`,
+    ratio: `${(sv / gv).toFixed(2)}x`,
+    goal,
+  });
+  const mib = (bytes: number) => bytes / 2 ** 20;
+  return [
+    row("CPU per message (burst)", g.cpuMsPerMessage, s.cpuMsPerMessage, "ms", "<= 1.5x"),
+    row("throughput (burst)", g.perSecond, s.perSecond, "msg/s", ">= 0.7x"),
+    ...RATES.flatMap((rate, i) => [
+      row(`latency p50 at ${rate.perSecond}/s`, g.rates[i]!.p50, s.rates[i]!.p50, "ms", ""),
+      row(`latency p99 at ${rate.perSecond}/s`, g.rates[i]!.p99, s.rates[i]!.p99, "ms", rate.perSecond === 200 ? "added p99 <= 25 ms" : ""),
+    ]),
+    row("one session: first 100, per msg", g.oneSession.first100Ms, s.oneSession.first100Ms, "ms", ""),
+    row("one session: last 100, per msg", g.oneSession.last100Ms, s.oneSession.last100Ms, "ms", ""),
+    row("one session: last/first (time)", g.oneSession.last100Ms / g.oneSession.first100Ms, s.oneSession.last100Ms / s.oneSession.first100Ms, "x", "<= 1.2 (Switchboard)"),
+    row("one session: CPU first 100, per msg", g.oneSession.cpuFirst100, s.oneSession.cpuFirst100, "ms", ""),
+    row("one session: CPU last 100, per msg", g.oneSession.cpuLast100, s.oneSession.cpuLast100, "ms", ""),
+    row("RSS idle", mib(g.rssIdle), mib(s.rssIdle), "MiB", "<= 120 MiB"),
+    row(`RSS after ${NEW_USERS + BURST.users + 1} users`, mib(g.rssAfterUsers), mib(s.rssAfterUsers), "MiB", "<= 200 MiB at 10,000"),
+  ];
+}
+
+async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): Promise<Measures> {
+  const tg = await startFakeTelegram();
+  const bot = await Subject.start({ subject, apiRoot: tg.url, token: tg.token, llmUrl: llm.url });
+  try {
+    const replies = new Replies(tg);
+    const rssIdle = (await bot.stats()).rss;
+    const users = usersFrom(1_000_000, BURST.users);
+
+    const before = await bot.stats();
+    const started = performance.now();
+    await replies.all(Array.from({ length: BURST.messages }, (_, i) => textFrom(users[i % users.length]!, `burst ${i}`)));
+    const seconds = (performance.now() - started) / 1000;
+    const after = await bot.stats();
+
+    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, lost ${replies.lost}`);
+    const rates = [];
+    for (const rate of RATES) rates.push(await offered(replies, users, rate));
+
+    progress(subject, `offered rates: ${JSON.stringify(rates)}, lost ${replies.lost}`);
+    const oneSession = await singleSession(replies, bot);
+    progress(subject, `one session: ${JSON.stringify(oneSession)}, lost ${replies.lost}`);
+    const newUsers = usersFrom(2_000_000, NEW_USERS);
+    await replies.all(newUsers.map((user) => textFrom(user, "hello")));
+    const rssAfterUsers = (await bot.stats()).rss;
+    return {
+      cpuMsPerMessage: (after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages,
+      perSecond: BURST.messages / seconds,
+      rates,
+      oneSession,
+      rssIdle,
+      rssAfterUsers,
+    };
+  } finally {
+    await bot.stop();
+    await tg.close();
+  }
+}
+
+/** Progress on stderr: the run takes minutes on a busy machine. */
+const progress = (subject: string, what: string) => process.stderr.write(`telegram bench: ${subject}: ${what}\n`);
+
+/** Sends at a fixed rate from the users in turn; latency from the update's arrival to the reply. */
+async function offered(replies: Replies, users: TgUser[], rate: { perSecond: number; seconds: number }) {
+  const total = rate.perSecond * rate.seconds;
+  const waits: Array<Promise<number>> = [];
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate.perSecond;
+    const ahead = due - performance.now();
+    if (ahead > 0) await new Promise((resolve) => setTimeout(resolve, ahead));
+    waits.push(replies.send(textFrom(users[i % users.length]!, `rate ${i}`)));
+  }
+  const latencies = (await Promise.all(waits)).sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** One user writes ONE_SESSION messages, each after the previous reply: does the 400th cost what the 1st did? */
+async function singleSession(replies: Replies, bot: Subject) {
+  const [user] = usersFrom(3_000_000, 1);
+  const latencies: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < ONE_SESSION; i++) {
+    if (i === 0 || i === 100 || i === ONE_SESSION - 100) cpu.push((await bot.stats()).cpuMicros);
+    latencies.push(await replies.send(textFrom(user!, `in turn ${i}`)));
+  }
+  cpu.push((await bot.stats()).cpuMicros);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    first100Ms: mean(latencies.slice(0, 100)),
+    last100Ms: mean(latencies.slice(-100)),
+    cpuFirst100: (cpu[1]! - cpu[0]!) / 1000 / 100,
+    cpuLast100: (cpu[3]! - cpu[2]!) / 1000 / 100,
+  };
+}
+
+const usersFrom = (firstId: number, count: number): TgUser[] =>
+  Array.from({ length: count }, (_, i) => ({ id: firstId + i, is_bot: false, first_name: `User${i}` }));
+
+function textFrom(user: TgUser, body: string): Record<string, unknown> {
+  return text(directChat(user), body, { from: user });
+}
+
+/** Puts updates into the fake and matches the bot's sendMessage calls to them, by reply target. */
+class Replies {
+  lost = 0;
+  readonly #waiting = new Map<number, { t0: number; resolve: (ms: number) => void }>();
+  #seen = 0;
+
+  constructor(private readonly tg: FakeTelegram) {
+    void tg.waitFor(() => this.#scan(), 24 * 3600_000).catch(() => undefined);
+  }
+
+  /** Queues the update; resolves with the milliseconds until its reply was sent. */
+  send(update: Record<string, unknown>): Promise<number> {
+    const messageId = messageOf(update).message_id;
+    const reply = new Promise<number>((resolve) => {
+      this.#waiting.set(messageId, { t0: performance.now(), resolve });
+      // A lost reply must not stall the run: it counts as the deadline, and is reported.
+      setTimeout(() => {
+        if (!this.#waiting.delete(messageId)) return;
+        this.lost += 1;
+        resolve(REPLY_DEADLINE_MS);
+      }, REPLY_DEADLINE_MS).unref();
+    });
+    this.tg.addUpdate(update);
+    return reply;
+  }
+
+  async all(updates: Array<Record<string, unknown>>): Promise<void> {
+    await Promise.all(updates.map((update) => this.send(update)));
+  }
+
+  #scan(): false {
+    const { sent } = this.tg;
+    for (; this.#seen < sent.length; this.#seen++) {
+      const target = sent[this.#seen]!.replyTo;
+      const waiter = target === undefined ? undefined : this.#waiting.get(target);
+      if (!waiter) continue;
+      this.#waiting.delete(target!);
+      waiter.resolve(performance.now() - waiter.t0);
+    }
+    return false;
+  }
+}
+
+/** The bot's child process. */
+class Subject {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(env: SubjectEnv): Promise<Subject> {
+    const child = fork(subjectFile, [], {
+      execArgv: ["--import", "tsx"],
+      env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify(env) },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const subject = new Subject(child);
+    await subject.next("ready");
+    return subject;
+  }
+
+  async stats(): Promise<{ cpuMicros: number; rss: number }> {
+    const answer = this.next("stats");
+    this.child.send({ type: "stats" } satisfies ParentMessage);
+    return (await answer) as { cpuMicros: number; rss: number };
+  }
+
+  async stop(): Promise<void> {
+    const stopped = this.next("stopped");
+    this.child.send({ type: "stop" } satisfies ParentMessage);
+    await stopped;
+    const exited = once(this.child, "exit");
+    this.child.disconnect();
+    await exited;
+  }
+
+  private next(type: ChildMessage["type"]): Promise<ChildMessage> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: ChildMessage) => {
+        if (message.type !== type) return;
+        cleanup();
+        resolve(message);
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`the bench subject exited (code ${code}) while waiting for "${type}"`));
+      };
+      const cleanup = () => {
+        this.child.off("message", onMessage);
+        this.child.off("exit", onExit);
+      };
+      this.child.on("message", onMessage);
+      this.child.on("exit", onExit);
+    });
+  }
+}
