@@ -10,6 +10,7 @@ import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import { OutboundService } from "./gateway/outbound.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
@@ -45,6 +46,7 @@ interface Parts {
   skills: Skills;
   scheduler: Scheduler | null;
   router: Router;
+  outbound: OutboundService;
 }
 
 export class Gateway {
@@ -58,11 +60,12 @@ export class Gateway {
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
   private readonly media: Media;
   private readonly skills: Skills;
+  readonly outbound: OutboundService;
   private stopping: Promise<void> | null = null;
 
   private constructor(parts: Parts) {
     ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router } = parts);
-    ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
+    ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills, outbound: this.outbound } = parts);
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -80,6 +83,7 @@ export class Gateway {
       });
     }
     const channelOf = (name: ChannelName): Channel | undefined => channels.get(name);
+    const outbound = new OutboundService({ config: config.outbound, store, log: log.child({ component: "outbound" }), channelOf });
 
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
@@ -130,7 +134,7 @@ export class Gateway {
           log,
           agent,
           workspacesRoot: join(config.dataDir, "workspaces"),
-          channelOf,
+          outbound,
         })
       : null;
     if (scheduler) {
@@ -150,13 +154,16 @@ export class Gateway {
       access,
       commands: [...pairingCommands(access), ...taskCommands],
       channelOf,
+      outbound,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, outbound });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
     for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    // Replies a previous run could not send go out now that the channels are up.
+    await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.
     await this.scheduler?.start();
     const address = await this.http.start();
@@ -175,6 +182,7 @@ export class Gateway {
     this.log.info("shutting down");
     await this.scheduler?.stop(this.config.sessions.shutdownGraceMs);
     await this.router.drain(this.config.sessions.shutdownGraceMs);
+    await this.outbound.stop();
     this.media.stop();
     for (const channel of this.channels.values()) {
       await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));

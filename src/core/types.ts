@@ -82,6 +82,11 @@ export interface SentMessage {
 export interface SendTextOptions {
   /** Platform message id of the message being answered. */
   replyTo?: string;
+  /**
+   * Skip the first `fromPart` parts of the text as the channel splits it: they arrived before an earlier attempt
+   * failed (SendError.sent). The split is deterministic, so the rest is exactly what is still missing.
+   */
+  fromPart?: number;
 }
 
 /**

@@ -14,6 +14,8 @@ import type {
   OutboundTarget,
   SentMessage,
 } from "../../src/core/types.js";
+import { SendError } from "../../src/core/send-error.js";
+import { testOutbound } from "../helpers/outbound.js";
 import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
 import type { Actor, Clock } from "../../src/scheduler/types.js";
@@ -90,7 +92,7 @@ export class RecordingChannel implements Channel {
   async sendText(to: OutboundTarget, text: string): Promise<SentMessage[]> {
     if (this.failures > 0) {
       this.failures -= 1;
-      throw new Error("platform said 502");
+      throw new SendError("platform said 502", { kind: "unavailable" });
     }
     const messageId = `m${++this.counter}`;
     this.sent.push({ to, text, messageId });
@@ -133,7 +135,7 @@ export function memoryStore(): Store {
 }
 
 export function testConfig(overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
-  return { ...schedulerConfigSchema.parse({}), retryBackoffMs: 10, ...overrides };
+  return { ...schedulerConfigSchema.parse({}), ...overrides };
 }
 
 export interface SchedulerParts {
@@ -142,6 +144,8 @@ export interface SchedulerParts {
   channel?: RecordingChannel;
   config?: Partial<SchedulerConfig>;
   defaultTimezone?: string;
+  /** Immediate send attempts of the outbound service. */
+  sendAttempts?: number;
   agent?: ConstructorParameters<typeof Scheduler>[0]["agent"];
 }
 
@@ -152,7 +156,12 @@ export function makeScheduler(parts: SchedulerParts): Scheduler {
     defaultTimezone: parts.defaultTimezone ?? "UTC",
     store: parts.store,
     log: silentLog,
-    channelOf: (name) => (channel && channel.name === name ? channel : undefined),
+    outbound: testOutbound({
+      store: parts.store,
+      log: silentLog,
+      channelOf: (name) => (channel && channel.name === name ? channel : undefined),
+      ...(parts.sendAttempts !== undefined ? { config: { attempts: parts.sendAttempts } } : {}),
+    }),
     agent: parts.agent ?? null,
     workspacesRoot: join(tmpdir(), "switchboard-scheduler-workspaces"),
     ...(parts.clock ? { clock: parts.clock } : {}),
