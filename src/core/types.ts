@@ -87,6 +87,11 @@ export interface SendTextOptions {
    * failed (SendError.sent). The split is deterministic, so the rest is exactly what is still missing.
    */
   fromPart?: number;
+  /**
+   * The same for every attempt of one logical send (set by the outbound service). A platform with idempotent
+   * sends (Feishu's uuid) derives its key from it, so that even an uncertain attempt may be repeated safely.
+   */
+  idempotencyKey?: string;
 }
 
 /**

@@ -5,6 +5,7 @@
  * a bounded number of times at once; an uncertain or refused send is not. A text that still fails waits in the
  * durable outbox (outbox.ts), tried with backoff for `outboxRetryMinutes`.
  */
+import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { Outbound, TextDelivery, TextSendOptions } from "../core/outbound.js";
 import { asSendError, isRetryableSend, SendError } from "../core/send-error.js";
@@ -46,7 +47,8 @@ export class OutboundService implements Outbound {
   }
 
   sendText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentMessage[]> {
-    const { context: _context, ...sendOpts } = opts;
+    const { context: _context, ...rest } = opts;
+    const sendOpts = { ...rest, idempotencyKey: rest.idempotencyKey ?? randomUUID() };
     const sent: SentMessage[] = [];
     const from = sendOpts.fromPart ?? 0;
     return this.withRetries(to, "text", async (channel) => {
@@ -63,14 +65,16 @@ export class OutboundService implements Outbound {
   }
 
   async deliverText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<TextDelivery> {
+    const idempotencyKey = opts.idempotencyKey ?? randomUUID();
     try {
-      return { status: "sent", messages: await this.sendText(to, text, opts) };
+      return { status: "sent", messages: await this.sendText(to, text, { ...opts, idempotencyKey }) };
     } catch (err) {
       if (!isRetryableSend(err)) throw err;
       const entry = await this.outbox.add({
         to,
         text,
         fromPart: (opts.fromPart ?? 0) + err.sent.length,
+        idempotencyKey,
         lastError: err.message,
         ...(opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {}),
         ...(opts.context ? { context: opts.context } : {}),
@@ -81,9 +85,10 @@ export class OutboundService implements Outbound {
   }
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    const sendOpts = { ...opts, idempotencyKey: opts.idempotencyKey ?? randomUUID() };
     return this.withRetries(to, `file ${file.name}`, async (channel) => {
       try {
-        return await channel.sendFile(to, file, opts);
+        return await channel.sendFile(to, file, sendOpts);
       } catch (err) {
         throw asSendError(err, `sending ${file.name} to ${to.channel} chat ${to.chatId}`);
       }
@@ -94,7 +99,7 @@ export class OutboundService implements Outbound {
   private async sendQueued(entry: OutboxEntry): Promise<SentMessage[]> {
     const channel = this.channel(entry.to);
     try {
-      return await channel.sendText(entry.to, entry.text, { fromPart: entry.fromPart, ...(entry.replyTo !== undefined ? { replyTo: entry.replyTo } : {}) });
+      return await channel.sendText(entry.to, entry.text, { fromPart: entry.fromPart, idempotencyKey: entry.idempotencyKey, ...(entry.replyTo !== undefined ? { replyTo: entry.replyTo } : {}) });
     } catch (err) {
       throw asSendError(err, `sending a queued reply to ${entry.to.channel} chat ${entry.to.chatId}`);
     }

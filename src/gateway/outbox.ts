@@ -17,6 +17,8 @@ export interface OutboxEntry {
   replyTo?: string;
   /** Parts of the text that already arrived. */
   fromPart: number;
+  /** Kept for every attempt, so that a platform with idempotent sends never posts it twice. */
+  idempotencyKey: string;
   firstFailedAt: number;
   attempts: number;
   nextAt: number;

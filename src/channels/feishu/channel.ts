@@ -104,11 +104,11 @@ export class FeishuChannel implements Channel {
   }
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.outbound.sendText(to, text, opts.replyTo);
+    return this.outbound.sendText(to, text, opts);
   }
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
-    return this.outbound.sendFile(to, file, opts.replyTo);
+    return this.outbound.sendFile(to, file, opts);
   }
 
   download(attachment: Attachment, into: string): Promise<string> {
