@@ -48,7 +48,7 @@ export class DiscordChannel implements Channel {
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
     this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file" };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
-    this.rest = new REST({ api: this.apiUrl }).setToken(config.token);
+    this.rest = restClient(this.apiUrl, config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
@@ -85,11 +85,11 @@ export class DiscordChannel implements Channel {
   }
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.outbound.sendText(to, text, opts.replyTo);
+    return this.outbound.sendText(to, text, opts);
   }
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
-    return this.outbound.sendFile(to, file, opts.replyTo);
+    return this.outbound.sendFile(to, file, opts);
   }
 
   typing(to: OutboundTarget): Promise<void> {
@@ -110,4 +110,17 @@ export class DiscordChannel implements Channel {
       this.opts.log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling a Discord message failed"),
     );
   }
+}
+
+/**
+ * The REST client retries nothing: a 429 answer, a 5xx and a network failure are classified (SendError) and the
+ * one outbound policy (src/gateway/outbound.ts) retries them. Its pacing stays: waiting before a request while a
+ * known bucket is empty sends nothing, so it is not a retry. The client announces such a wait as "rateLimited"
+ * with the same object it then hands to rejectOnRateLimit, which tells the two apart.
+ */
+function restClient(api: string, token: string): REST {
+  const pacing = new WeakSet<object>();
+  const rest = new REST({ api, retries: 0, rejectOnRateLimit: (data) => !pacing.has(data) }).setToken(token);
+  rest.on("rateLimited", (data) => pacing.add(data));
+  return rest;
 }
