@@ -89,7 +89,7 @@ export class Gateway {
     const catalog = new ToolCatalog(registry);
     registry.register("system", createSystemHandler(catalog), systemTools);
     registry.register("filesystem", createFilesystemHandler(), filesystemTools);
-    const media = createMedia({ config, secrets, store, log, channelOf });
+    const media = createMedia({ config, secrets, store, log, channelOf, outbound });
     const imChannel = createImChannelHandler({ media, channelOf, store, log });
     registry.register("im_channel", imChannel.handler, imChannel.tools);
     registerReceiptRoutes(http, media.ledger);
