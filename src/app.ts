@@ -8,7 +8,7 @@ import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
-import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { OutboundService } from "./gateway/outbound.js";
 import { Router } from "./gateway/router.js";
@@ -33,6 +33,8 @@ import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.j
 export interface GatewayOptions {
   /** Defaults to a logger built from config.log. */
   log?: Logger;
+  /** The channel modules to build from; defaults to src/channels/modules.ts. Load the config with the same list. */
+  modules?: ChannelModules;
 }
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
@@ -69,13 +71,14 @@ export class Gateway {
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
-    const secrets = collectSecrets(config);
+    const modules = opts.modules ?? channelModules;
+    const secrets = collectSecrets(config, modules);
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
     routeSdkWarnings(log);
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
-    const channels = createChannels(config, { store, log, http });
+    const channels = createChannels(config, modules, { store, log, http });
     for (const [name, channel] of channels) {
       http.addReadinessCheck(`channel:${name}`, () => {
         const { connected, detail } = channel.status();
@@ -125,7 +128,7 @@ export class Gateway {
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
 
-    const access = new AccessControl({ config: config.access, store, channels: channelModules.map((module) => module.name) });
+    const access = new AccessControl({ config: config.access, store, channels: modules.map((module) => module.name) });
     const scheduler = config.scheduler.enabled
       ? new Scheduler({
           config: config.scheduler,
@@ -205,9 +208,9 @@ async function storeStatus(store: Store, secrets: readonly string[]): Promise<Co
 }
 
 /** One Channel per enabled module, built from its own settings section. */
-function createChannels(config: Config, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
+function createChannels(config: Config, modules: ChannelModules, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
   const channels = new Map<ChannelName, Channel>();
-  for (const module of enabledChannels(config)) {
+  for (const module of enabledChannels(config, modules)) {
     const settings = channelSettings(config, module);
     channels.set(module.name, module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
   }

@@ -96,6 +96,8 @@ export class WebChannel implements Channel {
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
+    // One entry per text: a resumed send (fromPart 1) has nothing left to send.
+    if ((opts.fromPart ?? 0) > 0) return [];
     const entry = botEntry(text, []);
     await this.deliver(to.chatId, entry, opts.replyTo);
     return [{ messageId: entry.id, sentAt: new Date(entry.at) }];
