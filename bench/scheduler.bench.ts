@@ -33,7 +33,7 @@ function timingChannel(sentAt: Map<string, number>): Channel {
   let counter = 0;
   return {
     name: "web",
-    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, threads: false, typing: false, voice: "any" },
+    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: false, voice: "any" },
     start: async () => undefined,
     stop: async () => undefined,
     status: () => ({ connected: true }),

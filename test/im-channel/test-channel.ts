@@ -48,7 +48,7 @@ export class TestChannel implements Channel {
     capabilities: Partial<ChannelCapabilities> = {},
   ) {
     const voice = VOICE_FORMATS[name] ?? "any";
-    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, threads: true, typing: true, voice, ...capabilities };
+    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, draftStreaming: false, reactions: false, buttons: false, threads: true, typing: true, voice, ...capabilities } as ChannelCapabilities;
   }
 
   async start(): Promise<void> {}

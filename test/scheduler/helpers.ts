@@ -76,7 +76,7 @@ export interface Sent {
 
 /** A channel in this process: sending records the message; `failures` makes the next sends throw. */
 export class RecordingChannel implements Channel {
-  readonly capabilities = { maxTextLength: 4096, maxUploadBytes: 1024, edits: false, threads: false, typing: false, voice: "any" } as const;
+  readonly capabilities = { maxTextLength: 4096, maxUploadBytes: 1024, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: false, voice: "any" } as const;
   readonly sent: Sent[] = [];
   failures = 0;
   private counter = 0;

@@ -46,7 +46,7 @@ export class DiscordChannel implements Channel {
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
-    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file" };
+    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: true, typing: true, voice: "audio-file" };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });

@@ -59,7 +59,7 @@ export class WebChannel implements Channel {
 
   constructor(private readonly opts: WebChannelOptions) {
     const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
-    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, threads: false, typing: true, voice: "any" };
+    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: true, voice: "any" };
     this.transcript = new Transcript(opts.store);
     this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
   }
