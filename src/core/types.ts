@@ -161,7 +161,8 @@ export interface Channel {
   readonly name: ChannelName;
   readonly capabilities: ChannelCapabilities;
   /**
-   * Connects and registers its routes, then resolves once inbound messages reach `onMessage` (and sends work).
+   * Registers its routes and starts connecting, then resolves: from then on messages that arrive reach `onMessage`
+   * and sends work (a connection still being made shows in status(), not in start()).
    * Rejects only when the channel cannot run as configured (credentials refused, settings contradict the platform),
    * with an error saying what to fix; an outage at start is not that: it resolves, reports it in status(), and
    * keeps reconnecting in the background. Called once per instance.

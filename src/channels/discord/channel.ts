@@ -3,6 +3,8 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import type { Store } from "../../infra/store/types.js";
+import { MessageInbox } from "../inbox.js";
 import { REST } from "discord.js";
 import type { Logger } from "../../infra/log.js";
 import type {
@@ -26,6 +28,8 @@ import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
   log: Logger;
+  /** Keeps messages until handled, so a deferred one is handed over again after a restart. */
+  store: Store;
 }
 
 const MIB = 1024 * 1024;
@@ -40,9 +44,12 @@ export class DiscordChannel implements Channel {
   private readonly inbound: InboundFilter;
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
+  private readonly inbox: MessageInbox;
+  private readonly handling = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
+    this.inbox = new MessageInbox(opts.store, "discord-inbox");
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
@@ -69,11 +76,13 @@ export class DiscordChannel implements Channel {
       this.handler = undefined;
       throw err;
     }
+    this.track(this.inbox.replay(onMessage, this.opts.log));
   }
 
   async stop(): Promise<void> {
     this.handler = undefined;
     await this.connection.stop();
+    await Promise.all(this.handling);
     this.rest.clearHashSweeper();
     this.rest.clearHandlerSweeper();
   }
@@ -106,9 +115,12 @@ export class DiscordChannel implements Channel {
     if (!handler) return;
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
-    handler(message).catch((err: unknown) =>
-      this.opts.log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling a Discord message failed"),
-    );
+    this.track(this.inbox.handOver(message, handler, this.opts.log));
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.handling.add(work);
+    void work.finally(() => this.handling.delete(work));
   }
 }
 
