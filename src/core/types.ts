@@ -14,8 +14,11 @@ export interface ChatRef {
   title?: string;
   /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
   threadId?: string;
-  /** The Discord server (guild) the chat belongs to; absent elsewhere. */
-  guildId?: string;
+  /**
+   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), and
+   * later a Slack workspace or a Matrix space. Access rules can cover a whole space; absent where there is none.
+   */
+  space?: string;
 }
 
 export interface SenderRef {
@@ -23,7 +26,7 @@ export interface SenderRef {
   name?: string;
   username?: string;
   isBot?: boolean;
-  /** Role ids of the sender where the platform has roles (Discord guilds). */
+  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord); access rules use them. */
   roles?: string[];
 }
 
