@@ -3,13 +3,18 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
+import { FeishuChannel } from "../../src/channels/feishu/channel.js";
+import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
 import { TelegramChannel } from "../../src/channels/telegram/channel.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
 import { HttpServer } from "../../src/infra/http/server.js";
 import { createStore } from "../../src/infra/store/index.js";
 import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
+import { startFakeFeishu } from "../fakes/feishu/index.js";
+import { textEvent } from "../fakes/feishu/events.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
+import { eventually } from "../helpers/wait.js";
 import { directChat, text } from "../fakes/telegram/updates.js";
 import { discordConfig } from "../discord/helpers.js";
 import { memoryStore, silentLog } from "../scheduler/helpers.js";
@@ -90,6 +95,34 @@ channelContract("telegram", async () => {
     sent: () => fake.sent.map((s) => s.text ?? ""),
     failNextSend: () => fake.fail("sendMessage", faults.serverError()),
     target: { channel: "telegram", chatId: String(directChat().id) },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("feishu", async () => {
+  const fake = await startFakeFeishu();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const config = feishuConfigSchema.parse({ appId: fake.appId, appSecret: fake.appSecret, domain: fake.url, replyFormat: "text", maxMessageLength: 1000 });
+  let current: FeishuChannel | undefined;
+  const run = instances(() => {
+    const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+    current = new FeishuChannel({ config: { ...config, appId: fake.appId, appSecret: fake.appSecret }, store, log: silentLog, http, dedupTtlMs: 3_600_000 });
+    return current;
+  });
+  return {
+    ...run,
+    inject: async (body) => {
+      await eventually(() => current?.status().connected, "the long connection");
+      await fake.pushSocket(textEvent(body, { chatId: "oc_contract" }));
+    },
+    sent: () => fake.api.sent.map((m) => String(m.content.text ?? "")),
+    failNextSend: () => fake.api.fail(/\/messages$/, 1, { status: 503, msg: "unavailable" }),
+    target: { channel: "feishu", chatId: "oc_contract" },
     close: async () => {
       await run.stop();
       await store.close();
