@@ -3,6 +3,7 @@
  * restarted gateway takes to load them and how much memory they hold, and how late 1,000 of them arrive when
  * they all fall due in the same second (real clock, in-process channel, default maxConcurrentRuns).
  */
+import { testOutbound } from "../test/helpers/outbound.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +33,7 @@ function timingChannel(sentAt: Map<string, number>): Channel {
   let counter = 0;
   return {
     name: "web",
-    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, threads: false, typing: false, voice: "any" },
+    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: false, voice: "any" },
     start: async () => undefined,
     stop: async () => undefined,
     status: () => ({ connected: true }),
@@ -51,7 +52,7 @@ function schedulerOn(store: Store, channel?: Channel): Scheduler {
     defaultTimezone: "UTC",
     store,
     log,
-    channelOf: () => channel,
+    outbound: testOutbound({ store, log, channelOf: () => channel }),
     agent: null,
     workspacesRoot: tmpdir(),
   });

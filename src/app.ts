@@ -8,8 +8,9 @@ import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
-import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import { OutboundService } from "./gateway/outbound.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
@@ -42,6 +43,8 @@ import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.j
 export interface GatewayOptions {
   /** Defaults to a logger built from config.log. */
   log?: Logger;
+  /** The channel modules to build from; defaults to src/channels/modules.ts. Load the config with the same list. */
+  modules?: ChannelModules;
 }
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
@@ -62,6 +65,7 @@ interface Parts {
   registry: HandlerRegistry;
   /** Releases the SQLite data dir's lock; null on Redis. */
   releaseDataDir: (() => Promise<void>) | null;
+  outbound: OutboundService;
 }
 
 export class Gateway {
@@ -81,19 +85,21 @@ export class Gateway {
   readonly mcp: McpManager | null;
   /** null when config.memory.enabled is off. */
   readonly memory: Memory | null;
+  readonly outbound: OutboundService;
   private readonly releaseDataDir: (() => Promise<void>) | null;
   private stopping: Promise<void> | null = null;
 
   private constructor(parts: Parts) {
     ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router, registry: this.registry } = parts);
-    ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills } = parts);
+    ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills, outbound: this.outbound } = parts);
     this.releaseDataDir = parts.releaseDataDir;
     this.memory = parts.memory;
     this.mcp = parts.mcp;
   }
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
-    const secrets = collectSecrets(config);
+    const modules = opts.modules ?? channelModules;
+    const secrets = collectSecrets(config, modules);
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
     routeSdkWarnings(log);
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
@@ -102,7 +108,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble(config, log, secrets, releaseDataDir);
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -110,16 +116,18 @@ export class Gateway {
   }
 
   /** Builds every part, lowest layer first. */
-  private static async assemble(
-    config: Config,
-    log: Logger,
-    secrets: string[],
-    releaseDataDir: (() => Promise<void>) | null,
-  ): Promise<Gateway> {
+  private static async assemble(start: {
+    config: Config;
+    modules: ChannelModules;
+    log: Logger;
+    secrets: string[];
+    releaseDataDir: (() => Promise<void>) | null;
+  }): Promise<Gateway> {
+    const { config, modules, log, secrets, releaseDataDir } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
-    const channels = createChannels(config, { store, log, http });
+    const channels = createChannels(config, modules, { store, log, http });
     for (const [name, channel] of channels) {
       http.addReadinessCheck(`channel:${name}`, () => {
         const { connected, detail } = channel.status();
@@ -127,6 +135,7 @@ export class Gateway {
       });
     }
     const channelOf = (name: ChannelName): Channel | undefined => channels.get(name);
+    const outbound = new OutboundService({ config: config.outbound, store, log: log.child({ component: "outbound" }), channelOf });
 
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
@@ -135,7 +144,7 @@ export class Gateway {
     const sandbox = await Sandbox.create(config.sandbox, log);
     const shell = shellTools(sandbox);
     registry.register("shell", shell.handler, shell.tools);
-    const media = createMedia({ config, secrets, store, log, channelOf });
+    const media = createMedia({ config, secrets, store, log, channelOf, outbound });
     const imChannel = createImChannelHandler({ media, channelOf, store, log });
     registry.register("im_channel", imChannel.handler, imChannel.tools);
     registerReceiptRoutes(http, media.ledger);
@@ -209,7 +218,7 @@ export class Gateway {
     const access = new AccessControl({
       config: config.access,
       store,
-      channels: channelModules.map((module) => module.name),
+      channels: modules.map((module) => module.name),
       webAuthenticated: config.http.token !== null,
     });
     const scheduler = config.scheduler.enabled
@@ -220,7 +229,7 @@ export class Gateway {
           log,
           agent,
           workspacesRoot: join(config.dataDir, "workspaces"),
-          channelOf,
+          outbound,
         })
       : null;
     if (scheduler) {
@@ -239,13 +248,16 @@ export class Gateway {
       access,
       commands: [...pairingCommands(access), ...taskCommands, ...(memory ? memoryCommands(memory, { isOwner }) : [])],
       channelOf,
+      outbound,
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, mcp, router, registry, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, mcp, router, registry, outbound, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
     for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    // Replies a previous run could not send go out now that the channels are up.
+    await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.
     await this.scheduler?.start();
     // Servers connect in the background: a slow one never holds up the gateway.
@@ -266,6 +278,7 @@ export class Gateway {
     this.log.info("shutting down");
     await this.scheduler?.stop(this.config.sessions.shutdownGraceMs);
     await this.router.drain(this.config.sessions.shutdownGraceMs);
+    await this.outbound.stop();
     this.media.stop();
     for (const channel of this.channels.values()) {
       await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
@@ -291,9 +304,9 @@ async function storeStatus(store: Store, secrets: readonly string[]): Promise<Co
 }
 
 /** One Channel per enabled module, built from its own settings section. */
-function createChannels(config: Config, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
+function createChannels(config: Config, modules: ChannelModules, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
   const channels = new Map<ChannelName, Channel>();
-  for (const module of enabledChannels(config)) {
+  for (const module of enabledChannels(config, modules)) {
     const settings = channelSettings(config, module);
     channels.set(module.name, module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
   }

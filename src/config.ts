@@ -20,54 +20,84 @@ import { skillsConfigSchema } from "./skills/config.js";
 
 export { ConfigError, type LoadConfigOptions } from "./infra/config/load.js";
 
-type ChannelSections = { [M in (typeof channelModules)[number] as M["name"]]: M["configSchema"] };
-const channelSections = Object.fromEntries(channelModules.map((module) => [module.name, module.configSchema])) as ChannelSections;
+/** The channel modules a gateway is built with: the list in src/channels/modules.ts unless a caller (a test) adds one. */
+export type ChannelModules = readonly ChannelModule[];
 
-export const configSchema = z.strictObject({
-  ...coreConfigShape,
-  skills: skillsConfigSchema,
-  mcp: mcpConfigSchema,
-  scheduler: schedulerConfigSchema,
-  media: mediaConfigSchema,
-  memory: memoryConfigSchema,
-  sandbox: sandboxConfigSchema,
-  access: accessConfigSchema,
-  channels: z.strictObject(channelSections).prefault({}),
-});
+type ChannelSections = { [M in (typeof channelModules)[number] as M["name"]]: M["configSchema"] };
+
+function schemaWith<C extends Record<string, z.ZodType>>(channels: C) {
+  return z.strictObject({
+    ...coreConfigShape,
+    skills: skillsConfigSchema,
+    mcp: mcpConfigSchema,
+    scheduler: schedulerConfigSchema,
+    media: mediaConfigSchema,
+    memory: memoryConfigSchema,
+    sandbox: sandboxConfigSchema,
+    access: accessConfigSchema,
+    // Every section has defaults, so an absent `channels` parses.
+    channels: z.strictObject(channels).prefault({} as z.input<z.ZodObject<C>>),
+  });
+}
+
+const sectionsOf = (modules: ChannelModules) => Object.fromEntries(modules.map((module) => [module.name, module.configSchema]));
+
+export const configSchema = schemaWith(sectionsOf(channelModules) as ChannelSections);
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
+/**
+ * The schema for another list of modules. Its sections beyond the built-in ones are not in the static Config
+ * type; their module reads them with channelSettings().
+ */
+export function configSchemaFor(modules: ChannelModules): z.ZodType<Config, ConfigInput> {
+  return schemaWith(sectionsOf(modules)) as unknown as z.ZodType<Config, ConfigInput>;
+}
+
 /** Dotted paths of settings whose values must never be shown. */
-export const SECRET_PATHS: readonly string[] = [
-  ...CORE_SECRET_PATHS,
-  "media.stt.apiKey",
-  "memory.embeddings.apiKey",
-  ...channelModules.flatMap((module) => module.secretPaths.map((path) => `channels.${module.name}.${path}`)),
-];
+export function secretPathsFor(modules: ChannelModules): string[] {
+  return [
+    ...CORE_SECRET_PATHS,
+    "media.stt.apiKey",
+    "memory.embeddings.apiKey",
+    ...modules.flatMap((module) => module.secretPaths.map((path) => `channels.${module.name}.${path}`)),
+  ];
+}
+
+export const SECRET_PATHS: readonly string[] = secretPathsFor(channelModules);
 
 /** Environment variables that override the files, and the setting each one sets. */
-export const ENV_OVERRIDES: Readonly<Record<string, EnvOverride>> = {
-  ...CORE_ENV_OVERRIDES,
-  STT_BASE_URL: { path: "media.stt.baseUrl", type: "string" },
-  STT_API_KEY: { path: "media.stt.apiKey", type: "string" },
-  STT_MODEL: { path: "media.stt.model", type: "string" },
-  ...Object.fromEntries(
-    channelModules.flatMap((module) =>
-      Object.entries(module.envOverrides).map(([name, o]) => [name, { ...o, path: `channels.${module.name}.${o.path}` }]),
+export function envOverridesFor(modules: ChannelModules): Record<string, EnvOverride> {
+  return {
+    ...CORE_ENV_OVERRIDES,
+    STT_BASE_URL: { path: "media.stt.baseUrl", type: "string" },
+    STT_API_KEY: { path: "media.stt.apiKey", type: "string" },
+    STT_MODEL: { path: "media.stt.model", type: "string" },
+    ...Object.fromEntries(
+      modules.flatMap((module) =>
+        Object.entries(module.envOverrides).map(([name, o]) => [name, { ...o, path: `channels.${module.name}.${o.path}` }]),
+      ),
     ),
-  ),
-};
+  };
+}
 
-/** config/default.yaml, then the user's file, then environment variables; throws a ConfigError listing every problem. */
-export function loadConfig(opts: LoadConfigOptions = {}): Config {
-  return loadConfigWith({ schema: configSchema, envOverrides: ENV_OVERRIDES, secretPaths: SECRET_PATHS, crossChecks }, opts);
+export const ENV_OVERRIDES: Readonly<Record<string, EnvOverride>> = envOverridesFor(channelModules);
+
+/**
+ * config/default.yaml, then the user's file, then environment variables; throws a ConfigError listing every
+ * problem. `modules` defaults to the built-in channels.
+ */
+export function loadConfig(opts: LoadConfigOptions & { modules?: ChannelModules } = {}): Config {
+  const { modules = channelModules, ...load } = opts;
+  const checks = (config: Config) => crossChecks(config, modules);
+  return loadConfigWith({ schema: configSchemaFor(modules), envOverrides: envOverridesFor(modules), secretPaths: secretPathsFor(modules), crossChecks: checks }, load);
 }
 
 /** The secret values in force, for redaction. */
-export function collectSecrets(config: Config): string[] {
+export function collectSecrets(config: Config, modules: ChannelModules = channelModules): string[] {
   // MCP servers' env and header values are secrets too; they have no fixed paths.
-  return collectSecretsAt(config, SECRET_PATHS, mcpSecrets(config.mcp));
+  return collectSecretsAt(config, secretPathsFor(modules), mcpSecrets(config.mcp));
 }
 
 /** The section of one channel, as its module's schema parsed it. */
@@ -76,8 +106,8 @@ export function channelSettings(config: Config, module: ChannelModule): unknown 
 }
 
 /** A channel is on when enabled explicitly, or (enabled: null) when all its credentials are present. */
-export function enabledChannels(config: Config): ChannelModule[] {
-  return channelModules.filter((module) => {
+export function enabledChannels(config: Config, modules: ChannelModules = channelModules): ChannelModule[] {
+  return modules.filter((module) => {
     const enabled = getPath(channelSettings(config, module), "enabled");
     if (typeof enabled === "boolean") return enabled;
     return module.credentials.every((c) => typeof getPath(channelSettings(config, module), c.field) === "string");
@@ -85,9 +115,9 @@ export function enabledChannels(config: Config): ChannelModule[] {
 }
 
 /** Rules that involve more than one setting. */
-function crossChecks(config: Config): string[] {
+function crossChecks(config: Config, modules: ChannelModules): string[] {
   const problems: string[] = [];
-  for (const module of channelModules) {
+  for (const module of modules) {
     const settings = channelSettings(config, module);
     if (getPath(settings, "enabled") !== true) continue;
     for (const { field, env } of module.credentials) {
@@ -96,7 +126,7 @@ function crossChecks(config: Config): string[] {
       }
     }
   }
-  const known = new Set<string>(channelModules.map((module) => module.name));
+  const known = new Set<string>(modules.map((module) => module.name));
   for (const [list, ids] of [["owners", config.access.owners], ["allowFrom", config.access.allowFrom]] as const) {
     ids.forEach((id, index) => {
       const channel = id.slice(0, id.indexOf(":"));

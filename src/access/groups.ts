@@ -1,4 +1,4 @@
-/** Which configured group entry covers a group message: the chat itself first, then its Discord server. */
+/** Which configured group entry covers a group message: the chat itself first, then its space (a Discord server). */
 import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, GroupEntry } from "./config.js";
 
@@ -16,9 +16,9 @@ export class GroupRules {
   entryFor(message: InboundMessage): GroupEntry | undefined {
     const chat = this.byChat.get(`${message.channel}:${message.chat.id}`);
     if (chat) return chat;
-    const { guildId } = message.chat;
-    if (message.channel !== "discord" || guildId === undefined) return undefined;
-    const guild = this.byGuild.get(`discord:${guildId}`);
+    const { space } = message.chat;
+    if (space === undefined) return undefined;
+    const guild = this.byGuild.get(`${message.channel}:${space}`);
     if (!guild) return undefined;
     return guild.channels.length === 0 || guild.channels.includes(message.chat.id) ? guild : undefined;
   }

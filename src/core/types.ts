@@ -14,8 +14,11 @@ export interface ChatRef {
   title?: string;
   /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
   threadId?: string;
-  /** The Discord server (guild) the chat belongs to; absent elsewhere. */
-  guildId?: string;
+  /**
+   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), and
+   * later a Slack workspace or a Matrix space. Access rules can cover a whole space; absent where there is none.
+   */
+  space?: string;
 }
 
 export interface SenderRef {
@@ -23,7 +26,7 @@ export interface SenderRef {
   name?: string;
   username?: string;
   isBot?: boolean;
-  /** Role ids of the sender where the platform has roles (Discord guilds). */
+  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord); access rules use them. */
   roles?: string[];
 }
 
@@ -82,6 +85,16 @@ export interface SentMessage {
 export interface SendTextOptions {
   /** Platform message id of the message being answered. */
   replyTo?: string;
+  /**
+   * Skip the first `fromPart` parts of the text as the channel splits it: they arrived before an earlier attempt
+   * failed (SendError.sent). The split is deterministic, so the rest is exactly what is still missing.
+   */
+  fromPart?: number;
+  /**
+   * The same for every attempt of one logical send (set by the outbound service). A platform with idempotent
+   * sends (Feishu's uuid) derives its key from it, so that even an uncertain attempt may be repeated safely.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -90,12 +103,26 @@ export interface SendTextOptions {
  */
 export type VoiceFormat = "ogg-opus" | "audio-file" | "any";
 
+/**
+ * What a channel can do, declared by the adapter; callers check these instead of knowing the platform. A feature
+ * the adapter does not implement yet is false even where the platform has it.
+ */
 export interface ChannelCapabilities {
+  /** Longest text of one message; sendText splits longer texts into parts. */
   maxTextLength: number;
   maxCaptionLength?: number;
   maxUploadBytes: number;
+  /** Sent messages can be edited afterwards. */
   edits: boolean;
+  /** A reply can be streamed as a draft that grows while the model writes. */
+  draftStreaming: boolean;
+  /** Messages can carry emoji reactions from the bot. */
+  reactions: boolean;
+  /** Messages can carry buttons the user presses. */
+  buttons: boolean;
+  /** Replies go into the thread or topic the message came from (OutboundTarget.threadId). */
   threads: boolean;
+  /** Has a typing indicator (Channel.typing). */
   typing: boolean;
   voice: VoiceFormat;
 }
@@ -115,15 +142,39 @@ export type HandleOutcome =
   | "deferred" // not handled because the gateway is shutting down: deliver it again after the restart
   | "failed"; // the turn failed; the sender got an apology with an error id
 
-/** Called by a channel for every inbound message; resolves when the message has been handled. */
+/**
+ * Called by a channel for every inbound message; resolves when the message has been handled, and never rejects.
+ * What the channel does with the outcome: "deferred" means the gateway is shutting down and did not handle it, so
+ * the channel keeps the message (in its store-backed inbox, src/channels/inbox.ts) and hands it over again after
+ * the restart; every other outcome is final and the channel forgets the message.
+ */
 export type InboundHandler = (message: InboundMessage) => Promise<HandleOutcome>;
 
+/**
+ * The channel contract (checked for every adapter by test/channels/contract.ts).
+ *
+ * Receiving: a channel records each inbound event in the store before it acknowledges it to the platform (webhook
+ * 200, polling offset, socket ack), so an acknowledged event survives a crash; it hands each one to the handler
+ * once, replays what is still recorded when it starts, and drops platform redeliveries of an event it holds.
+ *
+ * Sending: sendText and sendFile try once. A failure rejects with a SendError (src/core/send-error.ts) saying how
+ * it failed, with the parts of a long text that did arrive; the retry policy is the outbound service's alone.
+ */
 export interface Channel {
   readonly name: ChannelName;
   readonly capabilities: ChannelCapabilities;
+  /**
+   * Registers its routes and starts connecting, then resolves: from then on messages that arrive reach `onMessage`
+   * and sends work (a connection still being made shows in status(), not in start()).
+   * Rejects only when the channel cannot run as configured (credentials refused, settings contradict the platform),
+   * with an error saying what to fix; an outage at start is not that: it resolves, reports it in status(), and
+   * keeps reconnecting in the background. Called once per instance.
+   */
   start(onMessage: InboundHandler): Promise<void>;
+  /** Stops receiving, waits for its handlers to return, and releases connections; never rejects for an outage. */
   stop(): Promise<void>;
   status(): ChannelStatus;
+  /** Sends the text (split at capabilities.maxTextLength), from part `opts.fromPart` on; one SentMessage per part. */
   sendText(to: OutboundTarget, text: string, opts?: SendTextOptions): Promise<SentMessage[]>;
   sendFile(to: OutboundTarget, file: OutboundFile, opts?: SendTextOptions): Promise<SentMessage>;
   /** Downloads an attachment into the directory `into`; returns the local path. */

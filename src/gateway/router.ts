@@ -12,6 +12,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { Outbound } from "../core/outbound.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
@@ -24,6 +25,8 @@ export interface RouterDeps {
   store: Store;
   log: Logger;
   channelOf: (name: ChannelName) => Channel | undefined;
+  /** Every reply goes out through here (retries, outbox). */
+  outbound: Outbound;
   /** null when no LLM is configured; free-form messages then get `llmProblem` as the answer. */
   agent: Agent | null;
   llmProblem: string | null;
@@ -255,10 +258,14 @@ export class Router {
     return lines.join("\n");
   }
 
-  /** Sends `text` in reply to the message; a failed send is logged here, once, and reported as "failed". */
+  /**
+   * Sends `text` in reply to the message. A reply queued in the outbox counts as answered: the outbox sends it or
+   * logs its failure. A send that failed for good is logged here, once, and reported as "failed".
+   */
   private async replyOutcome(d: Delivery, text: string): Promise<HandleOutcome> {
     try {
-      await d.channel.sendText(targetOf(d.message), text, { replyTo: d.message.platformMessageId });
+      const context = { traceId: d.traceId, messageId: d.message.id };
+      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context });
       return "answered";
     } catch (err) {
       d.log.error({ err }, "sending the reply failed");

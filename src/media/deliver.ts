@@ -4,6 +4,7 @@
  * uploaded with a deadline (send.ts), retried as a plain file when the platform refuses it as a photo, and its
  * receipt written to the ledger before the next one starts, so a batch cut short still leaves its trail.
  */
+import type { Outbound } from "../core/outbound.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,7 +37,10 @@ export interface DeliverResult {
 }
 
 export interface DelivererDeps {
+  /** For the channel's capabilities (upload limit, voice format). */
   channelOf: (name: ChannelName) => Channel | undefined;
+  /** Every file goes out through here (the one retry policy). */
+  outbound: Outbound;
   ledger: ReceiptLedger;
   memory: DeliveryMemory;
   knownChats: KnownChats;
@@ -156,11 +160,11 @@ export class Deliverer {
     const options = { timeoutMs: this.deps.sendTimeoutMs, signal: ctx.signal, log: ctx.log, ...(dest.replyTo !== undefined ? { replyTo: dest.replyTo } : {}) };
     const warnings = [...outgoing.warnings];
     let sentAs = outgoing.sentAs;
-    let outcome = await sendWithDeadline(dest.channel, dest.to, outgoing.file, options);
+    let outcome = await sendWithDeadline(this.deps.outbound, dest.to, outgoing.file, options);
     if (outcome.kind === "refused" && artifact.type === "image") {
       warnings.push(`${dest.to.channel} refused it as a photo (${this.clean(outcome.error)}), so it was sent as a file`);
       sentAs = "file";
-      outcome = await sendWithDeadline(dest.channel, dest.to, { ...outgoing.file, kind: "file" }, options);
+      outcome = await sendWithDeadline(this.deps.outbound, dest.to, { ...outgoing.file, kind: "file" }, options);
     }
     const extra = { ...(sentAs !== undefined ? { sent_as: sentAs } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
     switch (outcome.kind) {

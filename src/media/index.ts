@@ -3,6 +3,7 @@
  * each turn, outbound delivery with receipts, the receipts ledger, and the janitor that deletes old downloads.
  * The im_channel handler (src/handlers/im-channel.ts) is its tool surface.
  */
+import type { Outbound } from "../core/outbound.js";
 import { join } from "node:path";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
@@ -27,6 +28,8 @@ export interface MediaDeps {
   log: Logger;
   /** The running channels; called when a tool or a turn needs one. */
   channelOf: (name: ChannelName) => Channel | undefined;
+  /** Every file goes out through here (the one retry policy). */
+  outbound: Outbound;
 }
 
 export interface Media {
@@ -59,6 +62,7 @@ export function createMedia(deps: MediaDeps): Media {
   });
   const deliverer = new Deliverer({
     channelOf,
+    outbound: deps.outbound,
     ledger,
     memory: new DeliveryMemory(store, settings.dedupTtlHours * HOUR_MS),
     knownChats,

@@ -1,9 +1,12 @@
 /**
- * One upload through a channel, with a deadline, and the difference that matters afterwards: a refusal (the
- * platform answered no: safe to try another way) versus an uncertain end (a timeout or a dropped connection,
- * after which the file may well have arrived, so sending it again could post it twice).
+ * One upload through the outbound service (which owns the retries), with a deadline so that a tool call does not
+ * hang, and the difference that matters afterwards: a refusal (the platform answered no, or nothing arrived: safe
+ * to try another way) versus an uncertain end (a timeout or a connection dropped after the request went out, as
+ * the adapter classified it: the file may well have arrived, so sending it again could post it twice).
  */
-import type { Channel, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
+import type { Outbound } from "../core/outbound.js";
+import { SendError } from "../core/send-error.js";
+import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 
 export type SendOutcome =
@@ -18,23 +21,16 @@ export interface SendOptions {
   replyTo?: string;
 }
 
-/**
- * Signs of a connection that broke after the request may have gone out, in an error's code, name or message
- * (adapters often fold the system code into their message: "Network request failed (ECONNRESET)").
- */
-const UNCERTAIN_TEXT = /\b(?:ETIMEDOUT|ECONNRESET|EPIPE|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|UND_ERR_SOCKET)\b|socket hang up|timed out|timeout/i;
-const UNCERTAIN_NAMES = new Set(["TimeoutError", "AbortError"]);
-
-export async function sendWithDeadline(channel: Channel, to: OutboundTarget, file: OutboundFile, opts: SendOptions): Promise<SendOutcome> {
+export async function sendWithDeadline(outbound: Outbound, to: OutboundTarget, file: OutboundFile, opts: SendOptions): Promise<SendOutcome> {
   const sendOptions: SendTextOptions = opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {};
-  const attempt: Promise<SendOutcome> = channel.sendFile(to, file, sendOptions).then(
+  const attempt: Promise<SendOutcome> = outbound.sendFile(to, file, sendOptions).then(
     (message) => ({ kind: "sent", message }),
     (err: unknown) => ({ kind: isUncertain(err) ? "uncertain" : "refused", error: describe(err) }),
   );
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const cutOff = new Promise<SendOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: "uncertain", error: `no confirmation from ${channel.name} within ${opts.timeoutMs / 1000} s` }), opts.timeoutMs);
+    timer = setTimeout(() => resolve({ kind: "uncertain", error: `no confirmation from ${to.channel} within ${opts.timeoutMs / 1000} s` }), opts.timeoutMs);
     onAbort = () => resolve({ kind: "uncertain", error: "the turn was cancelled while the file was uploading" });
     opts.signal.addEventListener("abort", onAbort, { once: true });
   });
@@ -50,15 +46,9 @@ export async function sendWithDeadline(channel: Channel, to: OutboundTarget, fil
   return outcome;
 }
 
-/** Walks the error and what it wraps: `cause`, or `error` where a library keeps it there (grammY's HttpError). */
+/** What the adapter did not classify counts as uncertain, the safe reading. */
 function isUncertain(err: unknown): boolean {
-  let current = err;
-  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    const code = (current as NodeJS.ErrnoException).code ?? "";
-    if (UNCERTAIN_NAMES.has(current.name) || UNCERTAIN_TEXT.test(`${code} ${current.message}`)) return true;
-    current = current.cause ?? (current as { error?: unknown }).error;
-  }
-  return false;
+  return !(err instanceof SendError) || err.kind === "uncertain";
 }
 
 function describe(err: unknown): string {

@@ -3,6 +3,8 @@
  * the channels, so `run` asks the running gateway over its HTTP API; so does `cancel`, and only when no gateway
  * answers does it cancel in the store itself (then nobody else is writing to it).
  */
+import type { Outbound } from "../core/outbound.js";
+import { SendError } from "../core/send-error.js";
 import type { Command } from "commander";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
@@ -29,6 +31,10 @@ export interface TasksCliDeps {
 
 const OPERATOR: Actor = { kind: "operator" };
 
+/** The CLI only reads and writes tasks; the running gateway is what sends. */
+const offline = (): Promise<never> => Promise.reject(new SendError("the CLI does not send; the running gateway does", { kind: "unavailable" }));
+const OFFLINE: Outbound = { sendText: offline, deliverText: offline, sendFile: offline };
+
 export function registerTaskCommands(program: Command, deps: TasksCliDeps): void {
   const out = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const tasks = program.command("tasks").description("list, inspect, run and cancel scheduled tasks and reminders");
@@ -41,7 +47,7 @@ export function registerTaskCommands(program: Command, deps: TasksCliDeps): void
       defaultTimezone: setup.defaultTimezone,
       store: setup.store,
       log: setup.log,
-      channelOf: () => undefined,
+      outbound: OFFLINE,
       agent: null,
       workspacesRoot: "",
     });

@@ -15,9 +15,6 @@ export const schedulerConfigSchema = z
     maxActivePerUser: positive.default(50),
     /** Shortest interval of a recurring task, in seconds. */
     minIntervalSeconds: positive.default(60),
-    /** Send attempts per run before it counts as failed; they are spaced by retryBackoffMs, 4x each time. */
-    deliveryAttempts: z.number().int().min(1).max(10).default(4),
-    retryBackoffMs: positive.default(2_000),
     /** Consecutive failed runs after which a recurring task is paused and its creator told. */
     pauseAfterFailures: positive.default(5),
     /** Runs delivered at the same time; more due at once wait their turn. */

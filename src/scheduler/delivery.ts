@@ -1,7 +1,7 @@
 /**
  * What a run sends, through the channel of the chat the task belongs to: a reminder's text as written, or the
- * answer of an agent turn run in the task's own session (task:<id>). Sends are retried with backoff; every sent
- * message is returned as a receipt. Nothing sent here comes back in as a user message: it goes out through the
+ * answer of an agent turn run in the task's own session (task:<id>). Sends go through the outbound port, which
+ * owns retries (the scheduler adds none of its own); every sent message is returned as a receipt. Nothing sent here comes back in as a user message: it goes out through the
  * channel like any reply, and channels never hand the bot's own messages to the router.
  */
 import { randomBytes } from "node:crypto";
@@ -9,10 +9,10 @@ import { mkdir } from "node:fs/promises";
 import type { TurnRunner } from "../core/turn.js";
 import { describeLocalTime } from "../core/time.js";
 import { workspaceDirOf } from "../core/session-key.js";
-import type { Channel, ChannelName, InboundMessage } from "../core/types.js";
+import type { Outbound } from "../core/outbound.js";
+import type { InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
-import { sleep } from "./clock.js";
 import { formatDuration } from "./durations.js";
 import type { Clock, RunReceipt, TaskRecord } from "./types.js";
 
@@ -23,13 +23,11 @@ export const SCHEDULING_TOOLS: ReadonlySet<string> = new Set(["schedule_task", "
 export const LATE_NOTE_AFTER_MS = 60_000;
 
 export interface DeliveryDeps {
-  channelOf(name: ChannelName): Channel | undefined;
+  outbound: Outbound;
   agent: TurnRunner | null;
   workspacesRoot: string;
   clock: Clock;
   log: Logger;
-  attempts: number;
-  backoffMs: number;
 }
 
 /** A run that could not deliver; `attempts` says how many sends were tried. */
@@ -65,23 +63,15 @@ export class Delivery {
     return this.send(task, text, signal);
   }
 
-  /** Sends with retries: the delay grows fourfold after each failed attempt. */
-  private async send(task: TaskRecord, text: string, signal: AbortSignal): Promise<Delivered> {
-    const { attempts, backoffMs, clock } = this.deps;
-    let lastError = "";
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      const channel = this.deps.channelOf(task.target.channel);
-      try {
-        if (!channel) throw new Error(`the ${task.target.channel} channel is not running`);
-        const sent = await channel.sendText(task.target, text);
-        return { receipts: sent.map((m) => ({ messageId: m.messageId, sentAt: m.sentAt.getTime() })), attempts: attempt };
-      } catch (err) {
-        lastError = err instanceof Error ? err.message : String(err);
-        this.deps.log.warn({ taskId: task.id, chatId: task.target.chatId, attempt, err }, "sending a scheduled message failed");
-        if (attempt < attempts) await sleep(clock, backoffMs * 4 ** (attempt - 1), signal);
-      }
+  /** One delivery through the outbound service (its retries included); a failure is logged by the runner. */
+  private async send(task: TaskRecord, text: string, _signal: AbortSignal): Promise<Delivered> {
+    try {
+      const sent = await this.deps.outbound.sendText(task.target, text, { context: { taskId: task.id } });
+      return { receipts: sent.map((m) => ({ messageId: m.messageId, sentAt: m.sentAt.getTime() })), attempts: 1 };
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new DeliveryError(`sending to ${task.target.channel} chat ${task.target.chatId} failed: ${reason}`, 1);
     }
-    throw new DeliveryError(`sending to ${task.target.channel} chat ${task.target.chatId} failed: ${lastError}`, attempts);
   }
 
   /** Runs the task's prompt as a turn of its own session; its tools are the creator's, minus scheduling. */

@@ -4,7 +4,8 @@
  * commands, the CLI and the admin API alike.
  */
 import type { TurnRunner } from "../core/turn.js";
-import type { Channel, ChannelName, ChatType, OutboundTarget } from "../core/types.js";
+import type { Outbound } from "../core/outbound.js";
+import type { ChatType, OutboundTarget } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
@@ -65,7 +66,8 @@ export interface SchedulerDeps {
   defaultTimezone: string;
   store: Store;
   log: Logger;
-  channelOf(name: ChannelName): Channel | undefined;
+  /** Every reminder goes out through here (the one retry policy). */
+  outbound: Outbound;
   agent: TurnRunner | null;
   /** Where agent tasks' sessions keep their workspaces. */
   workspacesRoot: string;
@@ -88,13 +90,11 @@ export class Scheduler {
     this.zones = new ZonePreferences(store, deps.defaultTimezone);
     const schedulerLog = log.child({ component: "scheduler" });
     const delivery = new Delivery({
-      channelOf: deps.channelOf,
+      outbound: deps.outbound,
       agent: deps.agent,
       workspacesRoot: deps.workspacesRoot,
       clock: this.clock,
       log: schedulerLog,
-      attempts: config.deliveryAttempts,
-      backoffMs: config.retryBackoffMs,
     });
     this.engine = new SchedulerEngine({ config, store, tasks: this.tasks, delivery, clock: this.clock, log: schedulerLog });
   }

@@ -64,7 +64,7 @@ describe("Discord servers", () => {
   const inGuild = (channelId: string, roles: string[]): MessageShape => ({
     channel: "discord",
     mentionsBot: true,
-    chat: { id: channelId, type: "group", guildId: "500" },
+    chat: { id: channelId, type: "group", space: "500" },
     sender: { id: "9", roles },
   });
   const cases: Array<[string, MessageShape, Decision["kind"]]> = [
@@ -72,7 +72,7 @@ describe("Discord servers", () => {
     ["a listed channel, no listed role", inGuild("501", ["899"]), "refuse"],
     ["a listed channel, no roles at all", inGuild("502", []), "refuse"],
     ["a channel of the server that is not listed", inGuild("503", ["900"]), "refuse"],
-    ["another server", { ...inGuild("501", ["900"]), chat: { id: "501", type: "group", guildId: "600" } }, "refuse"],
+    ["another server", { ...inGuild("501", ["900"]), chat: { id: "501", type: "group", space: "600" } }, "refuse"],
     ["a chat entry with its own role", { ...inGuild("777", ["901"]), chat: { id: "777", type: "group" } }, "admit"],
   ];
   it.each(cases)("%s", async (_what, shape, kind) => {

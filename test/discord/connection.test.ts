@@ -1,3 +1,4 @@
+import { memoryStore } from "../scheduler/helpers.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { captureLog } from "../helpers/captured-log.js";
@@ -40,7 +41,7 @@ describe("connecting to the Discord gateway", () => {
     fake = await startFakeDiscord();
     // No secrets to redact: the channel itself must not write the token anywhere.
     const { log, logs } = captureLog([]);
-    const channel = new DiscordChannel({ config: discordConfig(fake, { token: "wrong-token-value" }), log });
+    const channel = new DiscordChannel({ config: discordConfig(fake, { token: "wrong-token-value" }), log, store: memoryStore() });
     await expect(channel.start(handler)).rejects.toThrow(/^Discord rejected the bot token: reset the token .* DISCORD_BOT_TOKEN$/);
     expect(channel.status()).toMatchObject({ connected: false, detail: expect.stringMatching(/^Discord rejected the bot token/) });
     expect(JSON.stringify(logs)).not.toContain("wrong-token-value");

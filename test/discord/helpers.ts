@@ -2,7 +2,9 @@
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { discordConfigSchema, type DiscordConfig } from "../../src/channels/discord/config.js";
 import type { HandleOutcome, InboundMessage } from "../../src/core/types.js";
+import type { Store } from "../../src/infra/store/types.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+import { memoryStore } from "../scheduler/helpers.js";
 import type { FakeDiscord } from "../fakes/discord/index.js";
 
 export interface StartedChannel {
@@ -17,9 +19,9 @@ export function discordConfig(fake: FakeDiscord, overrides: Partial<DiscordConfi
 }
 
 /** The handler stands in for the router: it records each message and answers `outcome`. */
-export function createChannel(fake: FakeDiscord, overrides: Partial<DiscordConfig> = {}): StartedChannel {
+export function createChannel(fake: FakeDiscord, overrides: Partial<DiscordConfig> = {}, store: Store = memoryStore()): StartedChannel {
   const { log, logs } = captureLog([fake.token]);
-  return { channel: new DiscordChannel({ config: discordConfig(fake, overrides), log }), received: [], logs };
+  return { channel: new DiscordChannel({ config: discordConfig(fake, overrides), log, store }), received: [], logs };
 }
 
 export async function startChannel(fake: FakeDiscord, overrides: Partial<DiscordConfig> = {}, outcome: HandleOutcome = "answered"): Promise<StartedChannel> {

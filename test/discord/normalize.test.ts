@@ -51,7 +51,7 @@ describe("normalizeMessage", () => {
     expect(message).toMatchObject({
       id: `discord:${message.platformMessageId}`,
       channel: "discord",
-      chat: { id: world.general.id, type: "group", title: "#general", guildId: world.guild.id },
+      chat: { id: world.general.id, type: "group", title: "#general", space: world.guild.id },
       sender: { id: alice.id, name: "Alice A.", username: "alice", isBot: false, roles: [] },
     });
   });
@@ -84,7 +84,7 @@ describe("normalizeMessage", () => {
 
   it("puts a thread message in its parent channel's chat with the thread id, for threads and forum posts", () => {
     const inThread = normalize(messagePayload({ ...inGeneral, channelId: world.helpThread.id }));
-    expect(inThread.chat).toEqual({ id: world.general.id, type: "group", threadId: world.helpThread.id, title: "#general › login trouble", guildId: world.guild.id });
+    expect(inThread.chat).toEqual({ id: world.general.id, type: "group", threadId: world.helpThread.id, title: "#general › login trouble", space: world.guild.id });
     const inForum = normalize(messagePayload({ ...inGeneral, channelId: world.forumPost.id }));
     expect(inForum.chat).toMatchObject({ id: world.forum.id, threadId: world.forumPost.id, title: "#questions › How do I reset?" });
   });

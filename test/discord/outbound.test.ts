@@ -4,21 +4,30 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OutboundTarget } from "../../src/core/types.js";
 import { startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
+import { createStore } from "../../src/infra/store/index.js";
+import { testOutbound } from "../helpers/outbound.js";
+import { silentLog } from "../scheduler/helpers.js";
 import { createChannel, type StartedChannel } from "./helpers.js";
+
+const outboundOf = (started: StartedChannel) =>
+  testOutbound({ store: outboxStore, log: silentLog, channelOf: () => started.channel });
 
 // Sending needs no gateway session: the channel is built but not started.
 let fake: FakeDiscord;
 let s: StartedChannel;
 let general: OutboundTarget;
 let dir: string;
+let outboxStore: Awaited<ReturnType<typeof createStore>>;
 
 beforeAll(async () => {
   fake = await startFakeDiscord();
   dir = await mkdtemp(join(tmpdir(), "sb-discord-out-"));
   general = { channel: "discord", chatId: fake.world.general.id };
+  outboxStore = await createStore({ url: null, dataDir: dir, log: silentLog });
 });
 afterAll(async () => {
   await s?.channel.stop();
+  await outboxStore.close();
   await fake.close();
 });
 beforeEach(() => {
@@ -95,17 +104,27 @@ describe("sending to Discord", () => {
     expect(fake.messages[2]!.payload.content).toBe("");
   });
 
-  it("waits out a 429 and sends the message once", async () => {
+  it("classifies failures for the outbound policy and retries none itself", async () => {
     fake.failNext({ method: "POST", path: /\/messages$/, status: 429, retryAfterSec: 0.05 });
-    const sent = await s.channel.sendText(general, "after the rate limit");
+    await expect(s.channel.sendText(general, "a")).rejects.toMatchObject({ failure: { kind: "rate_limited", retryAfterMs: expect.any(Number) } });
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 500 });
+    await expect(s.channel.sendText(general, "b")).rejects.toMatchObject({ failure: { kind: "unavailable" } });
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 403 });
+    await expect(s.channel.sendText(general, "c")).rejects.toMatchObject({ failure: { kind: "rejected" } });
+    expect(fake.messages).toEqual([]);
+  });
+
+  it("through the outbound service: waits out a 429 and sends the message once", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 429, retryAfterSec: 0.05 });
+    const sent = await outboundOf(s).sendText(general, "after the rate limit");
     expect(sent).toHaveLength(1);
     expect(fake.messages.map((m) => m.payload.content)).toEqual(["after the rate limit"]);
     expect(fake.requests.map((r) => r.status)).toEqual([429, 200]);
   });
 
-  it("retries a 500 and sends the message once", async () => {
+  it("through the outbound service: retries a 500 and sends the message once", async () => {
     fake.failNext({ method: "POST", path: /\/messages$/, status: 500 });
-    await s.channel.sendText(general, "after the outage");
+    await outboundOf(s).sendText(general, "after the outage");
     expect(fake.messages).toHaveLength(1);
     expect(fake.requests.map((r) => r.status)).toEqual([500, 200]);
   });

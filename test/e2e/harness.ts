@@ -6,7 +6,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { configSchema, type Config, type ConfigInput } from "../../src/config.js";
+import { configSchemaFor, type ChannelModules, type Config, type ConfigInput } from "../../src/config.js";
+import { channelModules } from "../../src/channels/modules.js";
 import { collectSecrets } from "../../src/config.js";
 import { Gateway } from "../../src/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
@@ -28,19 +29,20 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `withLlm: false` leaves the model unconfigured. */
-export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean } = {}): Promise<TestGateway> {
+/** `withLlm: false` leaves the model unconfigured; `modules` replaces the list of channel modules. */
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: ChannelModules } = {}): Promise<TestGateway> {
+  const modules = opts.modules ?? channelModules;
   const fake = await startFakeOpenAI();
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };
-  const config = configSchema.parse({
+  const config = configSchemaFor(modules).parse({
     ...overrides,
     dataDir,
     http: { port: 0, ...overrides.http },
     llm: { ...llm, ...overrides.llm },
     log: { level: "debug" },
   });
-  const { log, logs } = captureLog(collectSecrets(config));
+  const { log, logs } = captureLog(collectSecrets(config, modules));
 
   const t: TestGateway = {
     gateway: undefined as unknown as Gateway,
@@ -66,7 +68,7 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
     },
   };
   const boot = async () => {
-    t.gateway = await Gateway.create(config, { log });
+    t.gateway = await Gateway.create(config, { log, modules });
     t.url = (await t.gateway.start()).url;
   };
   await boot();

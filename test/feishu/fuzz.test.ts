@@ -33,7 +33,8 @@ function expectWellFormed(message: InboundMessage): void {
 }
 
 describe("Feishu bad input", () => {
-  it(`answers ${BODIES} mutated webhook bodies without a server error, a crash or an unhandled rejection`, async () => {
+  // Each valid message event is now also recorded in the store-backed inbox: more store writes on a shared machine.
+  it(`answers ${BODIES} mutated webhook bodies without a server error, a crash or an unhandled rejection`, { timeout: 60_000 }, async () => {
     // Warnings and errors are what this test reads; debug lines for 1,000 requests only slow it down.
     rig = await startRig({ mode: "webhook", encrypted: true, logLevel: "warn" });
     const random = seededRandom(20240611);

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { codePointLength } from "../../src/core/text.js";
 import type { OutboundTarget } from "../../src/core/types.js";
+import { silentLog } from "../scheduler/helpers.js";
+import { testOutbound } from "../helpers/outbound.js";
 import { startRig, type Rig, type RigOptions } from "./harness.js";
+
+const outboundOf = (r: Rig) => testOutbound({ store: r.store, log: silentLog, channelOf: () => r.channel });
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -89,16 +93,27 @@ describe("Feishu replies", () => {
     const r = await rigWithMessage();
     r.fake.api.fail(/\/reply$/, 1, { status: 502 }, { afterProcessing: true });
     r.fake.api.fail(/\/reply$/, 1, { status: 0 }, { afterProcessing: true });
-    const sent = await r.channel.sendText(chat, "exactly once", { replyTo: "om_question" });
+    // The outbound service retries; the same idempotency key on every attempt lets Feishu drop the repeats.
+    const sent = await outboundOf(r).sendText(chat, "exactly once", { replyTo: "om_question" });
     expect(r.fake.api.sent).toHaveLength(1);
     expect(sent[0]!.messageId).toBe(r.fake.api.sent[0]!.messageId);
+  });
+
+  it("classifies failures for the outbound policy: a cut connection without an idempotency key is uncertain", async () => {
+    const r = await rigWithMessage();
+    r.fake.api.fail(/\/reply$/, 1, { status: 0 }, { afterProcessing: true });
+    await expect(r.channel.sendText(chat, "maybe", { replyTo: "om_question" })).rejects.toMatchObject({ failure: { kind: "uncertain" } });
+    r.fake.api.fail(/\/reply$/, 1, { status: 0 }, { afterProcessing: true });
+    await expect(r.channel.sendText(chat, "maybe", { replyTo: "om_question", idempotencyKey: "k1" })).rejects.toMatchObject({ failure: { kind: "unavailable" } });
+    r.fake.api.fail(/\/reply$/, 1, { status: 503, msg: "unavailable" });
+    await expect(r.channel.sendText(chat, "no", { replyTo: "om_question" })).rejects.toMatchObject({ failure: { kind: "unavailable" } });
   });
 
   it("waits out Feishu's rate limit and then sends", async () => {
     const r = await rigWithMessage();
     const headers = { "x-ogw-ratelimit-reset": "0" };
     r.fake.api.fail(/\/messages$/, 2, { status: 429, code: 99991400, msg: "request trigger frequency limit", headers });
-    await r.channel.sendText(chat, "after the limit");
+    await outboundOf(r).sendText(chat, "after the limit");
     expect(r.fake.api.sent.map((m) => m.chatId)).toEqual(["oc_chat"]);
   });
 

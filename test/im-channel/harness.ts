@@ -3,6 +3,7 @@
  * Channel tools, TestChannels as the platforms, and a ToolContext for a turn in one of them. `restart()` builds
  * everything again on the same data directory, as a process restart would.
  */
+import { testOutbound } from "../helpers/outbound.js";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -65,7 +66,8 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
   const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry }> => {
     const store = await createStore({ url: null, dataDir: dir, log });
     const channelOf = (name: ChannelName) => channels.get(name);
-    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf });
+    const outbound = testOutbound({ store, log, channelOf });
+    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
     registry.register("system", createSystemHandler({ catalog: new ToolCatalog(registry), store, llm: config.llm }), systemTools);
     const { handler, tools } = createImChannelHandler({ media: im, channelOf, store, log });

@@ -3,6 +3,7 @@
  * at the time, since the sender deletes its staging copy), serves downloads from a table of refs, and can be told
  * to refuse, hang or drop the connection for a kind of file.
  */
+import { SendError } from "../../src/core/send-error.js";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type {
@@ -47,7 +48,7 @@ export class TestChannel implements Channel {
     capabilities: Partial<ChannelCapabilities> = {},
   ) {
     const voice = VOICE_FORMATS[name] ?? "any";
-    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, threads: true, typing: true, voice, ...capabilities };
+    this.capabilities = { maxTextLength: 4096, maxUploadBytes: 1024 * 1024, edits: true, draftStreaming: false, reactions: false, buttons: false, threads: true, typing: true, voice, ...capabilities } as ChannelCapabilities;
   }
 
   async start(): Promise<void> {}
@@ -63,11 +64,12 @@ export class TestChannel implements Channel {
   async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     switch (this.behaviour.get(file.kind) ?? "accept") {
       case "refuse":
-        throw new Error(`Bad Request: PHOTO_INVALID_DIMENSIONS for ${file.kind}`);
+        throw new SendError(`Bad Request: PHOTO_INVALID_DIMENSIONS for ${file.kind}`, { kind: "rejected" });
       case "hang":
         return new Promise<SentMessage>(() => {});
       case "drop":
-        throw Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+        // As an adapter classifies a connection cut after the upload went out.
+        throw new SendError("socket hang up", { kind: "uncertain" });
       case "accept": {
         const messageId = `m-${++this.counter}`;
         this.received.push({ to, file, bytes: await readFile(file.path), replyTo: opts.replyTo, messageId });

@@ -23,8 +23,8 @@ const SUMMARY_WITH_PROPOSALS = [
 
 async function overBudget(world: AgentWorld): Promise<void> {
   world.h.fake.respondWith((request) => (isSummaryRequest(request) ? { text: SUMMARY_WITH_PROPOSALS } : { text: "ok" }));
-  await world.turnAs("ann", `I'm vegan, and here is my story: ${"lorem ipsum ".repeat(170)}`, "direct");
-  await world.turnAs("ann", `I moved to Porto. ${"context ".repeat(250)}`, "direct");
+  await world.turnAs("ann", `I'm vegan, and here is my story: ${"lorem ipsum ".repeat(400)}`, "direct");
+  await world.turnAs("ann", `I moved to Porto. ${"context ".repeat(500)}`, "direct");
 }
 
 describe("memories proposed by compaction", () => {

@@ -14,6 +14,8 @@ import type {
   OutboundTarget,
   SentMessage,
 } from "../../src/core/types.js";
+import { SendError } from "../../src/core/send-error.js";
+import { testOutbound } from "../helpers/outbound.js";
 import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
 import type { Actor, Clock } from "../../src/scheduler/types.js";
@@ -75,7 +77,7 @@ export interface Sent {
 
 /** A channel in this process: sending records the message; `failures` makes the next sends throw. */
 export class RecordingChannel implements Channel {
-  readonly capabilities = { maxTextLength: 4096, maxUploadBytes: 1024, edits: false, threads: false, typing: false, voice: "any" } as const;
+  readonly capabilities = { maxTextLength: 4096, maxUploadBytes: 1024, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: false, voice: "any" } as const;
   readonly sent: Sent[] = [];
   failures = 0;
   private counter = 0;
@@ -91,7 +93,7 @@ export class RecordingChannel implements Channel {
   async sendText(to: OutboundTarget, text: string): Promise<SentMessage[]> {
     if (this.failures > 0) {
       this.failures -= 1;
-      throw new Error("platform said 502");
+      throw new SendError("platform said 502", { kind: "unavailable" });
     }
     const messageId = `m${++this.counter}`;
     this.sent.push({ to, text, messageId });
@@ -136,7 +138,7 @@ export function memoryStore(): Store {
 }
 
 export function testConfig(overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
-  return { ...schedulerConfigSchema.parse({}), retryBackoffMs: 10, ...overrides };
+  return { ...schedulerConfigSchema.parse({}), ...overrides };
 }
 
 export interface SchedulerParts {
@@ -145,6 +147,8 @@ export interface SchedulerParts {
   channel?: RecordingChannel;
   config?: Partial<SchedulerConfig>;
   defaultTimezone?: string;
+  /** Immediate send attempts of the outbound service. */
+  sendAttempts?: number;
   agent?: ConstructorParameters<typeof Scheduler>[0]["agent"];
 }
 
@@ -155,7 +159,12 @@ export function makeScheduler(parts: SchedulerParts): Scheduler {
     defaultTimezone: parts.defaultTimezone ?? "UTC",
     store: parts.store,
     log: silentLog,
-    channelOf: (name) => (channel && channel.name === name ? channel : undefined),
+    outbound: testOutbound({
+      store: parts.store,
+      log: silentLog,
+      channelOf: (name) => (channel && channel.name === name ? channel : undefined),
+      ...(parts.sendAttempts !== undefined ? { config: { attempts: parts.sendAttempts } } : {}),
+    }),
     agent: parts.agent ?? null,
     workspacesRoot: join(tmpdir(), "switchboard-scheduler-workspaces"),
     ...(parts.clock ? { clock: parts.clock } : {}),

@@ -113,28 +113,29 @@ describe("one-shot reminders", () => {
     expect(await scheduler.list(ALICE)).toEqual([]);
   });
 
-  it("retries a failed send with backoff and records the attempts", async () => {
+  it("a failed send is retried by the outbound service, not by the scheduler", async () => {
     const channel = new RecordingChannel();
-    const { scheduler, clock } = await setup({ channel, config: { deliveryAttempts: 4, retryBackoffMs: 1_000 } });
+    const { scheduler, clock } = await setup({ channel, sendAttempts: 3 });
     const { task } = await scheduler.create(reminder({ when: { in: "1m" } }), ALICE);
     channel.failures = 2;
     clock.advance(MIN);
     await settle(scheduler, clock);
     expect(channel.texts()).toEqual(["Time to drink water"]);
     const { runs } = await scheduler.runs(task.id, ALICE, 1);
-    expect(runs[0]).toMatchObject({ status: "delivered", attempts: 3 });
+    expect(runs[0]).toMatchObject({ status: "delivered", attempts: 1 });
   });
 
   it("a send that keeps failing ends the run and the task as failed, with the error", async () => {
     const channel = new RecordingChannel();
-    const { scheduler, clock } = await setup({ channel, config: { deliveryAttempts: 2 } });
+    const { scheduler, clock } = await setup({ channel, sendAttempts: 2 });
     const { task } = await scheduler.create(reminder({ when: { in: "1m" } }), ALICE);
     channel.failures = 10;
     clock.advance(MIN);
     await settle(scheduler, clock);
     const { task: failed, runs } = await scheduler.runs(task.id, ALICE, 1);
     expect(failed.status).toBe("failed");
-    expect(runs[0]).toMatchObject({ status: "failed", attempts: 2, error: "sending to web chat c1 failed: platform said 502" });
+    expect(runs[0]).toMatchObject({ status: "failed", attempts: 1, error: "sending to web chat c1 failed: platform said 502" });
+    expect(channel.failures).toBe(8);
   });
 });
 
@@ -250,7 +251,7 @@ describe("recurring tasks", () => {
     const send = channel.sendText.bind(channel);
     let broken = true;
     channel.sendText = (to, text) => (broken && text === "Time to drink water" ? Promise.reject(new Error("blocked by the bot's settings")) : send(to, text));
-    const { scheduler, clock } = await setup({ channel, config: { deliveryAttempts: 1 } });
+    const { scheduler, clock } = await setup({ channel, sendAttempts: 1 });
     const { task } = await scheduler.create(reminder({ when: { every: "1m" } }), ALICE);
     for (let i = 1; i <= 6; i++) {
       clock.advanceTo(NOW + i * MIN);
@@ -270,7 +271,7 @@ describe("recurring tasks", () => {
 
   it("a silent task sends only its content: no pause notice, no missed summary", async () => {
     const channel = new RecordingChannel();
-    const { scheduler, clock, restart } = await setup({ channel, config: { deliveryAttempts: 1 } });
+    const { scheduler, clock, restart } = await setup({ channel, sendAttempts: 1 });
     const { task } = await scheduler.create(reminder({ when: { every: "1m" }, silent: true }), ALICE);
     const missed = await scheduler.create(reminder({ when: { in: "10m" }, silent: true }), ALICE);
     channel.failures = 5;

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { UpdateInbox } from "../../src/channels/telegram/inbox.js";
 import { faults } from "../fakes/telegram/server.js";
+import { testOutbound } from "../helpers/outbound.js";
 import { alice, directChat, forumChat, messageOf, text, topicText } from "../fakes/telegram/updates.js";
 import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
 
@@ -77,32 +78,60 @@ describe("Telegram channel, sending", () => {
     expect(logged(h.logs, /refused the HTML/)).toBeDefined();
   });
 
-  it("waits out a 429 and delivers exactly one message", async () => {
+  it("classifies failed sends for the outbound policy and retries none itself", async () => {
     h = await startTelegram();
+    h.fake.fail("sendMessage", faults.tooManyRequests(3));
+    await expect(h.channel.sendText(target, "a")).rejects.toMatchObject({ failure: { kind: "rate_limited", retryAfterMs: 3000 } });
+    h.fake.fail("sendMessage", faults.serverError());
+    await expect(h.channel.sendText(target, "b")).rejects.toMatchObject({ failure: { kind: "unavailable" } });
+    h.fake.fail("sendMessage", { kind: "error", code: 403, description: "Forbidden: bot was blocked by the user" });
+    await expect(h.channel.sendText(target, "c")).rejects.toMatchObject({ failure: { kind: "rejected" } });
+    expect(h.fake.callsOf("sendMessage")).toHaveLength(3);
+    expect(h.fake.sent).toEqual([]);
+  });
+
+  it("a long text that fails halfway carries the parts that arrived, and resumes after them", async () => {
+    h = await startTelegram();
+    const long = `${"a".repeat(4000)}\n\n${"b".repeat(4000)}\n\n${"c".repeat(100)}`;
+    // Once the first part has been answered, the next call meets a 500.
+    const failSecond = h.fake.waitFor(() => h!.fake.sent.length === 1 && (h!.fake.fail("sendMessage", faults.serverError()), true));
+    const failure = await h.channel.sendText(target, long).catch((err: unknown) => err);
+    await failSecond;
+    expect(failure).toMatchObject({ failure: { kind: "unavailable" }, sent: [expect.objectContaining({ messageId: expect.any(String) })] });
+    await h.channel.sendText(target, long, { fromPart: 1 });
+    expect(h.fake.sent.map((s) => s.text?.[0])).toEqual(["a", "b", "c"]);
+  });
+
+  it("through the outbound service: waits out a 429 and delivers exactly one message", async () => {
+    h = await startTelegram();
+    const outbound = testOutbound({ store: h.store, log: h.log, channelOf: () => h!.channel });
     h.fake.fail("sendMessage", faults.tooManyRequests(1));
     const started = Date.now();
-    const sent = await h.channel.sendText(target, "after the rate limit");
+    const sent = await outbound.sendText(target, "after the rate limit");
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(sent).toHaveLength(1);
     expect(h.fake.callsOf("sendMessage")).toHaveLength(2);
     expect(h.fake.sent.map((s) => s.text)).toEqual(["after the rate limit"]);
   });
 
-  it("retries 5xx answers with backoff, and gives up after the bound with an error naming the chat", async () => {
-    h = await startTelegram({ retry: { maxAttempts: 3 } });
+  it("through the outbound service: retries 5xx, and gives up after the bound with an error naming the chat", async () => {
+    h = await startTelegram();
+    const outbound = testOutbound({ store: h.store, log: h.log, channelOf: () => h!.channel, config: { attempts: 3 } });
     h.fake.fail("sendMessage", faults.serverError(), 2);
-    await h.channel.sendText(target, "third time lucky");
+    await outbound.sendText(target, "third time lucky");
     expect(h.fake.sent).toHaveLength(1);
     h.fake.fail("sendMessage", faults.serverError(), 3);
-    await expect(h.channel.sendText(target, "never")).rejects.toThrow(`Telegram sendMessage to chat ${alice.id} failed`);
+    await expect(outbound.sendText(target, "never")).rejects.toThrow(`Telegram sendMessage to chat ${alice.id} failed`);
     expect(h.fake.sent).toHaveLength(1);
   });
 
   it("never posts a message twice when the connection drops after Telegram took it", async () => {
     h = await startTelegram();
+    const outbound = testOutbound({ store: h.store, log: h.log, channelOf: () => h!.channel });
     h.fake.fail("sendMessage", { kind: "dropAfter" });
-    await expect(h.channel.sendText(target, "maybe delivered")).rejects.toThrow(/sendMessage to chat/);
+    await expect(outbound.deliverText(target, "maybe delivered")).rejects.toMatchObject({ failure: { kind: "uncertain" } });
     expect(h.fake.sent.map((s) => s.text)).toEqual(["maybe delivered"]);
+    expect(await outbound.outbox.pending()).toEqual([]);
   });
 
   it("retries an idempotent call whose connection dropped", async () => {

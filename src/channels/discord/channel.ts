@@ -3,6 +3,8 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import type { Store } from "../../infra/store/types.js";
+import { MessageInbox } from "../inbox.js";
 import { REST } from "discord.js";
 import type { Logger } from "../../infra/log.js";
 import type {
@@ -26,6 +28,8 @@ import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
   log: Logger;
+  /** Keeps messages until handled, so a deferred one is handed over again after a restart. */
+  store: Store;
 }
 
 const MIB = 1024 * 1024;
@@ -40,15 +44,18 @@ export class DiscordChannel implements Channel {
   private readonly inbound: InboundFilter;
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
+  private readonly inbox: MessageInbox;
+  private readonly handling = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
+    this.inbox = new MessageInbox(opts.store, "discord-inbox");
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
-    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file" };
+    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: true, typing: true, voice: "audio-file" };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
-    this.rest = new REST({ api: this.apiUrl }).setToken(config.token);
+    this.rest = restClient(this.apiUrl, config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
@@ -69,11 +76,13 @@ export class DiscordChannel implements Channel {
       this.handler = undefined;
       throw err;
     }
+    this.track(this.inbox.replay(onMessage, this.opts.log));
   }
 
   async stop(): Promise<void> {
     this.handler = undefined;
     await this.connection.stop();
+    await Promise.all(this.handling);
     this.rest.clearHashSweeper();
     this.rest.clearHandlerSweeper();
   }
@@ -85,11 +94,11 @@ export class DiscordChannel implements Channel {
   }
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.outbound.sendText(to, text, opts.replyTo);
+    return this.outbound.sendText(to, text, opts);
   }
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
-    return this.outbound.sendFile(to, file, opts.replyTo);
+    return this.outbound.sendFile(to, file, opts);
   }
 
   typing(to: OutboundTarget): Promise<void> {
@@ -106,8 +115,24 @@ export class DiscordChannel implements Channel {
     if (!handler) return;
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
-    handler(message).catch((err: unknown) =>
-      this.opts.log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling a Discord message failed"),
-    );
+    this.track(this.inbox.handOver(message, handler, this.opts.log));
   }
+
+  private track(work: Promise<unknown>): void {
+    this.handling.add(work);
+    void work.finally(() => this.handling.delete(work));
+  }
+}
+
+/**
+ * The REST client retries nothing: a 429 answer, a 5xx and a network failure are classified (SendError) and the
+ * one outbound policy (src/gateway/outbound.ts) retries them. Its pacing stays: waiting before a request while a
+ * known bucket is empty sends nothing, so it is not a retry. The client announces such a wait as "rateLimited"
+ * with the same object it then hands to rejectOnRateLimit, which tells the two apart.
+ */
+function restClient(api: string, token: string): REST {
+  const pacing = new WeakSet<object>();
+  const rest = new REST({ api, retries: 0, rejectOnRateLimit: (data) => !pacing.has(data) }).setToken(token);
+  rest.on("rateLimited", (data) => pacing.add(data));
+  return rest;
 }

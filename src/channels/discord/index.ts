@@ -15,10 +15,10 @@ export const discordChannel = defineChannel({
     DISCORD_BOT_TOKEN: { path: "token", type: "string" },
     DISCORD_API_URL: { path: "apiUrl", type: "string" },
   },
-  create: ({ settings, log }) => {
+  create: ({ settings, log, store }) => {
     // The config loader refuses an enabled Discord channel without a token, so this is a programming error.
     if (settings.token === null) throw new Error("channels.discord.token is not set (set DISCORD_BOT_TOKEN)");
-    return new DiscordChannel({ config: { ...settings, token: settings.token }, log });
+    return new DiscordChannel({ config: { ...settings, token: settings.token }, log, store });
   },
   check: checkDiscord,
   fix: discordFix,

@@ -64,9 +64,9 @@ function chatOf(payload: MessageCreate, dir: DiscordDirectory): ChatRef {
   if (channel && THREAD_TYPES.has(channel.type) && channel.parentId !== undefined) {
     const parent = dir.channel(channel.parentId)?.name;
     const title = [parent !== undefined ? `#${parent}` : undefined, channel.name].filter((part) => part !== undefined).join(" › ");
-    return { id: channel.parentId, type: "group", threadId: payload.channel_id, guildId, ...(title ? { title } : {}) };
+    return { id: channel.parentId, type: "group", threadId: payload.channel_id, space: guildId, ...(title ? { title } : {}) };
   }
-  return { id: payload.channel_id, type: "group", guildId, ...(channel?.name !== undefined ? { title: `#${channel.name}` } : {}) };
+  return { id: payload.channel_id, type: "group", space: guildId, ...(channel?.name !== undefined ? { title: `#${channel.name}` } : {}) };
 }
 
 function senderOf(payload: MessageCreate): SenderRef {

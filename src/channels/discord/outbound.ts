@@ -1,14 +1,16 @@
 /**
- * Sending to Discord over REST (@discordjs/rest, which handles rate limits and retries 5xx). Markdown goes out as
+ * Sending to Discord over REST (@discordjs/rest, told neither to retry nor to wait out a 429: failures are
+ * classified as SendError for the one outbound policy, src/gateway/outbound.ts). Markdown goes out as
  * is, since Discord renders it; long text is split at 2000 characters and 17 lines without breaking code blocks.
  * The first message answers the triggering one; the bot's messages ping nobody but the person answered, and
  * link previews are off unless configured. Files go as multipart attachments within the upload limit.
  */
 import { readFile, stat } from "node:fs/promises";
-import { DiscordAPIError, HTTPError, MessageFlags, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
+import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
+import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { z } from "zod";
 import { chunkText, codePointLength } from "../../core/text.js";
-import type { OutboundFile, OutboundTarget, SentMessage } from "../../core/types.js";
+import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { mib } from "./attachments.js";
 
 export const MAX_MESSAGE_LENGTH = 2000;
@@ -38,27 +40,35 @@ export class DiscordOutbound {
 
   constructor(private readonly opts: OutboundOptions) {}
 
-  async sendText(to: OutboundTarget, text: string, replyTo?: string): Promise<SentMessage[]> {
+  /** Sends the parts from `opts.fromPart` on; a failure carries the parts that did arrive (SendError.sent). */
+  async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
     const chunks = splitMessage(text);
     const sent: SentMessage[] = [];
     for (const [index, content] of chunks.entries()) {
-      const body = this.messageBody(content, index === 0 ? replyTo : undefined);
-      sent.push(await this.post(to, `message ${index + 1} of ${chunks.length}`, { body }));
+      if (index < (opts.fromPart ?? 0)) continue;
+      const body = this.messageBody(content, index === 0 ? opts.replyTo : undefined);
+      try {
+        sent.push(await this.post(to, `message ${index + 1} of ${chunks.length}`, { body }));
+      } catch (err) {
+        throw err instanceof SendError ? err.withSent(sent) : err;
+      }
     }
     return sent;
   }
 
   /** A caption longer than one message goes ahead of the file as text. */
-  async sendFile(to: OutboundTarget, file: OutboundFile, replyTo?: string): Promise<SentMessage> {
+  async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    const replyTo = opts.replyTo;
     const { size } = await stat(file.path);
     if (size > this.opts.maxUploadBytes) {
-      throw new Error(
+      throw new SendError(
         `${file.name} is ${mib(size)}; Discord accepts files up to ${mib(this.opts.maxUploadBytes)} here (channels.discord.maxUploadMB), so it was not sent`,
+        { kind: "rejected" },
       );
     }
     const caption = file.caption ?? "";
     const captionFits = splitMessage(caption).length <= 1;
-    if (!captionFits) await this.sendText(to, caption, replyTo);
+    if (!captionFits) await this.sendText(to, caption, replyTo !== undefined ? { replyTo } : {});
     const body = {
       ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined),
       attachments: [{ id: "0", filename: file.name }],
@@ -117,8 +127,22 @@ function isUnknownChannel(err: unknown): boolean {
   return err instanceof DiscordAPIError && err.code === RESTJSONErrorCodes.UnknownChannel;
 }
 
-/** A plain error: discord.js errors carry the request body (message text, file bytes), which must not reach logs. */
-function sendError(what: string, channelId: string, err: unknown): Error {
-  const detail = err instanceof DiscordAPIError || err instanceof HTTPError ? `HTTP ${err.status} ${err.message}` : (err as Error).message;
-  return new Error(`Discord ${what} to channel ${channelId} failed: ${detail}`);
+/**
+ * A SendError without the cause: discord.js errors carry the request body (message text, file bytes), which must
+ * not reach logs.
+ */
+function sendError(what: string, channelId: string, err: unknown): SendError {
+  const detail =
+    err instanceof DiscordAPIError || err instanceof HTTPError
+      ? `HTTP ${err.status} ${err.message}`
+      : err instanceof RateLimitError
+        ? `rate limited for ${err.retryAfter} ms`
+        : (err as Error).message;
+  return new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err));
+}
+
+export function sendFailureOf(err: unknown): SendFailure {
+  if (err instanceof RateLimitError) return { kind: "rate_limited", retryAfterMs: err.retryAfter };
+  if (err instanceof DiscordAPIError || err instanceof HTTPError) return httpFailure(err.status);
+  return networkFailure(err);
 }

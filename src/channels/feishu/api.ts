@@ -9,7 +9,7 @@ import * as lark from "@larksuiteoapi/node-sdk";
 import { z } from "zod";
 import type { Logger } from "../../infra/log.js";
 import { feishuHttp } from "./http.js";
-import { DEFAULT_RETRY, withRetries, type RetryPolicy } from "./retry.js";
+import { DEFAULT_RETRY, SEND_ONCE, withRetries, type RetryPolicy } from "./retry.js";
 import { sdkLogger, TokenCache } from "./sdk.js";
 
 export interface FeishuApiOptions {
@@ -78,7 +78,7 @@ export class FeishuApi {
   async send(message: OutgoingMessage): Promise<string> {
     const { chatId, replyTo, msgType, content, uuid } = message;
     const data = { msg_type: msgType, content, uuid };
-    const result = await this.call(`send a ${msgType} message`, (c) =>
+    const result = await this.sendCall(`send a ${msgType} message`, (c) =>
       replyTo !== undefined
         ? c.im.v1.message.reply({
             path: { message_id: replyTo },
@@ -93,7 +93,7 @@ export class FeishuApi {
 
   /** Uploads an image for a message (at most 10 MB); resolves with its image_key. */
   async uploadImage(path: string): Promise<string> {
-    const result = await this.call("upload an image", (c) =>
+    const result = await this.sendCall("upload an image", (c) =>
       withStream(path, (image) => c.im.v1.image.create({ data: { image_type: "message", image } })),
     );
     if (!result?.image_key) throw new Error("Feishu accepted an image upload but returned no image_key");
@@ -102,7 +102,7 @@ export class FeishuApi {
 
   /** Uploads a file (at most 30 MB); resolves with its file_key. `durationMs` is for opus voice. */
   async uploadFile(path: string, fileType: UploadFileType, fileName: string, durationMs?: number): Promise<string> {
-    const result = await this.call(`upload a ${fileType} file`, (c) =>
+    const result = await this.sendCall(`upload a ${fileType} file`, (c) =>
       withStream(path, (file) =>
         c.im.v1.file.create({
           data: {
@@ -136,9 +136,14 @@ export class FeishuApi {
     return this.tokens.tenantTokenExpiry(this.opts.appId);
   }
 
-  private call<T>(what: string, fn: (client: lark.Client) => Promise<T>): Promise<T> {
+  private call<T>(what: string, fn: (client: lark.Client) => Promise<T>, policy = this.retry): Promise<T> {
     const hooks = { what, log: this.opts.log, dropToken: () => this.tokens.clear() };
-    return withRetries(() => fn(this.client), this.retry, hooks);
+    return withRetries(() => fn(this.client), policy, hooks);
+  }
+
+  /** Sends and uploads: one try (and one with a fresh token); the outbound service owns their retries. */
+  private sendCall<T>(what: string, fn: (client: lark.Client) => Promise<T>): Promise<T> {
+    return this.call(what, fn, SEND_ONCE);
   }
 }
 

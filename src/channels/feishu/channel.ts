@@ -54,6 +54,9 @@ export class FeishuChannel implements Channel {
       maxTextLength: config.maxMessageLength,
       maxUploadBytes: MAX_FILE_UPLOAD_BYTES,
       edits: false,
+      draftStreaming: false,
+      reactions: false,
+      buttons: false,
       threads: true,
       typing: false,
       voice: "ogg-opus",
@@ -104,11 +107,11 @@ export class FeishuChannel implements Channel {
   }
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.outbound.sendText(to, text, opts.replyTo);
+    return this.outbound.sendText(to, text, opts);
   }
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
-    return this.outbound.sendFile(to, file, opts.replyTo);
+    return this.outbound.sendFile(to, file, opts);
   }
 
   download(attachment: Attachment, into: string): Promise<string> {

@@ -1,13 +1,16 @@
 /**
  * Every event Feishu pushes, over the long connection or the webhook, arrives here as its schema 2.0 envelope.
- * Message events are deduplicated by event_id (the router then deduplicates by message id), normalized and handed
- * to the router in the background, so the acknowledgment Feishu waits for never waits for a turn. Other event
+ * Message events are deduplicated by event_id (the router then deduplicates by message id), normalized, recorded
+ * in the store-backed inbox (so the acknowledgment follows the store, and a message deferred at shutdown is handed
+ * over again at the next start) and handed to the router in the background, so the acknowledgment Feishu waits for
+ * never waits for a turn. Other event
  * types, and payloads that fail validation, are logged and acknowledged.
  */
 import { z } from "zod";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import type { InboundHandler, InboundMessage } from "../../core/types.js";
+import { MessageInbox } from "../inbox.js";
 import type { BotMessages } from "./bot-messages.js";
 import { messageEventSchema, toInboundMessage } from "./normalize.js";
 
@@ -33,13 +36,17 @@ export class FeishuEvents {
   private readonly inFlight = new Set<Promise<void>>();
   /** Events are taken one at a time, so messages reach the router in the order they arrived. */
   private queue: Promise<void> = Promise.resolve();
+  private readonly inbox: MessageInbox;
 
-  constructor(private readonly opts: FeishuEventsOptions) {}
+  constructor(private readonly opts: FeishuEventsOptions) {
+    this.inbox = new MessageInbox(opts.store, "feishu-inbox");
+  }
 
   /** Starts handing messages to `handler`; `botOpenId` finds the bot's own mentions. */
   attach(handler: InboundHandler, botOpenId: string): void {
     this.handler = handler;
     this.botOpenId = botOpenId;
+    this.track(this.inbox.replay(handler, this.opts.log));
   }
 
   /** Stops handing messages over and waits for those already handed over. */
@@ -85,7 +92,8 @@ export class FeishuEvents {
       }
       const parentId = event.data.message.parent_id;
       const repliesToBot = parentId ? await this.opts.botMessages.isBots(parentId) : false;
-      this.handOver(handler, toInboundMessage(event.data, { botOpenId: this.botOpenId, repliesToBot }), eventId);
+      const message = toInboundMessage(event.data, { botOpenId: this.botOpenId, repliesToBot });
+      if (await this.inbox.record(message)) this.handOver(handler, message, eventId);
     } catch (err) {
       log.error({ err, eventId }, "could not take a Feishu message event");
     }
@@ -93,10 +101,11 @@ export class FeishuEvents {
 
   private handOver(handler: InboundHandler, message: InboundMessage, eventId: string): void {
     const log = this.opts.log.child({ eventId, messageId: message.id, chatId: message.chat.id });
-    const task = handler(message)
-      .then((outcome) => log.debug({ outcome }, "Feishu message handled"))
-      .catch((err: unknown) => log.error({ err }, "handling a Feishu message failed"))
-      .finally(() => this.inFlight.delete(task));
+    this.track(this.inbox.handle(message, handler, log).then((outcome) => log.debug({ outcome }, "Feishu message handled")));
+  }
+
+  private track(work: Promise<unknown>): void {
+    const task = work.then(() => undefined).finally(() => this.inFlight.delete(task));
     this.inFlight.add(task);
   }
 }

@@ -19,8 +19,9 @@ export class FeishuApiError extends Error {
     readonly httpStatus: number | null,
     /** How long Feishu asked us to wait (rate limits). */
     readonly retryAfterMs: number | null = null,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause !== undefined ? { cause } : {});
   }
 }
 
@@ -79,7 +80,7 @@ interface AxiosLikeError {
 
 async function errorOf(what: string, err: unknown): Promise<FeishuApiError> {
   const { response, code, message } = err as AxiosLikeError;
-  if (!response) return new FeishuApiError(`${what}: ${code ?? "network error"}: ${message ?? String(err)}`, null, null);
+  if (!response) return new FeishuApiError(`${what}: ${code ?? "network error"}: ${message ?? String(err)}`, null, null, null, err);
   const status = response.status ?? 0;
   const fields = businessFields(await readBody(response.data));
   const detail = fields.code !== null ? `, Feishu error ${fields.code}: ${fields.msg}` : "";

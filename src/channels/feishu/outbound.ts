@@ -3,16 +3,17 @@
  * `maxMessageLength` characters; each goes in the preferred format and, when Feishu refuses that format, again
  * in the next simpler one, so a reply is never lost. Inside a thread every message is a reply "in thread".
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { SendError } from "../../core/send-error.js";
 import type { Logger } from "../../infra/log.js";
 import { chunkText, codePointLength } from "../../core/text.js";
-import type { OutboundFile, OutboundTarget, SentMessage } from "../../core/types.js";
+import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { FeishuApi, OutgoingMessage } from "./api.js";
 import type { BotMessages } from "./bot-messages.js";
 import { formatsFrom, render, type ReplyFormat } from "./format.js";
 import { FeishuApiError } from "./http.js";
 import { planUpload } from "./media.js";
-import { isRetryable } from "./retry.js";
+import { feishuSendError, isRetryable } from "./retry.js";
 
 export interface OutboundOptions {
   api: FeishuApi;
@@ -28,38 +29,48 @@ type Placement = Pick<OutgoingMessage, "chatId" | "replyTo" | "inThread">;
 export class Outbound {
   constructor(private readonly opts: OutboundOptions) {}
 
-  async sendText(to: OutboundTarget, markdown: string, replyTo?: string): Promise<SentMessage[]> {
+  /** Sends the parts from `opts.fromPart` on; a failure carries the parts that did arrive (SendError.sent). */
+  async sendText(to: OutboundTarget, markdown: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
     const chunks = chunkText(markdown, { maxLength: this.opts.maxMessageLength, measure: codePointLength });
     const sent: SentMessage[] = [];
     for (const [index, chunk] of chunks.entries()) {
-      sent.push(await this.sendChunk(placementOf(to, replyTo, index === 0), chunk));
+      if (index < (opts.fromPart ?? 0)) continue;
+      try {
+        const key = opts.idempotencyKey;
+        sent.push(await this.sendChunk(placementOf(to, opts.replyTo, index === 0), chunk, uuidBase(key, index), key !== undefined));
+      } catch (err) {
+        throw err instanceof SendError ? err.withSent(sent) : err;
+      }
     }
     return sent;
   }
 
-  async sendFile(to: OutboundTarget, file: OutboundFile, replyTo?: string): Promise<SentMessage> {
+  async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+    const replyTo = opts.replyTo;
     const { api } = this.opts;
     const upload = await planUpload(file);
-    const content =
-      upload.as === "image"
-        ? { image_key: await api.uploadImage(file.path) }
-        : { file_key: await api.uploadFile(file.path, upload.as, file.name, upload.durationMs) };
-    const message = { msgType: upload.msgType, content: JSON.stringify(content), uuid: randomUUID() };
-    const sent = await this.deliver({ ...placementOf(to, replyTo, true), ...message });
+    // An upload shows nothing in the chat, so a failed one is safe to repeat: idempotent for the classification.
+    const content = await (upload.as === "image"
+      ? api.uploadImage(file.path).then((key) => ({ image_key: key }))
+      : api.uploadFile(file.path, upload.as, file.name, upload.durationMs).then((key) => ({ file_key: key }))
+    ).catch((err: unknown) => {
+      throw feishuSendError(`Feishu: uploading ${file.name} failed: ${(err as Error).message}`, err, true);
+    });
+    const message = { msgType: upload.msgType, content: JSON.stringify(content), uuid: uuidBase(opts.idempotencyKey, "file") };
+    const sent = await this.deliver({ ...placementOf(to, replyTo, true), ...message }, opts.idempotencyKey !== undefined);
     // Feishu's file and image messages have no caption; it follows as text.
     if (file.caption) await this.sendText(to, file.caption);
     return sent;
   }
 
-  private async sendChunk(placement: Placement, markdown: string): Promise<SentMessage> {
+  private async sendChunk(placement: Placement, markdown: string, uuid: string, idempotent: boolean): Promise<SentMessage> {
     const formats = formatsFrom(this.opts.format);
-    const uuid = randomUUID();
     for (let index = 0; ; index += 1) {
       const format = formats[index]!;
       const { msgType, content } = render(markdown, format);
       try {
         // One idempotency key per format: a retry of the same request never sends twice, a fallback still sends.
-        return await this.deliver({ ...placement, msgType, content, uuid: `${uuid}-${format}` });
+        return await this.deliver({ ...placement, msgType, content, uuid: `${uuid}-${format}` }, idempotent);
       } catch (err) {
         const refusal = refusalOf(err);
         const next = formats[index + 1];
@@ -72,17 +83,27 @@ export class Outbound {
     }
   }
 
-  private async deliver(message: OutgoingMessage): Promise<SentMessage> {
+  /** `idempotent`: the uuid stays the same for every attempt of this send, so Feishu posts it at most once. */
+  private async deliver(message: OutgoingMessage, idempotent: boolean): Promise<SentMessage> {
     let messageId: string;
     try {
       messageId = await this.opts.api.send(message);
     } catch (err) {
       const what = `sending a ${message.msgType} message to chat ${message.chatId}`;
-      throw new Error(`Feishu: ${what} failed: ${(err as Error).message}`, { cause: err });
+      throw feishuSendError(`Feishu: ${what} failed: ${(err as Error).message}`, err, idempotent);
     }
     await this.opts.botMessages.remember(messageId);
     return { messageId, sentAt: new Date() };
   }
+}
+
+/**
+ * Feishu's idempotency uuid (at most 50 characters) for one part: derived from the caller's key, so that every
+ * attempt of the same send carries the same uuid; a fresh one when there is no key.
+ */
+function uuidBase(key: string | undefined, part: number | string): string {
+  if (key === undefined) return randomUUID();
+  return createHash("sha256").update(`${key}:${part}`).digest("hex").slice(0, 36);
 }
 
 function placementOf(to: OutboundTarget, replyTo: string | undefined, first: boolean): Placement {

@@ -1,10 +1,11 @@
 /**
- * When a failed Open API call is worth repeating, and the loop that repeats it. Only calls that cannot duplicate
- * anything come through here: message sends carry an idempotency `uuid`, uploads and reads have no side effect
- * a repeat could double.
+ * When a failed Open API call is worth repeating, and the loop that repeats it: for reads (bot info, downloads).
+ * Sends and uploads get one try here (after a rejected token, one more with a new token), and their failures are
+ * classified as SendError for the one outbound policy (src/gateway/outbound.ts), which does the retrying.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";
+import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { FeishuApiError } from "./http.js";
 
 export interface RetryPolicy {
@@ -29,6 +30,26 @@ export function isRetryable(err: unknown): boolean {
   if (!(err instanceof FeishuApiError)) return false;
   if (err.code !== null && RATE_LIMIT_CODES.has(err.code)) return true;
   return err.httpStatus === null || err.httpStatus === 429 || err.httpStatus >= 500;
+}
+
+/** No retries beyond the fresh token: the outbound service decides. */
+export const SEND_ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
+
+/**
+ * How a send or upload failed. Without an answer the request may have arrived, so it is uncertain, unless the send
+ * carried an idempotency key (Feishu's uuid): then repeating it cannot post it twice.
+ */
+export function sendFailureOf(err: unknown, idempotent: boolean): SendFailure {
+  if (!(err instanceof FeishuApiError)) return { kind: "uncertain" };
+  const retryAfterMs = err.retryAfterMs ?? undefined;
+  if (err.code !== null && RATE_LIMIT_CODES.has(err.code)) return retryAfterMs !== undefined ? { kind: "rate_limited", retryAfterMs } : { kind: "rate_limited" };
+  if (err.httpStatus === null) return idempotent ? { kind: "unavailable" } : networkFailure(err.cause);
+  if (err.httpStatus === 200) return { kind: "rejected" };
+  return httpFailure(err.httpStatus, retryAfterMs);
+}
+
+export function feishuSendError(message: string, err: unknown, idempotent: boolean): SendError {
+  return new SendError(message, sendFailureOf(err, idempotent), { cause: err });
 }
 
 export interface RetryHooks {

@@ -1,47 +1,31 @@
 /**
  * Updates received but not yet handled, kept in the store so that an update acknowledged to Telegram (webhook 200,
- * or a later getUpdates offset) survives a crash: the channel replays what is left here when it starts. One list per
- * bot under a lock; it stays short, since an entry lives only while its message is being handled.
+ * or a later getUpdates offset) survives a crash: the channel replays what is left here when it starts.
  */
-import type { Namespace, Store } from "../../infra/store/types.js";
+import { DurableList } from "../../infra/store/durable-list.js";
+import type { Store } from "../../infra/store/types.js";
 import type { RawUpdate } from "./schema.js";
 
 /** Telegram keeps unconfirmed updates for 24 hours; an entry older than that is not worth replaying either. */
 const INBOX_TTL_MS = 24 * 3_600_000;
 
 export class UpdateInbox {
-  private readonly records: Namespace<RawUpdate[]>;
-  private readonly key: string;
+  private readonly list: DurableList<RawUpdate>;
 
-  constructor(
-    private readonly store: Store,
-    botId: string,
-  ) {
-    this.records = store.namespace<RawUpdate[]>("meta");
-    this.key = `telegram-inbox:${botId}`;
+  constructor(store: Store, botId: string) {
+    this.list = new DurableList(store, `telegram-inbox:${botId}`, (u) => String(u.update_id), { ttlMs: INBOX_TTL_MS });
   }
 
   /** Records the update unless an update with its id is already waiting; false when it was. */
   add(update: RawUpdate): Promise<boolean> {
-    return this.change((pending) => (pending.some((u) => u.update_id === update.update_id) ? undefined : [...pending, update]));
+    return this.list.add(update);
   }
 
-  async remove(updateId: number): Promise<void> {
-    await this.change((pending) => (pending.some((u) => u.update_id === updateId) ? pending.filter((u) => u.update_id !== updateId) : undefined));
+  remove(updateId: number): Promise<void> {
+    return this.list.remove(String(updateId));
   }
 
-  async pending(): Promise<RawUpdate[]> {
-    return (await this.records.get(this.key)) ?? [];
-  }
-
-  /** `edit` answers the new list, or undefined to leave it as it is. */
-  private change(edit: (pending: RawUpdate[]) => RawUpdate[] | undefined): Promise<boolean> {
-    return this.store.coordinator.withLock(this.key, async () => {
-      const next = edit(await this.pending());
-      if (next === undefined) return false;
-      if (next.length === 0) await this.records.delete(this.key);
-      else await this.records.set(this.key, next, INBOX_TTL_MS);
-      return true;
-    });
+  pending(): Promise<RawUpdate[]> {
+    return this.list.all();
   }
 }

@@ -9,8 +9,10 @@ import { InputFile, type Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Logger } from "../../infra/log.js";
 import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import { SendError } from "../../core/send-error.js";
 import { describeTelegramError, isParseEntitiesError } from "./api.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
+import { telegramSendError } from "./retry.js";
 
 export const TEXT_LIMIT = 4096;
 export const CAPTION_LIMIT = 1024;
@@ -34,18 +36,24 @@ export class TelegramSender {
   ) {}
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.sendChunks(to, telegramChunks(text, TEXT_LIMIT), opts.replyTo);
+    return this.sendChunks(to, telegramChunks(text, TEXT_LIMIT), opts.replyTo, opts.fromPart ?? 0);
   }
 
-  private async sendChunks(to: OutboundTarget, chunks: TelegramChunk[], replyTo: string | undefined): Promise<SentMessage[]> {
+  /** Sends the chunks from `from` on; a failure carries the chunks that did arrive (SendError.sent). */
+  private async sendChunks(to: OutboundTarget, chunks: TelegramChunk[], replyTo: string | undefined, from = 0): Promise<SentMessage[]> {
     const sent: SentMessage[] = [];
-    for (const chunk of chunks) {
+    for (const [index, chunk] of chunks.entries()) {
+      if (index < from) continue;
       // Only the first chunk quotes the message it answers; the rest follow it.
-      const placement = placementOf(to, sent.length === 0 ? replyTo : undefined);
-      const message = await this.withHtmlFallback(to, chunk, "sendMessage", (body) =>
-        this.api.sendMessage(to.chatId, body.text, { ...placement, ...body.format }),
-      );
-      sent.push(sentOf(message));
+      const placement = placementOf(to, index === 0 ? replyTo : undefined);
+      try {
+        const message = await this.withHtmlFallback(to, chunk, "sendMessage", (body) =>
+          this.api.sendMessage(to.chatId, body.text, { ...placement, ...body.format }),
+        );
+        sent.push(sentOf(message));
+      } catch (err) {
+        throw err instanceof SendError ? err.withSent(sent) : err;
+      }
     }
     return sent;
   }
@@ -53,10 +61,10 @@ export class TelegramSender {
   /** Uploads the file; a caption beyond 1024 characters goes on in text messages after it. */
   async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     const { size } = await stat(file.path).catch((err: unknown) => {
-      throw new Error(`Cannot send ${file.name}: ${(err as Error).message}`);
+      throw new SendError(`Cannot send ${file.name}: ${(err as Error).message}`, { kind: "rejected" });
     });
     if (size > UPLOAD_LIMIT_BYTES) {
-      throw new Error(`Cannot send ${file.name}: it is ${size} bytes and Telegram bots may upload at most ${UPLOAD_LIMIT_BYTES}`);
+      throw new SendError(`Cannot send ${file.name}: it is ${size} bytes and Telegram bots may upload at most ${UPLOAD_LIMIT_BYTES}`, { kind: "rejected" });
     }
     const [caption, ...rest] = file.caption ? telegramChunks(file.caption, CAPTION_LIMIT) : [];
     const method = uploadMethodOf(file, size);
@@ -146,6 +154,6 @@ function sentOf(message: Message): SentMessage {
   return { messageId: String(message.message_id), sentAt: new Date(message.date * 1000) };
 }
 
-function sendError(method: string, to: OutboundTarget, err: unknown): Error {
-  return new Error(`Telegram ${method} to chat ${to.chatId} failed: ${describeTelegramError(err)}`, { cause: err });
+function sendError(method: string, to: OutboundTarget, err: unknown): SendError {
+  return telegramSendError(`Telegram ${method} to chat ${to.chatId} failed: ${describeTelegramError(err)}`, err);
 }

@@ -1,10 +1,13 @@
 /**
- * A grammY API transformer that retries what is safe to retry, with a bound: a 429 waits `retry_after`, a 5xx and
- * a network failure back off exponentially. A send whose connection dropped after the request went out is not
- * retried, because Telegram may have delivered it and a retry would post the message twice; only a failure to
- * connect proves that nothing arrived. Idempotent methods (reads, settings, chat actions) retry on any network error.
+ * Failures of Telegram calls. Sends (sendMessage, sendPhoto, ...) are not retried here: their failures are
+ * classified as SendError for the one outbound policy (src/gateway/outbound.ts). A send whose connection dropped
+ * after the request went out is "uncertain", because Telegram may have delivered it and a retry would post the
+ * message twice; only a failure to connect proves that nothing arrived. The transformer below retries only the
+ * idempotent calls that are not sends (reads and settings: getFile, setWebhook, ...), which the outbound service
+ * never sees.
  */
-import { HttpError, type Transformer } from "grammy";
+import { GrammyError, HttpError, type Transformer } from "grammy";
+import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import type { Logger } from "../../infra/log.js";
 
 export interface RetryPolicy {
@@ -19,15 +22,14 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterSec: 60 };
 
-/** getUpdates runs its own loop with backoff; a chat action is stale by the time a retry would land. */
-const NOT_RETRIED = new Set(["getUpdates", "sendChatAction"]);
+/** getUpdates runs its own loop with backoff. */
+const NOT_RETRIED = new Set(["getUpdates"]);
+/** Reads and settings: repeating them changes nothing. Sends (send*, forward*, copy*) go through the outbound policy. */
 const IDEMPOTENT = /^(get|set|delete|edit)/;
-/** Errors raised before a connection existed, so the request cannot have reached the server. */
-const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer {
   return async (prev, method, payload, signal) => {
-    if (NOT_RETRIED.has(method)) return prev(method, payload, signal);
+    if (NOT_RETRIED.has(method) || !IDEMPOTENT.test(method)) return prev(method, payload, signal);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= policy.maxAttempts;
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -46,7 +48,7 @@ export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer 
         }
         reason = `${response.error_code} ${response.description}`;
       } catch (err) {
-        if (last || signal?.aborted || !(err instanceof HttpError) || !networkRetryable(method, err)) throw err;
+        if (last || signal?.aborted || !(err instanceof HttpError)) throw err;
         waitMs = backoff;
         reason = describeHttpError(err);
       }
@@ -56,8 +58,18 @@ export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer 
   };
 }
 
-function networkRetryable(method: string, err: HttpError): boolean {
-  return IDEMPOTENT.test(method) || NOT_CONNECTED.has(errorCode(err.error) ?? "");
+/** How a failed send failed, for the outbound policy. */
+export function sendFailureOf(err: unknown): SendFailure {
+  if (err instanceof GrammyError) {
+    const retryAfter = err.parameters.retry_after;
+    return httpFailure(err.error_code, retryAfter !== undefined ? retryAfter * 1000 : undefined);
+  }
+  if (err instanceof HttpError) return networkFailure(err.error);
+  return { kind: "uncertain" };
+}
+
+export function telegramSendError(message: string, err: unknown): SendError {
+  return new SendError(message, sendFailureOf(err), { cause: err });
 }
 
 /** grammY's message plus the system error code; never the underlying message, which quotes the URL and so the token. */

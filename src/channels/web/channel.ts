@@ -67,7 +67,7 @@ export class WebChannel implements Channel {
 
   constructor(private readonly opts: WebChannelOptions) {
     const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
-    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, threads: false, typing: true, voice: "any" };
+    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: true, voice: "any" };
     this.transcript = new Transcript(opts.store);
     this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
   }
@@ -104,6 +104,8 @@ export class WebChannel implements Channel {
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
+    // One entry per text: a resumed send (fromPart 1) has nothing left to send.
+    if ((opts.fromPart ?? 0) > 0) return [];
     const entry = botEntry(text, []);
     await this.deliver(to.chatId, entry, opts.replyTo);
     return [{ messageId: entry.id, sentAt: new Date(entry.at) }];

@@ -74,6 +74,16 @@ export const coreConfigShape = {
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
+  outbound: z
+    .strictObject({
+      attempts: z.number().int().min(1).max(10).default(3),
+      baseDelayMs: duration.default(250),
+      maxRetryAfterMs: duration.default(30_000),
+      outboxRetryMinutes: z.number().positive().default(10),
+      outboxBaseDelayMs: duration.default(2_000),
+      outboxMaxDelayMs: duration.default(60_000),
+    })
+    .prefault({}),
 };
 
 export const coreConfigSchema = z.strictObject(coreConfigShape);

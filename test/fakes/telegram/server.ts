@@ -67,6 +67,8 @@ export interface FakeTelegram {
   addFile(data: Buffer, opts?: { size?: number; path?: string }): FakeFile;
   /** The next `times` calls of `method` meet `fault`. */
   fail(method: string, fault: Fault, times?: number): void;
+  /** From now on, each call of `method` not met by a queued fault meets `pick()` when it answers one; null stops it. */
+  failAtRandom(method: string, pick: (() => Fault | undefined) | null): void;
   /** POSTs the update to the webhook as Telegram would; answers the HTTP status. */
   pushWebhook(update: Record<string, unknown>, opts?: { url?: string; secret?: string | null }): Promise<number>;
   callsOf(method: string): ApiCall[];
@@ -96,6 +98,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
   changes.setMaxListeners(0);
   const queue = new UpdateQueue();
   const faultQueue = new Map<string, Fault[]>();
+  const randomFaults = new Map<string, () => Fault | undefined>();
   const files = new Map<string, FakeFile & { path: string; data: Buffer }>();
   let nextMessageId = 5000;
   let nextFile = 1;
@@ -117,6 +120,10 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     },
     fail(method, fault, times = 1) {
       faultQueue.set(method, [...(faultQueue.get(method) ?? []), ...Array.from({ length: times }, () => fault)]);
+    },
+    failAtRandom(method, pick) {
+      if (pick) randomFaults.set(method, pick);
+      else randomFaults.delete(method);
     },
     async pushWebhook(update, pushOpts = {}) {
       const url = pushOpts.url ?? fake.webhook?.url;
@@ -258,7 +265,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     const method = match[2]!;
     const { params, parts } = await readParams(req);
     fake.calls.push({ method, params });
-    const fault = faultQueue.get(method)?.shift();
+    const fault = faultQueue.get(method)?.shift() ?? randomFaults.get(method)?.();
     if (fault?.kind === "drop" || fault?.kind === "hang") {
       if (fault.kind === "drop") req.socket.destroy();
       changed();

@@ -1,0 +1,132 @@
+/** Every adapter against its fake, through the one shared contract (test/channels/contract.ts). */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DiscordChannel } from "../../src/channels/discord/channel.js";
+import { FeishuChannel } from "../../src/channels/feishu/channel.js";
+import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
+import { TelegramChannel } from "../../src/channels/telegram/channel.js";
+import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
+import type { Channel } from "../../src/core/types.js";
+import { HttpServer } from "../../src/infra/http/server.js";
+import { createStore } from "../../src/infra/store/index.js";
+import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
+import { startFakeFeishu } from "../fakes/feishu/index.js";
+import { textEvent } from "../fakes/feishu/events.js";
+import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
+import { eventually } from "../helpers/wait.js";
+import { directChat, text } from "../fakes/telegram/updates.js";
+import { discordConfig } from "../discord/helpers.js";
+import { memoryStore, silentLog } from "../scheduler/helpers.js";
+import { FAST_POLLING, FAST_RETRY } from "../telegram/harness.js";
+import { channelContract, type ContractRig } from "./contract.js";
+import { echoChannel, echoPlatform } from "./echo-channel/index.js";
+
+/** Runs one instance at a time; `build` makes a new one on the same store. */
+function instances<C extends Channel>(build: () => C | Promise<C>, after: (channel: C) => Promise<void> = async () => {}) {
+  let current: C | undefined;
+  return {
+    start: async (handler: Parameters<Channel["start"]>[0]): Promise<Channel> => {
+      current = await build();
+      await current.start(handler);
+      return current;
+    },
+    stop: async (): Promise<void> => {
+      if (current) {
+        await current.stop();
+        await after(current);
+      }
+      current = undefined;
+    },
+  };
+}
+
+channelContract("echo (the test-only fifth channel)", async () => {
+  const store = memoryStore();
+  const settings = echoChannel.configSchema.parse({});
+  echoPlatform.sent.length = 0;
+  const run = instances(() => echoChannel.create({ settings, store, log: silentLog, core: undefined as never, http: undefined as never }));
+  const rig: ContractRig = {
+    ...run,
+    inject: async (body) => void (await echoPlatform.post("chat-1", "user-1", body)),
+    sent: () => echoPlatform.sent.map((s) => s.text),
+    failNextSend: () => echoPlatform.failNext({ kind: "unavailable" }),
+    target: { channel: "echo", chatId: "chat-1" },
+    close: () => run.stop(),
+  };
+  return rig;
+});
+
+channelContract("discord", async () => {
+  const fake = await startFakeDiscord();
+  const store = memoryStore();
+  const alice = user("alice");
+  const general = fake.world.general.id;
+  const run = instances(() => new DiscordChannel({ config: discordConfig(fake), log: silentLog, store }));
+  return {
+    ...run,
+    inject: async (body) => void fake.dispatch("MESSAGE_CREATE", messagePayload({ channelId: general, guildId: fake.world.guild.id, author: alice, content: body })),
+    sent: () => fake.messages.map((m) => String(m.payload.content)),
+    failNextSend: () => fake.failNext({ method: "POST", path: /\/messages$/, status: 500 }),
+    target: { channel: "discord", chatId: general },
+    close: async () => {
+      await run.stop();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("telegram", async () => {
+  const fake = await startFakeTelegram();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = telegramConfigSchema.parse({ token: fake.token, apiRoot: fake.url, pollTimeoutSec: 1 });
+  let http: HttpServer | undefined;
+  const run = instances(
+    () => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      return new TelegramChannel({ settings, token: fake.token, store, log: silentLog, http, retry: FAST_RETRY, polling: FAST_POLLING });
+    },
+    async () => http?.stop(),
+  );
+  return {
+    ...run,
+    inject: async (body) => void fake.addUpdate(text(directChat(), body)),
+    sent: () => fake.sent.map((s) => s.text ?? ""),
+    failNextSend: () => fake.fail("sendMessage", faults.serverError()),
+    target: { channel: "telegram", chatId: String(directChat().id) },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("feishu", async () => {
+  const fake = await startFakeFeishu();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const config = feishuConfigSchema.parse({ appId: fake.appId, appSecret: fake.appSecret, domain: fake.url, replyFormat: "text", maxMessageLength: 1000 });
+  let current: FeishuChannel | undefined;
+  const run = instances(() => {
+    const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+    current = new FeishuChannel({ config: { ...config, appId: fake.appId, appSecret: fake.appSecret }, store, log: silentLog, http, dedupTtlMs: 3_600_000 });
+    return current;
+  });
+  return {
+    ...run,
+    inject: async (body) => {
+      await eventually(() => current?.status().connected, "the long connection");
+      await fake.pushSocket(textEvent(body, { chatId: "oc_contract" }));
+    },
+    sent: () => fake.api.sent.map((m) => String(m.content.text ?? "")),
+    failNextSend: () => fake.api.fail(/\/messages$/, 1, { status: 503, msg: "unavailable" }),
+    target: { channel: "feishu", chatId: "oc_contract" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
