@@ -10,6 +10,7 @@ import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
+import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
 import type { Store } from "../infra/store/types.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
@@ -85,6 +86,7 @@ export class Router {
       if (outcome === "stopped" && !this.accepting) outcome = "deferred";
       return outcome;
     } finally {
+      inboundMessages.inc({ channel: message.channel, outcome: outcome ?? "failed" });
       // A deferred message stays claimed by this ending instance, which the next start takes over.
       if (outcome !== "deferred") {
         await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
@@ -134,6 +136,7 @@ export class Router {
     try {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
+        const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -156,7 +159,9 @@ export class Router {
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
           const outcome = await this.replyOutcome(d, result.text);
-          return result.errorId ? "failed" : outcome;
+          const turnOutcome = result.errorId ? "failed" : outcome;
+          endTimer({ outcome: turnOutcome });
+          return turnOutcome;
         } finally {
           stopTyping();
         }
@@ -238,6 +243,7 @@ export class Router {
       await d.channel.sendText(targetOf(d.message), text, { replyTo: d.message.platformMessageId });
       return "answered";
     } catch (err) {
+      sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }

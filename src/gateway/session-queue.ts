@@ -2,6 +2,7 @@
  * Runs the turns of each session one at a time, in arrival order, while different sessions run in parallel
  * up to a global cap. Each task gets an AbortSignal so /stop can cancel the running turn and drop the queued ones.
  */
+import { queueDepth } from "../infra/metrics.js";
 
 export class TurnCancelled extends Error {
   constructor() {
@@ -31,6 +32,7 @@ export class SessionQueue {
     const controller = new AbortController();
     lane.controllers.add(controller);
     lane.size += 1;
+    queueDepth.inc();
 
     const result = lane.tail.then(async () => {
       if (controller.signal.aborted) throw new TurnCancelled();
@@ -85,6 +87,7 @@ export class SessionQueue {
   private settle(key: string, lane: SessionLane, controller: AbortController): void {
     lane.controllers.delete(controller);
     lane.size -= 1;
+    queueDepth.dec();
     if (lane.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
   }
 
