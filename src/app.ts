@@ -9,6 +9,7 @@ import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import { registerConsole } from "./console/index.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
@@ -23,17 +24,22 @@ import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
 import { lockDataDir } from "./infra/data-dir-lock.js";
 import { createLogger, type Logger } from "./infra/log.js";
+import { LogTail } from "./infra/log-tail.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
 import { createMedia, type Media } from "./media/index.js";
 import { registerReceiptRoutes } from "./media/receipts-routes.js";
 import { registerTaskRoutes, Scheduler, schedulerCommands } from "./scheduler/index.js";
 import { ZonePreferences } from "./scheduler/zone-preferences.js";
+import { SessionDirectory } from "./sessions/directory.js";
+import { SessionHistory } from "./sessions/history.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.js";
 
 export interface GatewayOptions {
   /** Defaults to a logger built from config.log. */
   log?: Logger;
+  /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
+  logTail?: LogTail;
 }
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
@@ -73,7 +79,8 @@ export class Gateway {
 
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
     const secrets = collectSecrets(config);
-    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
+    const logTail = opts.logTail ?? (opts.log ? null : new LogTail());
+    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets, ...(logTail ? { tap: logTail.write } : {}) });
     routeSdkWarnings(log);
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
     await assertPortFree(config.http.host, config.http.port);
@@ -81,7 +88,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble(config, log, secrets, releaseDataDir);
+      return await Gateway.assemble(config, log, secrets, releaseDataDir, logTail);
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -94,6 +101,7 @@ export class Gateway {
     log: Logger,
     secrets: string[],
     releaseDataDir: (() => Promise<void>) | null,
+    logTail: LogTail | null,
   ): Promise<Gateway> {
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
@@ -167,6 +175,7 @@ export class Gateway {
     const taskCommands = scheduler
       ? schedulerCommands(scheduler, { isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id) })
       : [];
+    const sessions = new SessionDirectory(store);
     const router = new Router({
       config,
       store,
@@ -176,6 +185,23 @@ export class Gateway {
       access,
       commands: [...pairingCommands(access), ...taskCommands],
       channelOf,
+      sessions,
+    });
+    registerConsole({
+      http,
+      token: config.http.token,
+      config,
+      secrets,
+      channels: () => [...channels].map(([name, channel]) => ({ name, ...channel.status() })),
+      sessions,
+      history: new SessionHistory(store, log),
+      resetSession: (key) => router.resetSession(key),
+      scheduler,
+      skills,
+      pairing: access.pairing,
+      access: config.access,
+      receipts: media.ledger,
+      logTail,
     });
     return new Gateway({ config, log, store, http, channels, media, skills, scheduler, router, releaseDataDir });
   }

@@ -12,6 +12,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
 import type { Store } from "../infra/store/types.js";
+import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
@@ -31,6 +32,8 @@ export interface RouterDeps {
   access: AccessControl;
   /** Slash commands of other parts of the gateway, beside the router's own. */
   commands?: ChatCommand[];
+  /** Where each turn notes its session, for the console's list. */
+  sessions?: SessionDirectory;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -133,6 +136,7 @@ export class Router {
   private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
     const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
     if (claim.kind === "busy") return this.notify(d, claim.notice);
+    await this.noteSession(d);
     try {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
@@ -199,10 +203,9 @@ export class Router {
         name: "new",
         aliases: ["reset"],
         summary: "start a new conversation (forget the history of this chat)",
-        // Through the queue, so the reset lands after the turns that came before it.
         run: async (_args, ctx) => {
           try {
-            await this.queue.run(ctx.sessionKey, async () => this.deps.agent?.resetSession(ctx.sessionKey));
+            await this.resetSession(ctx.sessionKey);
             return "Started a new conversation. Earlier messages are forgotten.";
           } catch {
             return "Stopped before the conversation was reset.";
@@ -221,6 +224,26 @@ export class Router {
         },
       },
     ];
+  }
+
+  /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
+  async resetSession(sessionKey: string): Promise<void> {
+    await this.queue.run(sessionKey, async () => this.deps.agent?.resetSession(sessionKey));
+  }
+
+  private async noteSession(d: Delivery): Promise<void> {
+    const { message } = d;
+    await this.deps.sessions
+      ?.touch({
+        key: d.sessionKey,
+        channel: message.channel,
+        chatId: message.chat.id,
+        ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
+        userId: message.sender.id,
+        ...(message.sender.name ? { userName: message.sender.name } : {}),
+        text: message.text,
+      })
+      .catch((err: unknown) => d.log.warn({ err }, "could not note the session in the directory"));
   }
 
   private async statusText(sessionKey: string): Promise<string> {
