@@ -186,6 +186,7 @@ export class Gateway {
       commands: [...pairingCommands(access), ...taskCommands],
       channelOf,
       sessions,
+      zones,
     });
     registerConsole({
       http,

@@ -25,6 +25,8 @@ export interface SenderRef {
   isBot?: boolean;
   /** Role ids of the sender where the platform has roles (Discord guilds). */
   roles?: string[];
+  /** The IANA time zone the sender's client reported (WebChat sends the browser's); a hint, unchecked. */
+  timeZone?: string;
 }
 
 export type AttachmentKind = "image" | "voice" | "audio" | "video" | "file" | "sticker";

@@ -12,6 +12,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
 import type { Store } from "../infra/store/types.js";
+import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
@@ -34,6 +35,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
+  /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
+  zones?: ZonePreferences;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -108,6 +111,7 @@ export class Router {
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
     if (admission.kind === "notice") return this.notify(delivery, admission.text);
+    await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return this.runCommand(delivery, parsed.command, parsed.args);
     if (!this.deps.agent) {
@@ -229,6 +233,18 @@ export class Router {
   /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
   async resetSession(sessionKey: string): Promise<void> {
     await this.queue.run(sessionKey, async () => this.deps.agent?.resetSession(sessionKey));
+  }
+
+  private async adoptReportedZone(d: Delivery): Promise<void> {
+    const { message } = d;
+    const reported = message.sender.timeZone;
+    if (!reported || !this.deps.zones) return;
+    const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
+    const adopted = await this.deps.zones.adoptClientZone(scope, reported).catch((err: unknown) => {
+      d.log.warn({ err }, "could not store the reported time zone");
+      return false;
+    });
+    if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
   private async noteSession(d: Delivery): Promise<void> {
