@@ -41,6 +41,8 @@ describe("console API", () => {
     const res = await fetch(`${t.url}/api/v1/console/channels`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ channels: [{ name: "web", connected: true }] });
+    const proxied = await fetch(`${t.url}/api/v1/console/channels`, { headers: { "x-forwarded-for": "203.0.113.9" } });
+    expect(proxied.status).toBe(403);
   });
 
   it("tells loopback peers from others", () => {
