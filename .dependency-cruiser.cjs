@@ -1,6 +1,6 @@
 /**
  * The layer rules of src/ (see ARCHITECTURE.md). A layer imports only from the layers below it:
- *   core < infra < channels | engines < handlers < agent < gateway < app (src/*.ts)
+ *   core < infra < channels | engines < handlers < agent < gateway < console < app (src/*.ts)
  * Engines are the feature folders: access, media, scheduler, sessions, skills, sandbox, mcp, memory.
  */
 const ENGINES = "(access|media|scheduler|sessions|skills|sandbox|mcp|memory)";
@@ -28,12 +28,13 @@ module.exports = {
     forbidUp(
       "engines-never-import-the-tool-surface",
       `^src/${ENGINES}/`,
-      "^src/(channels|handlers|agent|gateway)/|^src/[^/]+\\.ts$",
+      "^src/(channels|handlers|agent|gateway|console)/|^src/[^/]+\\.ts$",
       "An engine is called by its handler file and by the app; it never imports handlers/, agent/, gateway/ or an adapter.",
     ),
-    forbidUp("handlers-below-agent", "^src/handlers/", "^src/(channels|agent|gateway)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
-    forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|gateway)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when."),
-    forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/channels/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
+    forbidUp("handlers-below-agent", "^src/handlers/", "^src/(channels|agent|gateway|console)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
+    forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|gateway|console)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when."),
+    forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
+    forbidUp("console-below-app", "^src/console/", "^src/channels/|^src/[^/]+\\.ts$", "The owner's console reads the parts the app hands it, never an adapter or the app."),
     { name: "no-orphans", severity: "error", from: { orphan: true, path: "^src/", pathNot: "\\.d\\.ts$" }, to: {} },
   ],
   options: {

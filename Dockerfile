@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY console ./console
+COPY public ./public
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
@@ -21,7 +23,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config ./config
-COPY public ./public
+COPY --from=build /app/public ./public
 COPY skills ./skills
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -3,7 +3,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "data/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "data/", "coverage/", "public/build/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["public/**/*.js"],
+    files: ["public/**/*.js", "console/src/**", "console/webchat/**"],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

@@ -9,6 +9,7 @@ import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
+import { registerConsole } from "./console/index.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { OutboundService } from "./gateway/outbound.js";
 import { Router } from "./gateway/router.js";
@@ -28,6 +29,7 @@ import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer, type ComponentStatus } from "./infra/http/server.js";
 import { lockDataDir } from "./infra/data-dir-lock.js";
 import { createLogger, type Logger } from "./infra/log.js";
+import { LogTail } from "./infra/log-tail.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
 import { createMedia, type Media } from "./media/index.js";
@@ -38,6 +40,8 @@ import type { CommandContext } from "./core/commands.js";
 import { createMemoryHandler } from "./handlers/memory.js";
 import { createProfileHandler, timezoneRecordOf } from "./handlers/profile.js";
 import { createMemory, createTurnRecall, memoryCommands, type Memory } from "./memory/index.js";
+import { SessionDirectory } from "./sessions/directory.js";
+import { SessionHistory } from "./sessions/history.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir, type Skills } from "./skills/index.js";
 
 export interface GatewayOptions {
@@ -45,6 +49,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** The channel modules to build from; defaults to src/channels/modules.ts. Load the config with the same list. */
   modules?: ChannelModules;
+  /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
+  logTail?: LogTail;
 }
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
@@ -100,7 +106,8 @@ export class Gateway {
   static async create(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
     const modules = opts.modules ?? channelModules;
     const secrets = collectSecrets(config, modules);
-    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets });
+    const logTail = opts.logTail ?? (opts.log ? null : new LogTail());
+    const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets, ...(logTail ? { tap: logTail.write } : {}) });
     routeSdkWarnings(log);
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
     await assertPortFree(config.http.host, config.http.port);
@@ -108,7 +115,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -122,8 +129,9 @@ export class Gateway {
     log: Logger;
     secrets: string[];
     releaseDataDir: (() => Promise<void>) | null;
+    logTail: LogTail | null;
   }): Promise<Gateway> {
-    const { config, modules, log, secrets, releaseDataDir } = start;
+    const { config, modules, log, secrets, releaseDataDir, logTail } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -239,6 +247,7 @@ export class Gateway {
     }
     const isOwner = (ctx: CommandContext) => access.isOwner(ctx.message.channel, ctx.message.sender.id);
     const taskCommands = scheduler ? schedulerCommands(scheduler, { isOwner }) : [];
+    const sessions = new SessionDirectory(store);
     const router = new Router({
       config,
       store,
@@ -249,6 +258,34 @@ export class Gateway {
       commands: [...pairingCommands(access), ...taskCommands, ...(memory ? memoryCommands(memory, { isOwner }) : [])],
       channelOf,
       outbound,
+      sessions,
+      zones,
+    });
+    registerConsole({
+      http,
+      token: config.http.token,
+      config,
+      secrets,
+      channels: () => [...channels].map(([name, channel]) => ({ name, ...channel.status() })),
+      sessions,
+      history: new SessionHistory(store, log),
+      resetSession: (key) => router.resetSession(key),
+      scheduler,
+      skills,
+      pairing: access.pairing,
+      access: config.access,
+      receipts: media.ledger,
+      logTail,
+      ...(mcp
+        ? {
+            mcpServers: async () =>
+              mcp.list().map((server) => ({
+                name: server.id,
+                status: server.status.state,
+                tools: server.definition?.tools.map((tool) => tool.name) ?? [],
+              })),
+          }
+        : {}),
     });
     return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, mcp, router, registry, outbound, releaseDataDir });
   }

@@ -14,6 +14,7 @@ import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } 
 import type { Logger } from "../infra/log.js";
 import { reasoningProviderOptions, ThinkingSettings, type ProviderOptions } from "../sessions/thinking.js";
 import { TurnLog, type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
+import { modelLatency, modelTokens } from "../infra/metrics.js";
 import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
 import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/history.js";
@@ -140,7 +141,11 @@ export class Agent {
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
+    const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
+    const endModelTimer = modelLatency.startTimer(modelLabels);
     const result = await this.generate(record, user.forModel, input, progress, log);
+    endModelTimer();
+    countTokens(modelLabels, result.totalUsage);
     const reply = this.replyText(result);
     record.messages.push(...result.response.messages);
     // The user saw this notice; the model should know it too when asked to continue.
@@ -294,6 +299,11 @@ export class Agent {
     const text = fromModel ? llmFailureReply(errorId) : internalFailureReply(errorId);
     return { text, errorId, steps: progress.steps, toolCalls: progress.toolCalls };
   }
+}
+
+function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
+  if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
+  if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
 }
 
 type TurnGeneration = Awaited<ReturnType<typeof generateText<ToolSet>>>;

@@ -28,6 +28,8 @@ export interface SenderRef {
   isBot?: boolean;
   /** Role ids the sender holds in the chat's space, where the platform has roles (Discord); access rules use them. */
   roles?: string[];
+  /** The IANA time zone the sender's client reported (WebChat sends the browser's); a hint, unchecked. */
+  timeZone?: string;
 }
 
 export type AttachmentKind = "image" | "voice" | "audio" | "video" | "file" | "sticker";

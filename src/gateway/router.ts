@@ -10,7 +10,10 @@ import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
+import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
 import type { Store } from "../infra/store/types.js";
+import type { ZonePreferences } from "../scheduler/zone-preferences.js";
+import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
@@ -34,6 +37,10 @@ export interface RouterDeps {
   access: AccessControl;
   /** Slash commands of other parts of the gateway, beside the router's own. */
   commands?: ChatCommand[];
+  /** Where each turn notes its session, for the console's list. */
+  sessions?: SessionDirectory;
+  /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
+  zones?: ZonePreferences;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -102,6 +109,7 @@ export class Router {
       if (outcome === "stopped" && !this.accepting) outcome = "deferred";
       return outcome;
     } finally {
+      inboundMessages.inc({ channel: message.channel, outcome: outcome ?? "failed" });
       // A deferred message stays claimed by this ending instance, which the next start takes over.
       if (outcome !== "deferred") {
         await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
@@ -130,6 +138,7 @@ export class Router {
     if (admission.kind === "drop") return now(admission.outcome);
     const delivery: Delivery = { message, channel, sessionKey, log: log.child({ sessionKey }), traceId };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
+    await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return { outcome: this.runCommand(delivery, parsed.command, parsed.args) };
     if (!this.deps.agent) {
@@ -157,9 +166,11 @@ export class Router {
   private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
     const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
     if (claim.kind === "busy") return this.notify(d, claim.notice);
+    await this.noteSession(d);
     try {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
+        const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -182,7 +193,9 @@ export class Router {
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
           const outcome = await this.replyOutcome(d, result.text);
-          return result.errorId ? "failed" : outcome;
+          const turnOutcome = result.errorId ? "failed" : outcome;
+          endTimer({ outcome: turnOutcome });
+          return turnOutcome;
         } finally {
           stopTyping();
         }
@@ -220,10 +233,9 @@ export class Router {
         name: "new",
         aliases: ["reset"],
         summary: "start a new conversation (forget the history of this chat)",
-        // Through the queue, so the reset lands after the turns that came before it.
         run: async (_args, ctx) => {
           try {
-            await this.queue.run(ctx.sessionKey, async () => this.deps.agent?.resetSession(ctx.sessionKey));
+            await this.resetSession(ctx.sessionKey);
             return "Started a new conversation. Earlier messages are forgotten.";
           } catch {
             return "Stopped before the conversation was reset.";
@@ -242,6 +254,38 @@ export class Router {
         },
       },
     ];
+  }
+
+  /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
+  async resetSession(sessionKey: string): Promise<void> {
+    await this.queue.run(sessionKey, async () => this.deps.agent?.resetSession(sessionKey));
+  }
+
+  private async adoptReportedZone(d: Delivery): Promise<void> {
+    const { message } = d;
+    const reported = message.sender.timeZone;
+    if (!reported || !this.deps.zones) return;
+    const scope = { channel: message.channel, chatId: message.chat.id, userId: message.sender.id };
+    const adopted = await this.deps.zones.adoptClientZone(scope, reported).catch((err: unknown) => {
+      d.log.warn({ err }, "could not store the reported time zone");
+      return false;
+    });
+    if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
+  }
+
+  private async noteSession(d: Delivery): Promise<void> {
+    const { message } = d;
+    await this.deps.sessions
+      ?.touch({
+        key: d.sessionKey,
+        channel: message.channel,
+        chatId: message.chat.id,
+        ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
+        userId: message.sender.id,
+        ...(message.sender.name ? { userName: message.sender.name } : {}),
+        text: message.text,
+      })
+      .catch((err: unknown) => d.log.warn({ err }, "could not note the session in the directory"));
   }
 
   private async statusText(sessionKey: string): Promise<string> {
@@ -268,6 +312,7 @@ export class Router {
       await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context });
       return "answered";
     } catch (err) {
+      sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }

@@ -4,6 +4,7 @@
  * Kept over p-queue: its abort signal rejects a running task at once and frees its slot, but a session's next turn
  * must wait until the cancelled one has really ended.
  */
+import { queueDepth } from "../infra/metrics.js";
 
 export class TurnCancelled extends Error {
   constructor() {
@@ -33,6 +34,7 @@ export class SessionQueue {
     const controller = new AbortController();
     lane.controllers.add(controller);
     lane.size += 1;
+    queueDepth.inc();
 
     const result = lane.tail.then(async () => {
       if (controller.signal.aborted) throw new TurnCancelled();
@@ -87,6 +89,7 @@ export class SessionQueue {
   private settle(key: string, lane: SessionLane, controller: AbortController): void {
     lane.controllers.delete(controller);
     lane.size -= 1;
+    queueDepth.dec();
     if (lane.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
   }
 

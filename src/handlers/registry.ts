@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import type { Logger } from "../infra/log.js";
+import { toolCalls } from "../infra/metrics.js";
 import { suggestToolNames } from "../core/names.js";
 import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "../core/tools.js";
 
@@ -69,6 +70,7 @@ export class HandlerRegistry {
     const outcome = await this.execute(name, input, ctx);
     const durationMs = Math.round(performance.now() - started);
     const code = outcome.ok ? undefined : outcome.code;
+    toolCalls.inc({ tool: this.tools.has(name) ? name : "unknown", outcome: code ?? "ok" });
     this.log.debug({ ...callFields(name, ctx), durationMs, ok: outcome.ok, code }, "tool call");
     return outcome;
   }

@@ -12,6 +12,8 @@ export interface LoggerOptions {
   pretty?: boolean | null;
   secrets: readonly string[];
   destination?: pino.DestinationStream;
+  /** Sees every serialized line before it is written (the console's log tail); returns it unchanged. */
+  tap?: (line: string) => string;
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
@@ -25,6 +27,7 @@ export function createLogger(opts: LoggerOptions): Logger {
         const cleaned = args.map((arg) => redactSecrets(arg, opts.secrets)) as Parameters<typeof method>;
         method.apply(this, cleaned);
       },
+      ...(opts.tap ? { streamWrite: opts.tap } : {}),
     },
   };
   if (opts.destination) return pino(options, opts.destination);

@@ -14,11 +14,12 @@ const OPERATOR: Actor = { kind: "operator" };
 
 export function registerTaskRoutes(http: HttpServer, scheduler: Scheduler): void {
   const { app, auth } = http;
-  app.post("/api/v1/tasks/:id/run", auth, (c) => answer(c, async () => ({ run: await scheduler.trigger(c.req.param("id"), OPERATOR) })));
-  app.post("/api/v1/tasks/:id/cancel", auth, (c) => answer(c, async () => ({ task: await scheduler.cancel(c.req.param("id"), OPERATOR) })));
+  app.post("/api/v1/tasks/:id/run", auth, (c) => answerTaskCall(c, async () => ({ run: await scheduler.trigger(c.req.param("id"), OPERATOR) })));
+  app.post("/api/v1/tasks/:id/cancel", auth, (c) => answerTaskCall(c, async () => ({ task: await scheduler.cancel(c.req.param("id"), OPERATOR) })));
 }
 
-async function answer(c: Context, work: () => Promise<object>): Promise<Response> {
+/** The call's result as JSON; a TaskError as 404 (not found) or 409, with its code. */
+export async function answerTaskCall(c: Context, work: () => Promise<object>): Promise<Response> {
   try {
     return c.json(await work());
   } catch (err) {

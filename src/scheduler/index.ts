@@ -2,6 +2,6 @@
 export { schedulerConfigSchema, type SchedulerConfig } from "./config.js";
 export { gatewayApiOf, registerTaskCommands, type TasksCliDeps, type TasksCliSetup } from "./cli.js";
 export { schedulerCommands, type SchedulerCommandsOptions } from "./commands.js";
-export { registerTaskRoutes } from "./http.js";
+export { answerTaskCall, registerTaskRoutes } from "./http.js";
 export { Scheduler, TaskError, type NewTask, type SchedulerDeps, type TaskChange } from "./scheduler.js";
 export type { Actor, Clock, RunRecord, TaskRecord, Trigger } from "./types.js";

@@ -4,6 +4,7 @@
  * A claim found already taken while the task has not moved on means its claimant died mid-run: the run is
  * recorded as interrupted and not sent again, since it may have gone out.
  */
+import { schedulerLateness } from "../infra/metrics.js";
 import type { Logger } from "../infra/log.js";
 import type { Coordinator } from "../infra/store/types.js";
 import { claimRun } from "./claims.js";
@@ -87,6 +88,7 @@ export class Runner {
       const missed = this.ended(run, "missed", `more than ${this.deps.config.gracePeriodMinutes} min late`);
       return { outcome: "missed", task: await this.moveOn(task, missed) };
     }
+    schedulerLateness.observe(run.lateMs / 1000);
     const ended = await this.deliver(task, run);
     // One line per fired run, whatever its end: the operator's record that a reminder went out (or did not).
     this.deps.log.info(

@@ -4,6 +4,7 @@
  */
 import type { ChannelName } from "../core/types.js";
 import type { Namespace, Store } from "../infra/store/types.js";
+import { canonicalZone } from "./zones.js";
 
 export type ZoneSource = "user" | "chat" | "default";
 
@@ -48,6 +49,17 @@ export class ZonePreferences {
 
   async clearForUser(scope: Pick<ZoneScope, "channel" | "userId">): Promise<void> {
     await this.ns.delete(userKey(scope));
+  }
+
+  /**
+   * Takes the zone the user's client reported (the browser's) as theirs, unless they chose one with /timezone;
+   * false when it is not a zone name this runtime knows, or one was already set.
+   */
+  async adoptClientZone(scope: ZoneScope, reported: string): Promise<boolean> {
+    const zone = canonicalZone(reported);
+    if (!zone || (await this.ns.get(userKey(scope)))) return false;
+    await this.ns.set(userKey(scope), zone);
+    return true;
   }
 
   async setForChat(scope: ZoneScope, zone: string): Promise<void> {

@@ -201,7 +201,7 @@ describe("GET /", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await res.text()).toContain('id="composer"');
-    expect(res.headers.get("content-security-policy")).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(res.headers.get("content-security-policy")).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
   });
 
   it("tells the page the bot name and the text limit", async () => {

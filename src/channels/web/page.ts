@@ -1,13 +1,15 @@
 /**
- * The chat page, public/webchat.html: one file, no build step. Served with a Content-Security-Policy
- * that allows exactly its own inline script and style (by hash), so even if bot text slipped past the
- * page's escaping, injected markup could not run code.
+ * The chat page, public/webchat.html, and the Markdown renderer it loads (public/build/webchat/markdown.js, built
+ * by `npm run build` from console/webchat). Served with a Content-Security-Policy that allows exactly its own
+ * inline script and style (by hash) and the gateway's own scripts, so even if bot text slipped past the
+ * sanitizer, injected markup could not run code.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 
 /** The same relative path works from src/ (tsx) and dist/ (built). */
 const PAGE_URL = new URL("../../../public/webchat.html", import.meta.url);
+const MARKDOWN_URL = new URL("../../../public/build/webchat/markdown.js", import.meta.url);
 
 export interface WebPage {
   html: string;
@@ -18,7 +20,7 @@ export async function loadPage(): Promise<WebPage> {
   const html = await readFile(PAGE_URL, "utf8");
   const csp = [
     "default-src 'none'",
-    `script-src ${inlineHashes(html, "script")}`,
+    `script-src 'self' ${inlineHashes(html, "script")}`,
     `style-src ${inlineHashes(html, "style")}`,
     "connect-src 'self' ws: wss:",
     "img-src 'self' data: blob:",
@@ -35,6 +37,11 @@ export async function loadPage(): Promise<WebPage> {
       "Cache-Control": "no-cache",
     },
   };
+}
+
+/** The renderer's script; null when it was not built (the page then shows bot text as plain text). */
+export async function loadMarkdownScript(): Promise<string | null> {
+  return readFile(MARKDOWN_URL, "utf8").catch(() => null);
 }
 
 function inlineHashes(html: string, tag: "script" | "style"): string {

@@ -10,6 +10,8 @@ const clientId = z
   .string()
   .regex(/^[A-Za-z0-9_.@-]{1,128}$/, "must be 1 to 128 letters, digits or _ . @ -");
 const userName = z.string().trim().min(1).max(100);
+/** An IANA zone name as the browser reports it; the gateway checks it before using it. */
+const timeZone = z.string().regex(/^[A-Za-z0-9_+\-/]{1,64}$/);
 const text = z.string().refine((s) => s.trim().length > 0, "must not be empty");
 
 export const apiMessageSchema = z.object({
@@ -18,10 +20,17 @@ export const apiMessageSchema = z.object({
   text,
   userName: userName.optional(),
   messageId: clientId.optional(),
+  timeZone: timeZone.optional(),
 });
 export type ApiMessage = z.output<typeof apiMessageSchema>;
 
-const helloFrame = z.object({ type: z.literal("hello"), chatId: clientId, userId: clientId, userName: userName.optional() });
+const helloFrame = z.object({
+  type: z.literal("hello"),
+  chatId: clientId,
+  userId: clientId,
+  userName: userName.optional(),
+  timeZone: timeZone.optional(),
+});
 const messageFrame = z.object({ type: z.literal("message"), text, messageId: clientId.optional() });
 const clientFrameSchema = z.discriminatedUnion("type", [helloFrame, messageFrame]);
 export type HelloFrame = z.output<typeof helloFrame>;
@@ -104,6 +113,7 @@ export interface WebInbound {
   chatId: string;
   userId: string;
   userName?: string;
+  timeZone?: string;
   text: string;
   messageId: string;
 }
@@ -114,7 +124,11 @@ export function toInboundMessage(input: WebInbound, receivedAt: Date): InboundMe
     platformMessageId: input.messageId,
     channel: "web",
     chat: { id: input.chatId, type: "direct" },
-    sender: { id: input.userId, ...(input.userName !== undefined ? { name: input.userName } : {}) },
+    sender: {
+      id: input.userId,
+      ...(input.userName !== undefined ? { name: input.userName } : {}),
+      ...(input.timeZone !== undefined ? { timeZone: input.timeZone } : {}),
+    },
     text: input.text,
     attachments: [],
     mentionsBot: true,

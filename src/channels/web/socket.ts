@@ -56,9 +56,16 @@ export function serveSocket(ws: WebSocket, deps: SocketDeps): void {
       const message = `The text has ${frame.text.length} characters; at most ${deps.maxTextLength} are accepted`;
       return fail("text_too_long", message, frame.messageId);
     }
-    const { chatId, userId, userName } = hello;
+    const { chatId, userId, userName, timeZone } = hello;
     const messageId = frame.messageId ?? randomUUID();
-    const input = { chatId, userId, text: frame.text, messageId, ...(userName !== undefined ? { userName } : {}) };
+    const input = {
+      chatId,
+      userId,
+      text: frame.text,
+      messageId,
+      ...(userName !== undefined ? { userName } : {}),
+      ...(timeZone !== undefined ? { timeZone } : {}),
+    };
     let received: Received | undefined;
     try {
       received = await deps.receive(input);

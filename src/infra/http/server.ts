@@ -8,6 +8,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.js";
+import { metricsRegistry } from "../metrics.js";
 import { bearerToken, tokenMatches } from "./auth.js";
 import { jsonError, newErrorId } from "./errors.js";
 import { WebSocketEndpoints, type UpgradeHandler, type UpgradeOptions } from "./upgrades.js";
@@ -53,6 +54,9 @@ export class HttpServer {
     this.app.use(requestLog(opts.log));
     this.app.get("/healthz", (c) => c.json({ status: "ok" }));
     this.app.get("/readyz", (c) => this.readyz(c));
+    this.app.get("/metrics", this.auth, async (c) =>
+      c.body(await metricsRegistry.metrics(), 200, { "Content-Type": metricsRegistry.contentType, "Cache-Control": "no-store" }),
+    );
     this.app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`));
     this.app.onError((err, c) => this.failed(err, c));
   }

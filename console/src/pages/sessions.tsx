@@ -1,0 +1,70 @@
+/** Sessions: the list with search, one session's transcript, and reset. */
+import { useState } from "preact/hooks";
+import { api } from "../api";
+import type { PageProps } from "../main";
+import { useAction, useData, when } from "../use-data";
+
+interface SessionEntry {
+  key: string;
+  channel: string;
+  chatId: string;
+  chatTitle?: string;
+  userId: string;
+  userName?: string;
+  preview: string;
+  updatedAt: number;
+}
+
+interface Transcript {
+  key: string;
+  summary: string | null;
+  messages: Array<{ role: string; text: string }>;
+}
+
+export function SessionsPage({ onAuth }: PageProps) {
+  const [query, setQuery] = useState("");
+  const list = useData<{ sessions: SessionEntry[] }>(`/sessions?q=${encodeURIComponent(query)}`, onAuth, 5000);
+  const [open, setOpen] = useState<Transcript | null>(null);
+  const action = useAction(onAuth);
+  const show = (key: string) => action.run(async () => setOpen(await api.get<Transcript>(`/sessions/${encodeURIComponent(key)}/transcript`)));
+  const reset = (key: string) =>
+    action.run(
+      () => api.post(`/sessions/${encodeURIComponent(key)}/reset`),
+      () => show(key),
+    );
+  return (
+    <section>
+      <h2>Sessions</h2>
+      <input type="search" placeholder="Search sessions" aria-label="Search sessions" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+      {(list.error ?? action.error) && <p class="error">{list.error ?? action.error}</p>}
+      <table>
+        <thead><tr><th>Session</th><th>Who</th><th>Last message</th><th>When</th><th /></tr></thead>
+        <tbody>
+          {list.data?.sessions.map((s) => (
+            <tr data-session={s.key}>
+              <td><code>{s.key}</code></td>
+              <td>{s.userName ?? s.userId}{s.chatTitle ? ` in ${s.chatTitle}` : ""}</td>
+              <td>{s.preview}</td>
+              <td>{when(s.updatedAt)}</td>
+              <td class="actions">
+                <button onClick={() => show(s.key)}>Transcript</button>
+                <button onClick={() => reset(s.key)}>Reset</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data?.sessions.length === 0 && <p>No sessions yet.</p>}
+      {open && (
+        <div class="transcript">
+          <h3>{open.key}</h3>
+          {open.summary && <p class="muted">Summary of older turns: {open.summary}</p>}
+          {open.messages.length === 0 && <p>The history is empty.</p>}
+          {open.messages.map((m) => (
+            <div class={`line ${m.role}`}><b>{m.role}</b> <span>{m.text}</span></div>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+/** The read-only pages: channels with live status, receipts, the log tail, the configuration, MCP servers. */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../api";
+import type { PageProps } from "../main";
+import { useData, when } from "../use-data";
+
+interface ChannelView {
+  name: string;
+  connected: boolean;
+  detail?: string;
+}
+
+export function ChannelsPage({ onAuth }: PageProps) {
+  const { data, error } = useData<{ channels: ChannelView[] }>("/channels", onAuth, 3000);
+  return (
+    <section>
+      <h2>Channels</h2>
+      {error && <p class="error">{error}</p>}
+      <table>
+        <thead><tr><th>Channel</th><th>Status</th><th>Detail</th></tr></thead>
+        <tbody>
+          {data?.channels.map((c) => (
+            <tr data-channel={c.name}>
+              <td>{c.name}</td>
+              <td><span class={c.connected ? "ok" : "bad"}>{c.connected ? "connected" : "down"}</span></td>
+              <td>{c.detail ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+interface Receipt {
+  chat: string;
+  messageId?: string;
+  name?: string;
+  sentAt?: number;
+  [field: string]: unknown;
+}
+
+export function ReceiptsPage({ onAuth }: PageProps) {
+  const { data, error } = useData<{ receipts: Receipt[] }>("/receipts", onAuth);
+  return (
+    <section>
+      <h2>Receipts</h2>
+      {error && <p class="error">{error}</p>}
+      {data && data.receipts.length === 0 && <p>No deliveries recorded yet.</p>}
+      <pre class="json">{data ? JSON.stringify(data.receipts, null, 2) : ""}</pre>
+    </section>
+  );
+}
+
+interface TailLine {
+  seq: number;
+  line: string;
+}
+
+/** Polls for lines after the last one seen; keeps the newest 500. */
+export function LogsPage({ onAuth }: PageProps) {
+  const [lines, setLines] = useState<TailLine[]>([]);
+  const [available, setAvailable] = useState(true);
+  const last = useRef(0);
+  useEffect(() => {
+    const poll = () =>
+      api.get<{ available: boolean; lines: TailLine[] }>(`/logs?after=${last.current}`).then(
+        (r) => {
+          setAvailable(r.available);
+          if (r.lines.length === 0) return;
+          last.current = r.lines[r.lines.length - 1]!.seq;
+          setLines((old) => [...old, ...r.lines].slice(-500));
+        },
+        (err: unknown) => onAuth(err),
+      );
+    void poll();
+    const timer = setInterval(poll, 2000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <section>
+      <h2>Log tail</h2>
+      {!available && <p>This gateway was started with its own logger; the tail is not collected.</p>}
+      <pre class="log">{lines.map((l) => formatLine(l.line)).join("\n")}</pre>
+    </section>
+  );
+}
+
+function formatLine(line: string): string {
+  try {
+    const { time, level, msg, ...rest } = JSON.parse(line) as { time?: number; level?: number; msg?: string };
+    return `${time ? new Date(time).toLocaleTimeString() : ""} ${level ?? ""} ${msg ?? ""} ${JSON.stringify(rest)}`;
+  } catch {
+    return line;
+  }
+}
+
+export function ConfigPage({ onAuth }: PageProps) {
+  const { data, error } = useData<{ config: unknown }>("/config", onAuth);
+  return (
+    <section>
+      <h2>Configuration in force</h2>
+      <p>Secrets are shown as [REDACTED].</p>
+      {error && <p class="error">{error}</p>}
+      <pre class="json">{data ? JSON.stringify(data.config, null, 2) : ""}</pre>
+    </section>
+  );
+}
+
+interface McpServer {
+  name: string;
+  status: string;
+  tools: string[];
+}
+
+export function McpPage({ onAuth }: PageProps) {
+  const { data, error } = useData<{ servers: McpServer[] }>("/mcp", onAuth);
+  return (
+    <section>
+      <h2>MCP servers</h2>
+      {error && <p class="error">{error}</p>}
+      {data && data.servers.length === 0 && <p>No MCP servers are configured.</p>}
+      <table>
+        <tbody>
+          {data?.servers.map((s) => (
+            <tr><td>{s.name}</td><td>{s.status}</td><td>{s.tools.join(", ")}</td></tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="muted">Updated {when(Date.now())}</p>
+    </section>
+  );
+}

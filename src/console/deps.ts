@@ -1,0 +1,45 @@
+/** What the console sees of the running gateway; the app hands these in, the console holds no state of its own. */
+import type { PairingBook } from "../access/pairing.js";
+import type { AccessConfig } from "../access/config.js";
+import type { HttpServer } from "../infra/http/server.js";
+import type { LogTail } from "../infra/log-tail.js";
+import type { ReceiptLedger } from "../media/receipts.js";
+import type { Scheduler } from "../scheduler/index.js";
+import type { SessionDirectory } from "../sessions/directory.js";
+import type { SessionHistory } from "../sessions/history.js";
+import type { Skills } from "../skills/index.js";
+
+export interface ChannelView {
+  name: string;
+  connected: boolean;
+  detail?: string;
+}
+
+/** An MCP server as the console lists it; filled in once the MCP engine exists. */
+export interface McpServerView {
+  name: string;
+  status: string;
+  tools: string[];
+}
+
+export interface ConsoleDeps {
+  http: HttpServer;
+  token: string | null;
+  /** The configuration in force; redacted before it is shown. */
+  config: unknown;
+  secrets: readonly string[];
+  channels: () => ChannelView[];
+  sessions: SessionDirectory;
+  history: SessionHistory;
+  resetSession: (sessionKey: string) => Promise<void>;
+  /** null when the scheduler is off. */
+  scheduler: Scheduler | null;
+  skills: Skills;
+  pairing: PairingBook;
+  access: AccessConfig;
+  receipts: ReceiptLedger;
+  /** null when the logger was built elsewhere (tests pass their own). */
+  logTail: LogTail | null;
+  /** MCP: wired by the MCP engine when it lands; the console shows [] until then. */
+  mcpServers?: () => Promise<McpServerView[]>;
+}

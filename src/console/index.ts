@@ -1,0 +1,11 @@
+/** The owner's web console: its page (/console/) and its JSON API (/api/v1/console/...). */
+import { registerConsoleApi } from "./api.js";
+import type { ConsoleDeps } from "./deps.js";
+import { serveConsolePage } from "./static.js";
+
+export type { ChannelView, ConsoleDeps, McpServerView } from "./deps.js";
+
+export function registerConsole(deps: ConsoleDeps): void {
+  serveConsolePage(deps.http.app);
+  registerConsoleApi(deps);
+}

@@ -1,0 +1,93 @@
+/**
+ * The gateway's Prometheus metrics (prom-client), served on GET /metrics. One registry per process: the parts
+ * that count things import the metric they move; label values are bounded sets (channel names, outcomes, tool
+ * names, HTTP statuses), never user ids or text.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: "switchboard_process_" });
+
+const registers = [metricsRegistry];
+
+/** Every inbound message the router saw, by channel and how it ended (answered, ignored, refused, failed...). */
+export const inboundMessages = new Counter({
+  name: "switchboard_inbound_messages_total",
+  help: "Inbound messages by channel and outcome",
+  labelNames: ["channel", "outcome"] as const,
+  registers,
+});
+
+export const turnDuration = new Histogram({
+  name: "switchboard_turn_duration_seconds",
+  help: "Agent turn duration, from the turn's start to its reply, by channel and outcome",
+  labelNames: ["channel", "outcome"] as const,
+  buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+  registers,
+});
+
+export const modelLatency = new Histogram({
+  name: "switchboard_model_latency_seconds",
+  help: "Time of one model generation (all its steps), by provider and model",
+  labelNames: ["provider", "model"] as const,
+  buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 60, 120],
+  registers,
+});
+
+export const modelTokens = new Counter({
+  name: "switchboard_model_tokens_total",
+  help: "Tokens used by the model, by provider, model and kind (input, output)",
+  labelNames: ["provider", "model", "kind"] as const,
+  registers,
+});
+
+export const toolCalls = new Counter({
+  name: "switchboard_tool_calls_total",
+  help: "Tool calls by tool and outcome (ok or the error code)",
+  labelNames: ["tool", "outcome"] as const,
+  registers,
+});
+
+export const sendFailures = new Counter({
+  name: "switchboard_send_failures_total",
+  help: "Replies that could not be sent, by channel and HTTP status (or 'none' when the error carried none)",
+  labelNames: ["channel", "status"] as const,
+  registers,
+});
+
+export const schedulerLateness = new Histogram({
+  name: "switchboard_scheduler_lateness_seconds",
+  help: "How late a scheduled run started after its slot",
+  buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+  registers,
+});
+
+export const queueDepth = new Gauge({
+  name: "switchboard_queue_depth",
+  help: "Turns waiting or running in the session queues",
+  registers,
+});
+
+/** For the MCP engine: one call to an MCP server's tool, by server and outcome. */
+export const mcpCalls = new Counter({
+  name: "switchboard_mcp_calls_total",
+  help: "Calls to MCP server tools by server and outcome",
+  labelNames: ["server", "outcome"] as const,
+  registers,
+});
+
+/** For the sandbox: one run of untrusted code, by runtime and outcome. */
+export const sandboxRuns = new Counter({
+  name: "switchboard_sandbox_runs_total",
+  help: "Sandbox runs by runtime and outcome",
+  labelNames: ["runtime", "outcome"] as const,
+  registers,
+});
+
+/** The HTTP status an SDK or fetch error carries, as a label value. */
+export function statusLabel(err: unknown): string {
+  if (typeof err !== "object" || err === null) return "none";
+  const e = err as { status?: unknown; statusCode?: unknown; error_code?: unknown; code?: unknown };
+  const status = e.status ?? e.statusCode ?? e.error_code;
+  return typeof status === "number" && Number.isInteger(status) ? String(status) : "none";
+}
