@@ -15,6 +15,7 @@ import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
+import { LiveTurn } from "./live-turn.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
@@ -134,6 +135,7 @@ export class Router {
     try {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
+        const live = LiveTurn.open(d.channel, d.message);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -152,11 +154,16 @@ export class Router {
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: admitted.permissions,
                 earlierMessages,
+                ...(live ? { onEvent: live.onEvent } : {}),
               }),
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
-          const outcome = await this.replyOutcome(d, result.text);
+          // A failed turn's apology takes the place of its half-written preview.
+          const outcome = await this.replyOutcome(d, result.text, live);
           return result.errorId ? "failed" : outcome;
+        } catch (err) {
+          await live?.cancel().catch((cancelErr: unknown) => d.log.warn({ err: cancelErr }, "could not take back the preview"));
+          throw err;
         } finally {
           stopTyping();
         }
@@ -233,9 +240,10 @@ export class Router {
   }
 
   /** Sends `text` in reply to the message; a failed send is logged here, once, and reported as "failed". */
-  private async replyOutcome(d: Delivery, text: string): Promise<HandleOutcome> {
+  private async replyOutcome(d: Delivery, text: string, live?: LiveTurn): Promise<HandleOutcome> {
     try {
-      await d.channel.sendText(targetOf(d.message), text, { replyTo: d.message.platformMessageId });
+      if (live) await live.finish(text);
+      else await d.channel.sendText(targetOf(d.message), text, { replyTo: d.message.platformMessageId });
       return "answered";
     } catch (err) {
       d.log.error({ err }, "sending the reply failed");
