@@ -37,10 +37,13 @@ interface Shown {
 
 export class EditPreview<B> implements Presenter {
   private messages: Shown[] = [];
+  private lastEditEnd = Number.NEGATIVE_INFINITY;
 
+  /** `editIntervalMs`: least time between two edits, also when one update or the final text changes several parts. */
   constructor(
     private readonly transport: PreviewTransport<B>,
     private readonly log: Logger,
+    private readonly editIntervalMs = 1_000,
   ) {}
 
   async show(text: string): Promise<void> {
@@ -84,7 +87,7 @@ export class EditPreview<B> implements Presenter {
     if (refusal?.kind === "rate-limited") {
       if (!final) throw new RateLimitedError(refusal.retryAfterMs);
       if (refusal.retryAfterMs <= MAX_FINAL_WAIT_MS) {
-        await new Promise((resolve) => setTimeout(resolve, refusal.retryAfterMs));
+        await pause(refusal.retryAfterMs);
         if ((await this.tryEdit(current.id, body)) === null) {
           current.key = key;
           return;
@@ -99,6 +102,7 @@ export class EditPreview<B> implements Presenter {
 
   /** null when the edit went through; the refusal (undefined: another error) otherwise. */
   private async tryEdit(id: string, body: B): Promise<EditRefusal | null> {
+    await pause(this.lastEditEnd + this.editIntervalMs - Date.now());
     try {
       await this.transport.edit(id, body);
       return null;
@@ -106,6 +110,8 @@ export class EditPreview<B> implements Presenter {
       const refusal = this.transport.refusal(err);
       if (!refusal) this.log.warn({ err, messageId: id }, "editing the preview failed");
       return refusal;
+    } finally {
+      this.lastEditEnd = Date.now();
     }
   }
 
@@ -117,4 +123,8 @@ export class EditPreview<B> implements Presenter {
   private async remove(id: string): Promise<void> {
     await this.transport.delete(id).catch((err: unknown) => this.log.warn({ err, messageId: id }, "could not delete a preview message"));
   }
+}
+
+function pause(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }

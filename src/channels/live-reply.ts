@@ -66,9 +66,6 @@ export class ThrottledLiveReply implements LiveReply {
 
   async finish(text: string): Promise<SentMessage[]> {
     await this.close();
-    // The last edit keeps the pace of the others.
-    const wait = this.lastCallEnd + this.throttle.intervalMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return this.presenter.finish(text);
   }
 

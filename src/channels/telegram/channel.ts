@@ -15,6 +15,8 @@ import {
   type ChannelStatus,
   type InboundHandler,
   type InboundMessage,
+  type LiveReply,
+  type LiveReplyOptions,
   type OutboundFile,
   type OutboundTarget,
   type SendTextOptions,
@@ -24,6 +26,8 @@ import { apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramEr
 import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";
 import { downloadAttachment } from "./files.js";
+import { ThrottledLiveReply } from "../live-reply.js";
+import { telegramPresenter, type TelegramLiveDeps } from "./live.js";
 import { UpdateInbox } from "./inbox.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
@@ -64,6 +68,7 @@ export class TelegramChannel implements Channel {
     voice: "ogg-opus",
   };
   private readonly api: Api;
+  private readonly live: TelegramLiveDeps;
   private readonly sender: TelegramSender;
   private readonly intake: UpdateIntake;
   private readonly timing: PollerTiming;
@@ -79,6 +84,8 @@ export class TelegramChannel implements Channel {
     const { settings, token, log } = opts;
     this.api = createApi({ token, apiRoot: settings.apiRoot, retry: { policy: { ...DEFAULT_RETRY_POLICY, ...opts.retry }, log } });
     this.sender = new TelegramSender(this.api, log);
+    this.capabilities.streaming = settings.streaming;
+    this.live = { sender: this.sender, api: this.api, previewApi: createApi({ token, apiRoot: settings.apiRoot }), log };
     this.timing = { ...DEFAULT_POLLER_TIMING, ...opts.polling };
     const { url, secretToken } = settings.webhook;
     // The config schema refuses webhook mode without a URL.
@@ -135,6 +142,12 @@ export class TelegramChannel implements Channel {
 
   typing(to: OutboundTarget): Promise<void> {
     return this.sender.typing(to);
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    const mode = this.opts.settings.streaming;
+    if (mode === "off") return undefined;
+    return new ThrottledLiveReply(telegramPresenter(this.live, mode, to, opts), this.opts.log);
   }
 
   download(attachment: Attachment, into: string): Promise<string> {
