@@ -13,6 +13,8 @@ import type {
   InboundHandler,
   OutboundFile,
   OutboundTarget,
+  LiveReply,
+  LiveReplyOptions,
   SendTextOptions,
   SentMessage,
 } from "../../core/types.js";
@@ -22,6 +24,9 @@ import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
 import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
+import { DiscordPreview } from "./live.js";
+import { EditPreview } from "../live-preview.js";
+import { ThrottledLiveReply } from "../live-reply.js";
 
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
@@ -46,7 +51,7 @@ export class DiscordChannel implements Channel {
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
-    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file" };
+    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, threads: true, typing: true, voice: "audio-file", streaming: config.streaming };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = new REST({ api: this.apiUrl }).setToken(config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
@@ -90,6 +95,12 @@ export class DiscordChannel implements Channel {
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     return this.outbound.sendFile(to, file, opts.replyTo);
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    if (this.opts.config.streaming === "off") return undefined;
+    const { log } = this.opts;
+    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, opts.replyTo), log), log);
   }
 
   typing(to: OutboundTarget): Promise<void> {

@@ -42,10 +42,23 @@ export class DiscordOutbound {
     const chunks = splitMessage(text);
     const sent: SentMessage[] = [];
     for (const [index, content] of chunks.entries()) {
-      const body = this.messageBody(content, index === 0 ? replyTo : undefined);
-      sent.push(await this.post(to, `message ${index + 1} of ${chunks.length}`, { body }));
+      sent.push(await this.sendChunk(to, content, index === 0 ? replyTo : undefined, `message ${index + 1} of ${chunks.length}`));
     }
     return sent;
+  }
+
+  /** One message of at most 2000 characters. */
+  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message"): Promise<SentMessage> {
+    return this.post(to, what, { body: this.messageBody(content, replyTo) });
+  }
+
+  /** Replaces a message's text; a failure carries the Discord error code (discordCodeOf: 10008 = the message is gone). */
+  async editText(to: OutboundTarget, messageId: string, content: string): Promise<void> {
+    await this.onChannel(to, "edit", (channelId) => this.opts.rest.patch(Routes.channelMessage(channelId, messageId), { body: { content } }));
+  }
+
+  async deleteMessage(to: OutboundTarget, messageId: string): Promise<void> {
+    await this.onChannel(to, "delete", (channelId) => this.opts.rest.delete(Routes.channelMessage(channelId, messageId)));
   }
 
   /** A caption longer than one message goes ahead of the file as text. */
@@ -120,5 +133,13 @@ function isUnknownChannel(err: unknown): boolean {
 /** A plain error: discord.js errors carry the request body (message text, file bytes), which must not reach logs. */
 function sendError(what: string, channelId: string, err: unknown): Error {
   const detail = err instanceof DiscordAPIError || err instanceof HTTPError ? `HTTP ${err.status} ${err.message}` : (err as Error).message;
-  return new Error(`Discord ${what} to channel ${channelId} failed: ${detail}`);
+  const error = new Error(`Discord ${what} to channel ${channelId} failed: ${detail}`);
+  // Only the JSON error code travels on, never the request.
+  if (err instanceof DiscordAPIError) Object.assign(error, { discordCode: err.code });
+  return error;
+}
+
+/** The Discord JSON error code of a failed call made through DiscordOutbound. */
+export function discordCodeOf(err: unknown): number | string | undefined {
+  return (err as { discordCode?: number | string } | null)?.discordCode;
 }

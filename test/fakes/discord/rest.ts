@@ -19,6 +19,16 @@ export interface PostedMessage {
   /** The JSON body, or the parsed `payload_json` part of a multipart request. */
   payload: Record<string, unknown>;
   files: PostedFile[];
+  /** Set by DELETE: the message is gone from the channel. */
+  deleted?: boolean;
+}
+
+/** A PATCH of a message's content, with the time the fake received it. */
+export interface MessageEdit {
+  messageId: string;
+  channelId: string;
+  content: string;
+  at: number;
 }
 
 export interface RestFault {
@@ -52,6 +62,7 @@ export interface RestState {
 
 export class FakeRest {
   readonly messages: PostedMessage[] = [];
+  readonly edits: MessageEdit[] = [];
   readonly typing: string[] = [];
   readonly log: RestLogEntry[] = [];
   readonly dmChannels: DmChannel[] = [];
@@ -113,7 +124,7 @@ export class FakeRest {
     }
 
     const route = `${method} ${path.replace(/\d{17,20}/g, ":id")}`;
-    const id = path.match(/\d{17,20}/)?.[0] ?? "";
+    const [id = "", messageId = ""] = path.match(/\d{17,20}/g) ?? [];
     switch (route) {
       case "GET /gateway/bot":
         return reply(200, {
@@ -148,6 +159,21 @@ export class FakeRest {
           timestamp: new Date().toISOString(),
           attachments: message.files.map((f) => ({ id: snowflake(), filename: f.name, size: f.bytes.length })),
         });
+      }
+      case "PATCH /channels/:id/messages/:id": {
+        const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);
+        if (!message) return reply(404, { message: "Unknown Message", code: 10008 });
+        const content = String((JSON.parse(body.toString("utf8") || "{}") as { content?: unknown }).content ?? "");
+        if ([...content].length > 2000) return reply(400, { message: "Invalid Form Body", code: 50035 });
+        message.payload = { ...message.payload, content };
+        this.edits.push({ messageId, channelId: id, content, at: Date.now() });
+        return reply(200, { id: messageId, channel_id: id, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
+      }
+      case "DELETE /channels/:id/messages/:id": {
+        const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);
+        if (!message) return reply(404, { message: "Unknown Message", code: 10008 });
+        message.deleted = true;
+        return reply(204);
       }
       default:
         return reply(404, { message: `fake-discord: no route ${route}`, code: 0 });
