@@ -56,12 +56,13 @@ export class EditPreview<B> implements Presenter {
   async finish(text: string): Promise<SentMessage[]> {
     if (this.messages.length === 0) return this.transport.sendText(text);
     const bodies = this.transport.render(text);
+    // Parts the final text does not have go first, so the chat never shows the end of a reply that is not there.
+    await this.dropFrom(bodies.length);
     const sent: SentMessage[] = [];
     for (const [index, body] of bodies.entries()) {
       await this.place(index, body, true);
       sent.push({ messageId: this.messages[index]!.id, sentAt: new Date() });
     }
-    await this.dropFrom(bodies.length);
     return sent;
   }
 

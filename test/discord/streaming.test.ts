@@ -50,12 +50,13 @@ describe("Discord streaming", () => {
 
   it("replaces the preview with the apology when the model fails midway", async () => {
     const gw = await start("preview");
-    gw.fake.enqueue({ text: answer, streaming: { ...SLOW, failAfterChars: 1_500 } });
+    gw.fake.enqueue({ text: answer, streaming: { pieceSize: 40, delayMs: 25, failAfterChars: 1_500 } });
     fake.dispatch("MESSAGE_CREATE", mention("count"));
     await until(() => visible().length > 0, "a preview", 10_000);
 
-    await until(() => /^Sorry, I could not get an answer/.test(visible()[0] ?? ""), "the apology", 10_000);
-    expect(visible()).toHaveLength(1);
+    await until(() => visible().length === 1 && /^Sorry, I could not get an answer/.test(visible()[0]!), "the apology alone", 10_000);
+    // The preview itself became the apology.
+    expect(fake.edits.at(-1)!.content).toMatch(/^Sorry, I could not get an answer/);
   });
 
   it("sends the answer whole when streaming is off", async () => {
