@@ -50,7 +50,7 @@ describe("Discord streaming", () => {
 
   it("replaces the preview with the apology when the model fails midway", async () => {
     const gw = await start("preview");
-    gw.fake.enqueue({ text: answer, streaming: { pieceSize: 40, delayMs: 25, failAfterChars: 1_500 } });
+    gw.fake.enqueue({ text: answer, streaming: { pieceSize: 40, delayMs: 40, failAfterChars: 1_500 } });
     fake.dispatch("MESSAGE_CREATE", mention("count"));
     await until(() => visible().length > 0, "a preview", 10_000);
 

@@ -114,7 +114,7 @@ describe("Telegram streaming", () => {
 
   it("replaces the preview with the apology when the model fails midway", async () => {
     const { t, tg } = await start("preview");
-    t.fake.enqueue({ text: answer, streaming: { ...SLOW, failAfterChars: 3_000 } });
+    t.fake.enqueue({ text: answer, streaming: { pieceSize: 60, delayMs: 30, failAfterChars: 3_000 } });
     tg.addUpdate(mention("write a lot"));
     await tg.waitFor(() => tg.visible(group)[0], 10_000);
 
