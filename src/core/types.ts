@@ -151,6 +151,11 @@ export interface Channel {
   /** Downloads an attachment into the directory `into`; returns the local path. */
   download(attachment: Attachment, into: string): Promise<string>;
   typing?(to: OutboundTarget): Promise<void>;
+  /**
+   * Marks the user's message as being answered (a reaction) when its turn starts; resolves with the function that
+   * takes the mark back once the reply is out. Absent, or a no-op, where the channel's `ackReaction` is off.
+   */
+  acknowledge?(message: InboundMessage): Promise<() => Promise<void>>;
   /** A live reply for a turn answering into `to`; undefined where the channel does not stream (streaming "off"). */
   liveReply?(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined;
   /** Messages from other bots are handed on (the adapter guards against reply loops); default: dropped. */

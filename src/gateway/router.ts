@@ -16,6 +16,7 @@ import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { LiveTurn } from "./live-turn.js";
+import { acknowledgeTurn } from "./acknowledge.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
@@ -136,6 +137,7 @@ export class Router {
       return await this.queue.run(d.sessionKey, async (signal) => {
         const stopTyping = this.keepTyping(d);
         const live = LiveTurn.open(d.channel, d.message);
+        const clearAck = await acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -166,6 +168,7 @@ export class Router {
           throw err;
         } finally {
           stopTyping();
+          await clearAck();
         }
       });
     } catch (err) {

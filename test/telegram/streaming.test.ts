@@ -17,10 +17,10 @@ afterEach(async () => {
   t = tg = undefined;
 });
 
-async function start(streaming: StreamingMode): Promise<{ t: TestGateway; tg: FakeTelegram }> {
+async function start(streaming: StreamingMode, ackReaction: string | null = "👀"): Promise<{ t: TestGateway; tg: FakeTelegram }> {
   tg = await startFakeTelegram();
   t = await startTestGateway({
-    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming } },
+    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming, ackReaction } },
     access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
   });
   return { t, tg };
@@ -131,5 +131,38 @@ describe("Telegram streaming", () => {
 
     await eventually(() => botTexts(tg, group).includes("Stopped the running turn."), "the /stop answer", 10_000);
     await eventually(() => botTexts(tg, group).length === 1, "only the /stop answer left", 5_000);
+  });
+});
+
+describe("Telegram acknowledgement", () => {
+  const answer = longMarkdown();
+  const expected = telegramChunks(answer, TEXT_LIMIT).map((chunk) => chunk.html);
+
+  it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
+    const { t, tg } = await start("preview");
+    const update = mention("write a lot");
+    const key = `${group}/${(update.message as { message_id: number }).message_id}`;
+    t.fake.enqueue({ text: answer, streaming: SLOW });
+    tg.addUpdate(update);
+
+    await tg.waitFor(() => tg.reactions.get(key)?.[0] === "👀");
+    await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(expected), "the whole answer", 20_000);
+    await tg.waitFor(() => tg.reactions.get(key)?.length === 0);
+  });
+
+  it("does not react when ackReaction is null, and a refused reaction does not hold the reply", async () => {
+    const { t, tg } = await start("off", null);
+    t.fake.enqueue({ text: "quick" });
+    tg.addUpdate(mention("hi"));
+    await eventually(() => botTexts(tg, group)[0] === "quick", "the reply");
+    expect(tg.callsOf("setMessageReaction")).toHaveLength(0);
+
+    await t.close();
+    await tg.close();
+    const refused = await start("off");
+    refused.tg.fail("setMessageReaction", { kind: "error", code: 400, description: "Bad Request: REACTION_INVALID" });
+    refused.t.fake.enqueue({ text: "still here" });
+    refused.tg.addUpdate(mention("hi"));
+    await eventually(() => botTexts(refused.tg, group)[0] === "still here", "the reply");
   });
 });

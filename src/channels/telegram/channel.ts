@@ -4,6 +4,7 @@
  * status() tells how it goes, so an unreachable Telegram does not keep the rest of the gateway from starting.
  */
 import type { Api } from "grammy";
+import type { ReactionTypeEmoji } from "grammy/types";
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
@@ -148,6 +149,17 @@ export class TelegramChannel implements Channel {
     const mode = this.opts.settings.streaming;
     if (mode === "off") return undefined;
     return new ThrottledLiveReply(telegramPresenter(this.live, mode, to, opts), this.opts.log);
+  }
+
+  async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
+    const emoji = this.opts.settings.ackReaction;
+    if (emoji === null) return async () => {};
+    const chatId = message.chat.id;
+    const messageId = Number(message.platformMessageId);
+    await this.api.setMessageReaction(chatId, messageId, [{ type: "emoji", emoji: emoji as ReactionTypeEmoji["emoji"] }]);
+    return async () => {
+      await this.api.setMessageReaction(chatId, messageId, []);
+    };
   }
 
   download(attachment: Attachment, into: string): Promise<string> {

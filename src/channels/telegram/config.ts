@@ -28,6 +28,8 @@ export const telegramConfigSchema = z
     maxDownloadBytes: z.number().int().positive().default(20 * 1024 * 1024),
     /** Replies as they are written: drafts in private chats, an edited preview message elsewhere. */
     streaming: streamingSetting("draft"),
+    /** The reaction put on a message while it is answered (one of Telegram's reaction emoji); null: none. */
+    ackReaction: z.string().min(1).nullable().default("👀"),
   })
   .refine((c) => c.enabled !== true || c.token !== null, {
     message: "enabled is true but no token is set (TELEGRAM_BOT_TOKEN, from @BotFather)",

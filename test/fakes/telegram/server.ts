@@ -74,6 +74,8 @@ export interface FakeTelegram {
   edits: TimedText[];
   /** Drafts shown in private chats, oldest first. */
   drafts: TimedText[];
+  /** The bot's reactions on messages now: "chatId/messageId" -> emoji. */
+  reactions: Map<string, string[]>;
   /** The messages of a chat as its members see them now (deleted ones left out). */
   visible(chatId: string): SentRecord[];
   chatActions: Array<{ chatId: string; action: string; threadId?: number }>;
@@ -125,6 +127,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     sent: [],
     edits: [],
     drafts: [],
+    reactions: new Map(),
     visible: (chatId) => fake.sent.filter((s) => s.chatId === chatId && !s.deleted),
     chatActions: [],
     webhook: undefined,
@@ -265,6 +268,14 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to delete not found");
         target.deleted = true;
+        return true;
+      }
+      case "setMessageReaction": {
+        const chatId = requireChat(params);
+        const reaction = Array.isArray(params.reaction) ? (params.reaction as Array<{ type?: unknown; emoji?: unknown }>) : [];
+        if (reaction.some((r) => r.type !== "emoji" || typeof r.emoji !== "string")) throw new ApiError(400, "Bad Request: REACTION_INVALID");
+        if (reaction.length > 1) throw new ApiError(400, "Bad Request: REACTIONS_TOO_MANY");
+        fake.reactions.set(`${chatId}/${Number(params.message_id)}`, reaction.map((r) => String(r.emoji)));
         return true;
       }
       case "sendMessageDraft": {
