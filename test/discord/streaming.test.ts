@@ -67,4 +67,16 @@ describe("Discord streaming", () => {
     expect(visible()).toEqual(splitMessage(answer));
     expect(fake.edits).toHaveLength(0);
   });
+
+  it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
+    const gw = await start("preview");
+    gw.fake.enqueue({ text: answer, streaming: SLOW });
+    const question = mention("count to sixty");
+    const key = `${fake.world.general.id}/${String(question.id)}`;
+    fake.dispatch("MESSAGE_CREATE", question);
+
+    await until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
+    await until(() => visible().length === splitMessage(answer).length, "the answer", 20_000);
+    await until(() => fake.reactions.get(key)?.length === 0, "the reaction taken back", 10_000);
+  });
 });

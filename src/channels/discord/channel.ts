@@ -5,18 +5,20 @@
  */
 import { REST } from "discord.js";
 import type { Logger } from "../../infra/log.js";
-import type {
-  Attachment,
-  Channel,
-  ChannelCapabilities,
-  ChannelStatus,
-  InboundHandler,
-  OutboundFile,
-  OutboundTarget,
-  LiveReply,
-  LiveReplyOptions,
-  SendTextOptions,
-  SentMessage,
+import {
+  targetOf,
+  type Attachment,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelStatus,
+  type InboundHandler,
+  type InboundMessage,
+  type OutboundFile,
+  type OutboundTarget,
+  type LiveReply,
+  type LiveReplyOptions,
+  type SendTextOptions,
+  type SentMessage,
 } from "../../core/types.js";
 import { downloadAttachment } from "./attachments.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
@@ -101,6 +103,14 @@ export class DiscordChannel implements Channel {
     if (this.opts.config.streaming === "off") return undefined;
     const { log } = this.opts;
     return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, opts.replyTo), log), log);
+  }
+
+  async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
+    const emoji = this.opts.config.ackReaction;
+    if (emoji === null) return async () => {};
+    const to = targetOf(message);
+    await this.outbound.react(to, message.platformMessageId, emoji);
+    return () => this.outbound.react(to, message.platformMessageId, emoji, true);
   }
 
   typing(to: OutboundTarget): Promise<void> {

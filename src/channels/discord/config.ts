@@ -19,6 +19,8 @@ export const discordConfigSchema = z
     suppressEmbeds: z.boolean().default(true),
     /** Replies as they are written: a preview message edited in place ("draft" is the same here), or "off". */
     streaming: streamingSetting("preview"),
+    /** The reaction put on a message while it is answered (a Unicode emoji); null: none. */
+    ackReaction: z.string().min(1).nullable().default("👀"),
     /** Largest file the bot uploads, in MiB (10 without server boosts). */
     maxUploadMB: z.number().positive().max(500).default(10),
     /** Largest attachment the bot downloads, in MiB. */

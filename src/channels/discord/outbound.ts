@@ -57,6 +57,12 @@ export class DiscordOutbound {
     await this.onChannel(to, "edit", (channelId) => this.opts.rest.patch(Routes.channelMessage(channelId, messageId), { body: { content } }));
   }
 
+  /** Adds (or, with `remove`, takes back) the bot's own reaction on a message. */
+  async react(to: OutboundTarget, messageId: string, emoji: string, remove = false): Promise<void> {
+    const route = Routes.channelMessageOwnReaction(to.threadId ?? to.chatId, messageId, encodeURIComponent(emoji));
+    await this.onChannel(to, "reaction", () => (remove ? this.opts.rest.delete(route) : this.opts.rest.put(route)));
+  }
+
   async deleteMessage(to: OutboundTarget, messageId: string): Promise<void> {
     await this.onChannel(to, "delete", (channelId) => this.opts.rest.delete(Routes.channelMessage(channelId, messageId)));
   }

@@ -32,6 +32,8 @@ export interface FakeDiscord {
   messages: PostedMessage[];
   /** Edits of the bot's messages, with the time each arrived. */
   edits: MessageEdit[];
+  /** The bot's own reactions now: "channelId/messageId" -> emoji. */
+  reactions: Map<string, string[]>;
   /** Channel ids of typing requests. */
   typing: string[];
   /** Every REST request with its answer's status. */
@@ -80,6 +82,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     guilds,
     messages: rest.messages,
     edits: rest.edits,
+    reactions: rest.reactions,
     typing: rest.typing,
     requests: rest.log,
     gateway: gateway.stats,

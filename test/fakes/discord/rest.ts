@@ -63,6 +63,8 @@ export interface RestState {
 export class FakeRest {
   readonly messages: PostedMessage[] = [];
   readonly edits: MessageEdit[] = [];
+  /** The bot's own reactions now: "channelId/messageId" -> emoji. */
+  readonly reactions = new Map<string, string[]>();
   readonly typing: string[] = [];
   readonly log: RestLogEntry[] = [];
   readonly dmChannels: DmChannel[] = [];
@@ -125,6 +127,15 @@ export class FakeRest {
 
     const route = `${method} ${path.replace(/\d{17,20}/g, ":id")}`;
     const [id = "", messageId = ""] = path.match(/\d{17,20}/g) ?? [];
+    const reaction = /^\/channels\/\d+\/messages\/\d+\/reactions\/([^/]+)\/@me$/.exec(path);
+    if (reaction && (method === "PUT" || method === "DELETE")) {
+      if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
+      const key = `${id}/${messageId}`;
+      const emoji = decodeURIComponent(reaction[1]!);
+      const others = (this.reactions.get(key) ?? []).filter((e) => e !== emoji);
+      this.reactions.set(key, method === "PUT" ? [...others, emoji] : others);
+      return reply(204);
+    }
     switch (route) {
       case "GET /gateway/bot":
         return reply(200, {
