@@ -4,7 +4,7 @@
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
 import { randomBytes } from "node:crypto";
-import { AISDKError, generateText, stepCountIs, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
+import { AISDKError, stepCountIs, streamText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
@@ -24,8 +24,7 @@ import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt
 import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
-
-
+import { readStream, type StreamedGeneration } from "./stream.js";
 
 export interface AgentDeps {
   config: CoreConfig;
@@ -187,7 +186,7 @@ export class Agent {
     input: TurnInput,
     progress: TurnProgress,
     log: Logger,
-  ): Promise<TurnGeneration> {
+  ): Promise<StreamedGeneration> {
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
@@ -214,7 +213,8 @@ export class Agent {
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const messages = [...record.messages.slice(0, -1), userMessage];
-    return generateText({
+    // Streamed even when nobody watches, so a watched and an unwatched turn produce the very same reply.
+    const stream = streamText({
       model: this.deps.model,
       system: systemFor(config.llm.provider, prompt),
       messages,
@@ -225,12 +225,15 @@ export class Agent {
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
       ...(providerOptions ? { providerOptions } : {}),
       abortSignal: input.signal,
+      // The stream's error part is thrown by readStream and logged once by failTurn (the default prints it).
+      onError: () => {},
       onStepFinish: (step) => {
         progress.steps += 1;
         progress.toolCalls.push(...step.toolCalls.map((call) => call.toolName));
         progress.stepMessages = step.response.messages;
       },
     });
+    return readStream(stream, this.secrets, input.onEvent);
   }
 
   /** The provider's reasoning option when the session turned thinking on and the model can reason. */
@@ -271,7 +274,7 @@ export class Agent {
     }
   }
 
-  private replyText(result: TurnGeneration): { text: string; stepLimit: boolean } {
+  private replyText(result: StreamedGeneration): { text: string; stepLimit: boolean } {
     const { maxSteps } = this.deps.config.llm;
     const stoppedMidTask = result.finishReason === "tool-calls" && result.steps.length >= maxSteps;
     if (stoppedMidTask) return { text: stepLimitReply(maxSteps), stepLimit: true };
@@ -305,8 +308,6 @@ function countTokens(labels: { provider: string; model: string }, usage: { input
   if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
   if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
 }
-
-type TurnGeneration = Awaited<ReturnType<typeof generateText<ToolSet>>>;
 
 /** What a turn has done so far, kept outside the try so a failure can still save it. */
 interface TurnProgress {

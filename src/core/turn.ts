@@ -25,7 +25,15 @@ export interface TurnInput {
   permissions?: ToolPermissions;
   /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
   earlierMessages?: EarlierChatMessage[];
+  /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
+  onEvent?: (event: TurnEvent) => void;
 }
+
+/**
+ * What a running turn shows: `text` is the answer of the current model step so far (redacted of secrets, so it
+ * can shrink or change: `delta` is set only when it grew by exactly that), `status` says which tool runs.
+ */
+export type TurnEvent = { type: "text"; text: string; delta?: string } | { type: "status"; text: string };
 
 export interface TurnResult {
   text: string;

@@ -127,6 +127,28 @@ export interface ChannelCapabilities {
   /** Has a typing indicator (Channel.typing). */
   typing: boolean;
   voice: VoiceFormat;
+  /** How replies show while they are written (the channel's `streaming` setting); absent: "off". */
+  streaming?: StreamingMode;
+}
+
+/**
+ * How a channel shows a reply while the model writes it: not at all, as a message edited in place ("preview"),
+ * or as the platform's own draft where it has one ("draft": Telegram private chats, a preview elsewhere).
+ */
+export type StreamingMode = "off" | "preview" | "draft";
+
+export interface LiveReplyOptions extends SendTextOptions {
+  chatType: ChatType;
+}
+
+/** A reply shown while a turn runs, then finished with the final text; no preview is left behind either way. */
+export interface LiveReply {
+  /** Shows `text` (Markdown: the answer so far, maybe a status line); the channel throttles what reaches the platform. */
+  update(text: string): void;
+  /** Sends the final text as sendText would (the same format and chunks), in place of the preview. */
+  finish(text: string): Promise<SentMessage[]>;
+  /** Removes the preview: the turn was stopped. */
+  cancel(): Promise<void>;
 }
 
 export interface ChannelStatus {
@@ -182,6 +204,13 @@ export interface Channel {
   /** Downloads an attachment into the directory `into`; returns the local path. */
   download(attachment: Attachment, into: string): Promise<string>;
   typing?(to: OutboundTarget): Promise<void>;
+  /**
+   * Marks the user's message as being answered (a reaction) when its turn starts; resolves with the function that
+   * takes the mark back once the reply is out. Absent, or a no-op, where the channel's `ackReaction` is off.
+   */
+  acknowledge?(message: InboundMessage): Promise<() => Promise<void>>;
+  /** A live reply for a turn answering into `to`; undefined where the channel does not stream (streaming "off"). */
+  liveReply?(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined;
   /** Messages from other bots are handed on (the adapter guards against reply loops); default: dropped. */
   readonly acceptsBots?: boolean;
 }

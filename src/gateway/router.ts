@@ -20,6 +20,9 @@ import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
+import { isRetryableSend } from "../core/send-error.js";
+import { LiveTurn } from "./live-turn.js";
+import { acknowledgeTurn } from "./acknowledge.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
@@ -166,11 +169,14 @@ export class Router {
   private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
     const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
     if (claim.kind === "busy") return this.notify(d, claim.notice);
-    await this.noteSession(d);
     try {
+      // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
+        await this.noteSession(d);
         const stopTyping = this.keepTyping(d);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
+        const live = LiveTurn.open(d.channel, d.message);
+        const clearAck = await acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -189,15 +195,21 @@ export class Router {
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: admitted.permissions,
                 earlierMessages,
+                ...(live ? { onEvent: live.onEvent } : {}),
               }),
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
-          const outcome = await this.replyOutcome(d, result.text);
+          // A failed turn's apology takes the place of its half-written preview.
+          const outcome = await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
+        } catch (err) {
+          await live?.cancel().catch((cancelErr: unknown) => d.log.warn({ err: cancelErr }, "could not take back the preview"));
+          throw err;
         } finally {
           stopTyping();
+          await clearAck();
         }
       });
     } catch (err) {
@@ -306,15 +318,32 @@ export class Router {
    * Sends `text` in reply to the message. A reply queued in the outbox counts as answered: the outbox sends it or
    * logs its failure. A send that failed for good is logged here, once, and reported as "failed".
    */
-  private async replyOutcome(d: Delivery, text: string): Promise<HandleOutcome> {
+  private async replyOutcome(d: Delivery, text: string, live?: LiveTurn): Promise<HandleOutcome> {
     try {
       const context = { traceId: d.traceId, messageId: d.message.id };
+      // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
+      // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
+      if (live && (await this.finishLive(d, live, text))) return "answered";
       await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context });
       return "answered";
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
+    }
+  }
+
+  /** Whether the live preview became the reply; after a failure that sent nothing, the preview is taken back. */
+  private async finishLive(d: Delivery, live: LiveTurn, text: string): Promise<boolean> {
+    try {
+      await live.finish(text);
+      return true;
+    } catch (err) {
+      // A send that may have reached the platform is never made again: better a missing reply than a double one.
+      if (!isRetryableSend(err)) throw err;
+      d.log.warn({ err }, "the streamed reply could not be finished; sending it as a plain reply");
+      await live.cancel().catch((cancelErr: unknown) => d.log.warn({ err: cancelErr }, "could not take back the preview"));
+      return false;
     }
   }
 

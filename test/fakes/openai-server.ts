@@ -1,7 +1,7 @@
 /**
  * A fake OpenAI-compatible LLM server for tests: real HTTP on 127.0.0.1, port 0, speaking the wire format the
  * AI SDK providers expect. POST /v1/chat/completions answers as JSON or as SSE (tool calls streamed as deltas,
- * like OpenAI); POST /v1/messages answers like the Anthropic Messages API (non-streaming); GET /v1/models lists
+ * like OpenAI); POST /v1/messages answers like the Anthropic Messages API (JSON or SSE); GET /v1/models lists
  * models; POST /v1/audio/transcriptions answers like OpenAI's speech-to-text (multipart in, `{text}` out).
  * Each test scripts the replies (a queue, then a responder function) and reads the recorded requests.
  */
@@ -16,9 +16,17 @@ export interface FakeToolCall {
   arguments: object | string;
 }
 
+/** How a streamed reply trickles out: the text in pieces of `pieceSize` characters, `delayMs` apart. */
+export interface FakeStreaming {
+  pieceSize?: number;
+  delayMs?: number;
+  /** The connection is cut once this many characters of text were sent: a model failing midway. */
+  failAfterChars?: number;
+}
+
 export type FakeReply =
-  | { text: string }
-  | { toolCalls: FakeToolCall[]; text?: string }
+  | { text: string; streaming?: FakeStreaming }
+  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming }
   | { status: number; body: unknown; headers?: Record<string, string> }
   | { hang: true };
 
@@ -143,12 +151,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }));
     const text = reply.text ?? "";
     const answer: Answer = { text, calls, usage: usageFor(body, text, calls) };
+    const streaming = reply.streaming ?? {};
     if (api === "anthropic") {
-      const noStreaming = { type: "error", error: { type: "invalid_request_error", message: "fake: no streaming here" } };
-      if (body.stream === true) sendJson(res, 400, noStreaming);
+      if (body.stream === true) await sendSse(res, api, anthropicEvents(answer, body.model, streaming.pieceSize ?? 5), streaming);
       else sendJson(res, 200, anthropicMessage(answer, body.model));
     } else if (body.stream === true) {
-      sendSse(res, openAIChunks(answer, body));
+      await sendSse(res, api, openAIChunks(answer, body, streaming.pieceSize ?? 5), streaming);
     } else {
       sendJson(res, 200, openAICompletion(answer, body.model));
     }
@@ -274,7 +282,7 @@ function openAICompletion(answer: Answer, model: string | undefined): object {
 }
 
 /** The chunks OpenAI streams: role, text in pieces, each tool call's id and name, then its arguments in pieces. */
-function openAIChunks(answer: Answer, body: FakeRequestBody): object[] {
+function openAIChunks(answer: Answer, body: FakeRequestBody, pieceSize: number): object[] {
   const base = {
     id: "chatcmpl-fake",
     object: "chat.completion.chunk",
@@ -286,7 +294,7 @@ function openAIChunks(answer: Answer, body: FakeRequestBody): object[] {
     choices: [{ index: 0, delta, finish_reason: finishReason }],
   });
   const chunks = [chunk({ role: "assistant", content: "" })];
-  for (const piece of pieces(answer.text, 5)) chunks.push(chunk({ content: piece }));
+  for (const piece of pieces(answer.text, pieceSize)) chunks.push(chunk({ content: piece }));
   answer.calls.forEach((call, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
     for (const piece of pieces(call.arguments, 7)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
@@ -295,6 +303,28 @@ function openAIChunks(answer: Answer, body: FakeRequestBody): object[] {
   const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
   if (streamOptions?.include_usage) chunks.push({ ...base, choices: [], usage: openAIUsage(answer.usage) });
   return chunks;
+}
+
+/** The server-sent events of the Anthropic Messages API for the same answer. */
+function anthropicEvents(answer: Answer, model: string | undefined, pieceSize: number): object[] {
+  const message = anthropicMessage(answer, model) as { content: unknown[]; stop_reason: string; usage: object };
+  const events: object[] = [
+    { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { input_tokens: answer.usage.input, output_tokens: 0 } } },
+  ];
+  let index = 0;
+  if (answer.text) {
+    events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+    for (const piece of pieces(answer.text, pieceSize)) events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } });
+    events.push({ type: "content_block_stop", index: index++ });
+  }
+  for (const call of answer.calls) {
+    events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } });
+    events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: call.arguments } });
+    events.push({ type: "content_block_stop", index: index++ });
+  }
+  events.push({ type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: answer.usage.output } });
+  events.push({ type: "message_stop" });
+  return events;
 }
 
 function anthropicMessage(answer: Answer, model: string | undefined): object {
@@ -345,8 +375,30 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-function sendSse(res: ServerResponse, events: object[]): void {
+/** Writes the events, `delayMs` apart; cuts the connection after `failAfterChars` characters of answer text. */
+async function sendSse(res: ServerResponse, api: "openai" | "anthropic", events: object[], streaming: FakeStreaming): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
-  res.end("data: [DONE]\n\n");
+  let textSent = 0;
+  for (const event of events) {
+    if (res.destroyed) return;
+    const data = JSON.stringify(event);
+    const { type } = event as { type?: unknown };
+    const written = new Promise((resolve) => res.write(api === "anthropic" ? `event: ${String(type)}\ndata: ${data}\n\n` : `data: ${data}\n\n`, resolve));
+    textSent += textLengthOf(event);
+    if (streaming.failAfterChars !== undefined && textSent >= streaming.failAfterChars) {
+      // What was written reaches the client before the connection breaks.
+      await written;
+      res.destroy();
+      return;
+    }
+    if (streaming.delayMs) await new Promise((resolve) => setTimeout(resolve, streaming.delayMs));
+  }
+  // OpenAI ends its stream with a [DONE] line; Anthropic's ends with the message_stop event.
+  res.end(api === "openai" ? "data: [DONE]\n\n" : "");
+}
+
+/** Characters of answer text an OpenAI chunk or Anthropic event carries. */
+function textLengthOf(event: object): number {
+  const e = event as { choices?: Array<{ delta?: { content?: string } }>; delta?: { text?: string } };
+  return (e.choices?.[0]?.delta?.content ?? e.delta?.text ?? "").length;
 }

@@ -26,7 +26,8 @@ async function start(extra: ConfigInput = {}): Promise<{ t: TestGateway; tg: Fak
   t = await startTestGateway({
     outbound: FAST_OUTBOUND,
     ...extra,
-    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1 } },
+    // The plain send path is what these tests are about; streamed replies are finished by the live preview.
+    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming: "off" } },
     access: { dmPolicy: "open", limits: { perUser: { messages: 1000 }, perChat: { messages: 1000 }, maxConcurrentTurnsPerUser: 10 } },
   });
   // Each reply names the message it answers, so arrivals can be counted per message.

@@ -7,16 +7,20 @@ import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
 import { REST } from "discord.js";
 import type { Logger } from "../../infra/log.js";
-import type {
-  Attachment,
-  Channel,
-  ChannelCapabilities,
-  ChannelStatus,
-  InboundHandler,
-  OutboundFile,
-  OutboundTarget,
-  SendTextOptions,
-  SentMessage,
+import {
+  targetOf,
+  type Attachment,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelStatus,
+  type InboundHandler,
+  type InboundMessage,
+  type OutboundFile,
+  type OutboundTarget,
+  type LiveReply,
+  type LiveReplyOptions,
+  type SendTextOptions,
+  type SentMessage,
 } from "../../core/types.js";
 import { downloadAttachment } from "./attachments.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
@@ -24,6 +28,9 @@ import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
 import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
+import { DiscordPreview } from "./live.js";
+import { EditPreview } from "../live-preview.js";
+import { ThrottledLiveReply } from "../live-reply.js";
 
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
@@ -53,7 +60,19 @@ export class DiscordChannel implements Channel {
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
-    this.capabilities = { maxTextLength: MAX_MESSAGE_LENGTH, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: true, typing: true, voice: "audio-file" };
+    this.capabilities = {
+      maxTextLength: MAX_MESSAGE_LENGTH,
+      maxUploadBytes,
+      // Edits and reactions serve the streamed preview and the acknowledgement.
+      edits: true,
+      draftStreaming: false,
+      reactions: true,
+      buttons: false,
+      threads: true,
+      typing: true,
+      voice: "audio-file",
+      streaming: config.streaming,
+    };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
@@ -99,6 +118,20 @@ export class DiscordChannel implements Channel {
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     return this.outbound.sendFile(to, file, opts);
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    if (this.opts.config.streaming === "off") return undefined;
+    const { log } = this.opts;
+    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, opts.replyTo), log), log);
+  }
+
+  async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
+    const emoji = this.opts.config.ackReaction;
+    if (emoji === null) return async () => {};
+    const to = targetOf(message);
+    await this.outbound.react(to, message.platformMessageId, emoji);
+    return () => this.outbound.react(to, message.platformMessageId, emoji, true);
   }
 
   typing(to: OutboundTarget): Promise<void> {

@@ -1,5 +1,6 @@
 /** The `channels.discord` settings. */
 import { z } from "zod";
+import { streamingSetting } from "../live-reply.js";
 
 export const DEFAULT_API_URL = "https://discord.com/api";
 
@@ -16,6 +17,10 @@ export const discordConfigSchema = z
     maxBotTurnsInARow: z.number().int().min(1).max(100).default(3),
     /** Link previews (embeds) under the bot's messages. */
     suppressEmbeds: z.boolean().default(true),
+    /** Replies as they are written: a preview message edited in place ("draft" is the same here), or "off". */
+    streaming: streamingSetting("preview"),
+    /** The reaction put on a message while it is answered (a Unicode emoji); null: none. */
+    ackReaction: z.string().min(1).nullable().default("👀"),
     /** Largest file the bot uploads, in MiB (10 without server boosts). */
     maxUploadMB: z.number().positive().max(500).default(10),
     /** Largest attachment the bot downloads, in MiB. */

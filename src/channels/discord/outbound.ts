@@ -46,14 +46,33 @@ export class DiscordOutbound {
     const sent: SentMessage[] = [];
     for (const [index, content] of chunks.entries()) {
       if (index < (opts.fromPart ?? 0)) continue;
-      const body = this.messageBody(content, index === 0 ? opts.replyTo : undefined);
       try {
-        sent.push(await this.post(to, `message ${index + 1} of ${chunks.length}`, { body }));
+        sent.push(await this.sendChunk(to, content, index === 0 ? opts.replyTo : undefined, `message ${index + 1} of ${chunks.length}`));
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
     }
     return sent;
+  }
+
+  /** One message of at most 2000 characters. */
+  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message"): Promise<SentMessage> {
+    return this.post(to, what, { body: this.messageBody(content, replyTo) });
+  }
+
+  /** Replaces a message's text; a failure carries the Discord error code (discordCodeOf: 10008 = the message is gone). */
+  async editText(to: OutboundTarget, messageId: string, content: string): Promise<void> {
+    await this.onChannel(to, "edit", (channelId) => this.opts.rest.patch(Routes.channelMessage(channelId, messageId), { body: { content } }));
+  }
+
+  /** Adds (or, with `remove`, takes back) the bot's own reaction on a message. */
+  async react(to: OutboundTarget, messageId: string, emoji: string, remove = false): Promise<void> {
+    const route = Routes.channelMessageOwnReaction(to.threadId ?? to.chatId, messageId, encodeURIComponent(emoji));
+    await this.onChannel(to, "reaction", () => (remove ? this.opts.rest.delete(route) : this.opts.rest.put(route)));
+  }
+
+  async deleteMessage(to: OutboundTarget, messageId: string): Promise<void> {
+    await this.onChannel(to, "delete", (channelId) => this.opts.rest.delete(Routes.channelMessage(channelId, messageId)));
   }
 
   /** A caption longer than one message goes ahead of the file as text. */
@@ -129,7 +148,7 @@ function isUnknownChannel(err: unknown): boolean {
 
 /**
  * A SendError without the cause: discord.js errors carry the request body (message text, file bytes), which must
- * not reach logs.
+ * not reach logs. Only the JSON error code travels on (discordCodeOf).
  */
 function sendError(what: string, channelId: string, err: unknown): SendError {
   const detail =
@@ -138,7 +157,14 @@ function sendError(what: string, channelId: string, err: unknown): SendError {
       : err instanceof RateLimitError
         ? `rate limited for ${err.retryAfter} ms`
         : (err as Error).message;
-  return new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err));
+  const error = new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err));
+  if (err instanceof DiscordAPIError) Object.assign(error, { discordCode: err.code });
+  return error;
+}
+
+/** The Discord JSON error code of a failed call made through DiscordOutbound. */
+export function discordCodeOf(err: unknown): number | string | undefined {
+  return (err as { discordCode?: number | string } | null)?.discordCode;
 }
 
 export function sendFailureOf(err: unknown): SendFailure {

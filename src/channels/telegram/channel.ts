@@ -4,6 +4,7 @@
  * status() tells how it goes, so an unreachable Telegram does not keep the rest of the gateway from starting.
  */
 import type { Api } from "grammy";
+import type { ReactionTypeEmoji } from "grammy/types";
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
@@ -15,6 +16,8 @@ import {
   type ChannelStatus,
   type InboundHandler,
   type InboundMessage,
+  type LiveReply,
+  type LiveReplyOptions,
   type OutboundFile,
   type OutboundTarget,
   type SendTextOptions,
@@ -24,6 +27,8 @@ import { apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramEr
 import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";
 import { downloadAttachment } from "./files.js";
+import { ThrottledLiveReply } from "../live-reply.js";
+import { telegramPresenter, type TelegramLiveDeps } from "./live.js";
 import { UpdateInbox } from "./inbox.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
@@ -59,14 +64,15 @@ export class TelegramChannel implements Channel {
     maxCaptionLength: CAPTION_LIMIT,
     maxUploadBytes: UPLOAD_LIMIT_BYTES,
     edits: true,
-    draftStreaming: false,
-    reactions: false,
+    draftStreaming: true,
+    reactions: true,
     buttons: false,
     threads: true,
     typing: true,
     voice: "ogg-opus",
   };
   private readonly api: Api;
+  private readonly live: TelegramLiveDeps;
   private readonly sender: TelegramSender;
   private readonly intake: UpdateIntake;
   private readonly timing: PollerTiming;
@@ -82,6 +88,8 @@ export class TelegramChannel implements Channel {
     const { settings, token, log } = opts;
     this.api = createApi({ token, apiRoot: settings.apiRoot, retry: { policy: { ...DEFAULT_RETRY_POLICY, ...opts.retry }, log } });
     this.sender = new TelegramSender(this.api, log);
+    this.capabilities.streaming = settings.streaming;
+    this.live = { sender: this.sender, api: this.api, previewApi: createApi({ token, apiRoot: settings.apiRoot }), log };
     this.timing = { ...DEFAULT_POLLER_TIMING, ...opts.polling };
     const { url, secretToken } = settings.webhook;
     // The config schema refuses webhook mode without a URL.
@@ -138,6 +146,23 @@ export class TelegramChannel implements Channel {
 
   typing(to: OutboundTarget): Promise<void> {
     return this.sender.typing(to);
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    const mode = this.opts.settings.streaming;
+    if (mode === "off") return undefined;
+    return new ThrottledLiveReply(telegramPresenter(this.live, mode, to, opts), this.opts.log);
+  }
+
+  async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
+    const emoji = this.opts.settings.ackReaction;
+    if (emoji === null) return async () => {};
+    const chatId = message.chat.id;
+    const messageId = Number(message.platformMessageId);
+    await this.api.setMessageReaction(chatId, messageId, [{ type: "emoji", emoji: emoji as ReactionTypeEmoji["emoji"] }]);
+    return async () => {
+      await this.api.setMessageReaction(chatId, messageId, []);
+    };
   }
 
   download(attachment: Attachment, into: string): Promise<string> {

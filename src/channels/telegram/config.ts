@@ -1,5 +1,6 @@
 /** The `channels.telegram` settings. */
 import { z } from "zod";
+import { streamingSetting } from "../live-reply.js";
 
 /** Telegram accepts 1-256 characters of A-Z, a-z, 0-9, _ and - as a webhook secret token. */
 export const WEBHOOK_SECRET_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -25,6 +26,10 @@ export const telegramConfigSchema = z
     handleEdits: z.boolean().default(false),
     /** Largest file the bot downloads: 20 MB on api.telegram.org; a local Bot API server allows up to 2000 MB. */
     maxDownloadBytes: z.number().int().positive().default(20 * 1024 * 1024),
+    /** Replies as they are written: drafts in private chats, an edited preview message elsewhere. */
+    streaming: streamingSetting("draft"),
+    /** The reaction put on a message while it is answered (one of Telegram's reaction emoji); null: none. */
+    ackReaction: z.string().min(1).nullable().default("👀"),
   })
   .refine((c) => c.enabled !== true || c.token !== null, {
     message: "enabled is true but no token is set (TELEGRAM_BOT_TOKEN, from @BotFather)",

@@ -87,12 +87,12 @@ export class TelegramSender {
   }
 
   /** Sends the chunk as HTML; when Telegram cannot parse it, the same chunk again as plain text. */
-  private async withHtmlFallback(
+  async withHtmlFallback<T>(
     to: OutboundTarget,
     chunk: TelegramChunk,
     method: string,
-    send: (body: { text: string; format: { parse_mode?: "HTML" } }) => Promise<Message>,
-  ): Promise<Message> {
+    send: (body: { text: string; format: { parse_mode?: "HTML" } }) => Promise<T>,
+  ): Promise<T> {
     try {
       return await send({ text: chunk.html, format: { parse_mode: "HTML" } });
     } catch (err) {
@@ -120,7 +120,7 @@ export class TelegramSender {
   }
 }
 
-function placementOf(to: OutboundTarget, replyTo: string | undefined): Placement {
+export function placementOf(to: OutboundTarget, replyTo: string | undefined): Placement {
   const thread = Number(to.threadId);
   const reply = Number(replyTo);
   return {

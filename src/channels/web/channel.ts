@@ -14,13 +14,17 @@ import type {
   ChannelStatus,
   HandleOutcome,
   InboundHandler,
+  LiveReply,
+  LiveReplyOptions,
   OutboundFile,
   OutboundTarget,
   SendTextOptions,
   SentMessage,
+  StreamingMode,
 } from "../../core/types.js";
 import { WebFiles } from "./files.js";
 import { ChatHub } from "./hub.js";
+import { WebLiveReply } from "./live.js";
 import { PendingReplies } from "./replies.js";
 import { registerWebRoutes, type AskResult } from "./routes.js";
 import { toInboundMessage, type ApiMessage, type ChatEntry, type WebAttachment, type WebInbound } from "./schema.js";
@@ -45,6 +49,8 @@ export interface WebChannelOptions {
    * WebChat and API user is the one local user, web:local.
    */
   trustUserIds: boolean;
+  /** Whether open tabs see replies as they are written ("preview" and "draft" both do). Default "preview". */
+  streaming?: StreamingMode;
 }
 
 /** The one WebChat user when there is no token: anyone who reaches the port is the same person. */
@@ -67,7 +73,18 @@ export class WebChannel implements Channel {
 
   constructor(private readonly opts: WebChannelOptions) {
     const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
-    this.capabilities = { maxTextLength: 100_000, maxUploadBytes, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: true, voice: "any" };
+    this.capabilities = {
+      maxTextLength: 100_000,
+      maxUploadBytes,
+      edits: false,
+      draftStreaming: false,
+      reactions: false,
+      buttons: false,
+      threads: false,
+      typing: true,
+      voice: "any",
+      streaming: opts.streaming ?? "preview",
+    };
     this.transcript = new Transcript(opts.store);
     this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
   }
@@ -121,6 +138,11 @@ export class WebChannel implements Channel {
 
   async typing(to: OutboundTarget): Promise<void> {
     this.hub.broadcast(to.chatId, { type: "typing" });
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    if (this.capabilities.streaming === "off") return undefined;
+    return new WebLiveReply(this.hub, to.chatId, (text) => this.sendText(to, text, opts));
   }
 
   download(attachment: Attachment): Promise<string> {

@@ -95,6 +95,10 @@ export type ServerFrame =
   | ({ type: "message" } & ChatEntry)
   | { type: "history"; messages: ChatEntry[] }
   | { type: "typing" }
+  /** A reply being written: `delta` extends the draft's text, `text` replaces it. */
+  | ({ type: "draft"; draftId: string } & ({ delta: string } | { text: string }))
+  /** The draft is gone: its final reply follows as a message, or the turn was stopped. */
+  | { type: "draft_end"; draftId: string }
   | { type: "error"; code: WebErrorCode; message: string; messageId?: string };
 
 /** A reply collected for an API request. */

@@ -6,12 +6,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGateway, type GatewayStats } from "./gateway.js";
-import { FakeRest, type DmChannel, type PostedMessage, type RestFault, type RestLogEntry } from "./rest.js";
+import { FakeRest, type DmChannel, type MessageEdit, type PostedMessage, type RestFault, type RestLogEntry } from "./rest.js";
 import { FAKE_TOKEN, MESSAGE_CONTENT_FLAG, standardWorld, user, type FakeGuild, type FakeUser, type StandardWorld } from "./world.js";
 import { eventually } from "../../helpers/wait.js";
 
 export * from "./world.js";
-export type { PostedMessage, RestFault, DmChannel } from "./rest.js";
+export type { PostedMessage, RestFault, DmChannel, MessageEdit } from "./rest.js";
 
 export interface FakeDiscordOptions {
   /** Default 41250 ms, as Discord; the watchdog tests use a short one. */
@@ -30,6 +30,10 @@ export interface FakeDiscord {
   guilds: FakeGuild[];
   /** Messages the bot created, oldest first. */
   messages: PostedMessage[];
+  /** Edits of the bot's messages, with the time each arrived. */
+  edits: MessageEdit[];
+  /** The bot's own reactions now: "channelId/messageId" -> emoji. */
+  reactions: Map<string, string[]>;
   /** Channel ids of typing requests. */
   typing: string[];
   /** Every REST request with its answer's status. */
@@ -77,6 +81,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     world,
     guilds,
     messages: rest.messages,
+    edits: rest.edits,
+    reactions: rest.reactions,
     typing: rest.typing,
     requests: rest.log,
     gateway: gateway.stats,

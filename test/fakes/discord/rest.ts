@@ -19,6 +19,16 @@ export interface PostedMessage {
   /** The JSON body, or the parsed `payload_json` part of a multipart request. */
   payload: Record<string, unknown>;
   files: PostedFile[];
+  /** Set by DELETE: the message is gone from the channel. */
+  deleted?: boolean;
+}
+
+/** A PATCH of a message's content, with the time the fake received it. */
+export interface MessageEdit {
+  messageId: string;
+  channelId: string;
+  content: string;
+  at: number;
 }
 
 export interface RestFault {
@@ -52,6 +62,9 @@ export interface RestState {
 
 export class FakeRest {
   readonly messages: PostedMessage[] = [];
+  readonly edits: MessageEdit[] = [];
+  /** The bot's own reactions now: "channelId/messageId" -> emoji. */
+  readonly reactions = new Map<string, string[]>();
   readonly typing: string[] = [];
   readonly log: RestLogEntry[] = [];
   readonly dmChannels: DmChannel[] = [];
@@ -113,7 +126,16 @@ export class FakeRest {
     }
 
     const route = `${method} ${path.replace(/\d{17,20}/g, ":id")}`;
-    const id = path.match(/\d{17,20}/)?.[0] ?? "";
+    const [id = "", messageId = ""] = path.match(/\d{17,20}/g) ?? [];
+    const reaction = /^\/channels\/\d+\/messages\/\d+\/reactions\/([^/]+)\/@me$/.exec(path);
+    if (reaction && (method === "PUT" || method === "DELETE")) {
+      if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
+      const key = `${id}/${messageId}`;
+      const emoji = decodeURIComponent(reaction[1]!);
+      const others = (this.reactions.get(key) ?? []).filter((e) => e !== emoji);
+      this.reactions.set(key, method === "PUT" ? [...others, emoji] : others);
+      return reply(204);
+    }
     switch (route) {
       case "GET /gateway/bot":
         return reply(200, {
@@ -148,6 +170,21 @@ export class FakeRest {
           timestamp: new Date().toISOString(),
           attachments: message.files.map((f) => ({ id: snowflake(), filename: f.name, size: f.bytes.length })),
         });
+      }
+      case "PATCH /channels/:id/messages/:id": {
+        const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);
+        if (!message) return reply(404, { message: "Unknown Message", code: 10008 });
+        const content = String((JSON.parse(body.toString("utf8") || "{}") as { content?: unknown }).content ?? "");
+        if ([...content].length > 2000) return reply(400, { message: "Invalid Form Body", code: 50035 });
+        message.payload = { ...message.payload, content };
+        this.edits.push({ messageId, channelId: id, content, at: Date.now() });
+        return reply(200, { id: messageId, channel_id: id, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
+      }
+      case "DELETE /channels/:id/messages/:id": {
+        const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);
+        if (!message) return reply(404, { message: "Unknown Message", code: 10008 });
+        message.deleted = true;
+        return reply(204);
       }
       default:
         return reply(404, { message: `fake-discord: no route ${route}`, code: 0 });

@@ -39,6 +39,17 @@ export interface SentRecord {
   threadId?: number;
   replyTo?: number;
   file?: { field: string; filename?: string; data: Buffer };
+  /** Set by deleteMessage: the message is gone from the chat. */
+  deleted?: boolean;
+}
+
+/** An editMessageText that changed a message, or a sendMessageDraft, with the time the fake received it. */
+export interface TimedText {
+  chatId: string;
+  /** The edited message, or the draft id. */
+  id: number;
+  text: string;
+  at: number;
 }
 
 export interface ApiCall {
@@ -59,6 +70,14 @@ export interface FakeTelegram {
   bot: { id: number; username: string; first_name: string };
   calls: ApiCall[];
   sent: SentRecord[];
+  /** Edits that changed a message, oldest first. */
+  edits: TimedText[];
+  /** Drafts shown in private chats, oldest first. */
+  drafts: TimedText[];
+  /** The bot's reactions on messages now: "chatId/messageId" -> emoji. */
+  reactions: Map<string, string[]>;
+  /** The messages of a chat as its members see them now (deleted ones left out). */
+  visible(chatId: string): SentRecord[];
   chatActions: Array<{ chatId: string; action: string; threadId?: number }>;
   webhook: { url: string; secretToken?: string } | undefined;
   /** Queues an update for getUpdates; answers its update_id. */
@@ -109,6 +128,10 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     bot,
     calls: [],
     sent: [],
+    edits: [],
+    drafts: [],
+    reactions: new Map(),
+    visible: (chatId) => fake.sent.filter((s) => s.chatId === chatId && !s.deleted),
     chatActions: [],
     webhook: undefined,
     addUpdate: (update) => queue.add(update),
@@ -235,10 +258,43 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         return { ...record(method, chatId, params, { text }), text };
       }
       case "editMessageText": {
-        const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id));
+        const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to edit not found");
-        target.text = checkText(params.text, params.parse_mode, TEXT_LIMIT, "message text");
-        return { message_id: target.messageId, date: Math.floor(Date.now() / 1000), chat: { id: Number(target.chatId), type: "private" }, text: target.text };
+        const text = checkText(params.text, params.parse_mode, TEXT_LIMIT, "message text");
+        if (text === target.text && params.parse_mode === target.parseMode) {
+          throw new ApiError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+        }
+        target.text = text;
+        if (typeof params.parse_mode === "string") target.parseMode = params.parse_mode;
+        else delete target.parseMode;
+        fake.edits.push({ chatId: target.chatId, id: target.messageId, text, at: Date.now() });
+        const chat = { id: Number(target.chatId), type: Number(target.chatId) > 0 ? "private" : "supergroup" };
+        return { message_id: target.messageId, date: Math.floor(Date.now() / 1000), chat, text };
+      }
+      case "deleteMessage": {
+        const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
+        if (!target) throw new ApiError(400, "Bad Request: message to delete not found");
+        target.deleted = true;
+        return true;
+      }
+      case "setMessageReaction": {
+        const chatId = requireChat(params);
+        const reaction = Array.isArray(params.reaction) ? (params.reaction as Array<{ type?: unknown; emoji?: unknown }>) : [];
+        if (reaction.some((r) => r.type !== "emoji" || typeof r.emoji !== "string")) throw new ApiError(400, "Bad Request: REACTION_INVALID");
+        if (reaction.length > 1) throw new ApiError(400, "Bad Request: REACTIONS_TOO_MANY");
+        fake.reactions.set(`${chatId}/${Number(params.message_id)}`, reaction.map((r) => String(r.emoji)));
+        return true;
+      }
+      case "sendMessageDraft": {
+        const chatId = requireChat(params);
+        if (Number(chatId) <= 0) throw new ApiError(400, "Bad Request: drafts can be sent only to private chats");
+        if (!Number.isInteger(params.draft_id) || params.draft_id === 0) throw new ApiError(400, "Bad Request: draft_id must be non-zero");
+        const raw = typeof params.text === "string" ? params.text : "";
+        const parsed = params.parse_mode === "HTML" ? parseTelegramHtml(raw) : { ok: true as const, text: raw };
+        if (!parsed.ok) throw new ApiError(400, parsed.error);
+        if (parsed.text.length > TEXT_LIMIT) throw new ApiError(400, "Bad Request: message is too long");
+        fake.drafts.push({ chatId, id: Number(params.draft_id), text: raw, at: Date.now() });
+        return true;
       }
       case "sendChatAction":
         fake.chatActions.push({ chatId: requireChat(params), action: String(params.action), ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}) });

@@ -1,0 +1,82 @@
+/** Discord replies as they are written: a preview message edited in place, then the rest as further messages. */
+import { afterEach, describe, expect, it } from "vitest";
+import { splitMessage } from "../../src/channels/discord/outbound.js";
+import { startTestGateway, type TestGateway } from "../e2e/harness.js";
+import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
+
+let fake: FakeDiscord;
+let t: TestGateway | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  await fake.close();
+});
+
+async function start(streaming: "off" | "preview"): Promise<TestGateway> {
+  fake = await startFakeDiscord();
+  t = await startTestGateway({
+    channels: { discord: { token: fake.token, apiUrl: fake.apiUrl, streaming } },
+    access: { dmPolicy: "open", groups: [{ guild: `discord:${fake.world.guild.id}` }] },
+  });
+  return t;
+}
+
+const mention = (text: string) =>
+  messagePayload({
+    channelId: fake.world.general.id,
+    guildId: fake.world.guild.id,
+    author: user("alice"),
+    content: `<@${fake.bot.id}> ${text}`,
+    mentions: [fake.bot],
+  });
+
+const visible = () => fake.messages.filter((m) => !m.deleted).map((m) => String(m.payload.content));
+
+const answer = Array.from({ length: 60 }, (_, i) => `${i + 1}. A line of the answer, **bold** here and \`code\` there.`).join("\n");
+const SLOW = { pieceSize: 40, delayMs: 10 };
+
+describe("Discord streaming", () => {
+  it("edits a preview at most once a second and ends with the messages a plain reply sends", async () => {
+    const gw = await start("preview");
+    gw.fake.enqueue({ text: answer, streaming: SLOW });
+    fake.dispatch("MESSAGE_CREATE", mention("count to sixty"));
+    const expected = splitMessage(answer);
+    await until(() => JSON.stringify(visible()) === JSON.stringify(expected), "the whole answer", 20_000);
+
+    expect(expected.length).toBeGreaterThanOrEqual(3);
+    expect(fake.edits.length).toBeGreaterThan(0);
+    for (let i = 1; i < fake.edits.length; i++) expect(fake.edits[i]!.at - fake.edits[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("replaces the preview with the apology when the model fails midway", async () => {
+    const gw = await start("preview");
+    gw.fake.enqueue({ text: answer, streaming: { pieceSize: 40, delayMs: 40, failAfterChars: 1_500 } });
+    fake.dispatch("MESSAGE_CREATE", mention("count"));
+    await until(() => visible().length > 0, "a preview", 10_000);
+
+    await until(() => visible().length === 1 && /^Sorry, I could not get an answer/.test(visible()[0]!), "the apology alone", 10_000);
+    // The preview itself became the apology.
+    expect(fake.edits.at(-1)!.content).toMatch(/^Sorry, I could not get an answer/);
+  });
+
+  it("sends the answer whole when streaming is off", async () => {
+    const gw = await start("off");
+    gw.fake.enqueue({ text: answer, streaming: SLOW });
+    fake.dispatch("MESSAGE_CREATE", mention("count"));
+    await until(() => visible().length === splitMessage(answer).length, "the answer", 20_000);
+    expect(visible()).toEqual(splitMessage(answer));
+    expect(fake.edits).toHaveLength(0);
+  });
+
+  it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
+    const gw = await start("preview");
+    gw.fake.enqueue({ text: answer, streaming: SLOW });
+    const question = mention("count to sixty");
+    const key = `${fake.world.general.id}/${String(question.id)}`;
+    fake.dispatch("MESSAGE_CREATE", question);
+
+    await until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
+    await until(() => visible().length === splitMessage(answer).length, "the answer", 20_000);
+    await until(() => fake.reactions.get(key)?.length === 0, "the reaction taken back", 10_000);
+  });
+});

@@ -1,0 +1,168 @@
+/** Telegram replies as they are written: drafts in private chats, an edited preview message in groups. */
+import { afterEach, describe, expect, it } from "vitest";
+import { telegramChunks } from "../../src/channels/telegram/format.js";
+import { TEXT_LIMIT } from "../../src/channels/telegram/outbound.js";
+import type { StreamingMode } from "../../src/core/types.js";
+import { startTestGateway, type TestGateway } from "../e2e/harness.js";
+import type { FakeReply } from "../fakes/openai-server.js";
+import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
+import { alice, directChat, groupChat, text } from "../fakes/telegram/updates.js";
+import { eventually } from "./harness.js";
+
+let t: TestGateway | undefined;
+let tg: FakeTelegram | undefined;
+afterEach(async () => {
+  await t?.close();
+  await tg?.close();
+  t = tg = undefined;
+});
+
+async function start(streaming: StreamingMode, ackReaction: string | null = "👀"): Promise<{ t: TestGateway; tg: FakeTelegram }> {
+  tg = await startFakeTelegram();
+  t = await startTestGateway({
+    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming, ackReaction } },
+    access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
+  });
+  return { t, tg };
+}
+
+/** A 12,000-character Markdown answer: headings, lists, bold, code blocks. */
+function longMarkdown(): string {
+  const sections: string[] = [];
+  for (let i = 1; sections.join("\n").length < 12_000; i++) {
+    sections.push(`## Part ${i}`, "", `Some **bold** and _italic_ words, \`inline code\` and a [link](https://example.com/${i}).`);
+    sections.push("- first point of the list", "- second point, a little longer than the first one", "");
+    sections.push("```python", `def part_${i}(x):`, "    return x * 2 < 10", "```", "");
+  }
+  return sections.join("\n").slice(0, 12_000).trimEnd();
+}
+
+const SLOW = { pieceSize: 60, delayMs: 8 };
+const group = String(groupChat.id);
+const dm = String(alice.id);
+const mention = (body: string) => text(groupChat, `@switchboard_test_bot ${body}`);
+const botTexts = (fake: FakeTelegram, chatId: string): string[] => fake.visible(chatId).map((s: SentRecord) => s.text ?? "");
+
+/** Runs one turn and waits until the chat shows exactly the expected bot messages. */
+async function turn(fake: FakeTelegram, gw: TestGateway, update: Record<string, unknown>, reply: FakeReply, expected: string[], chatId: string): Promise<void> {
+  gw.fake.enqueue(reply);
+  fake.addUpdate(update);
+  await eventually(() => JSON.stringify(botTexts(fake, chatId)) === JSON.stringify(expected), `the reply ${JSON.stringify(expected).slice(0, 80)}…`, 20_000);
+}
+
+describe("Telegram streaming", () => {
+  const answer = longMarkdown();
+  const expected = telegramChunks(answer, TEXT_LIMIT).map((chunk) => chunk.html);
+
+  it("in a group: a preview edited at most once a second, finished as the very messages a plain reply sends", async () => {
+    const { t, tg } = await start("draft");
+    await turn(tg, t, mention("write a lot"), { text: answer, streaming: SLOW }, expected, group);
+
+    expect(expected.length).toBeGreaterThanOrEqual(3);
+    expect(tg.edits.length).toBeGreaterThan(0);
+    const times = tg.edits.map((e) => e.at);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1_000);
+    expect(tg.drafts).toHaveLength(0);
+    const sent = tg.visible(group);
+    expect(sent.every((s) => s.parseMode === "HTML")).toBe(true);
+    expect(sent[0]!.replyTo).toBeDefined();
+    expect(sent.slice(1).every((s) => s.replyTo === undefined)).toBe(true);
+
+    // The same answer without streaming.
+    await t.close();
+    await tg.close();
+    const plain = await start("off");
+    await turn(plain.tg, plain.t, mention("write a lot"), { text: answer, streaming: SLOW }, expected, group);
+    expect(plain.tg.edits).toHaveLength(0);
+  });
+
+  it("in a private chat: drafts while it is written, then the reply with sendMessage", async () => {
+    const { t, tg } = await start("draft");
+    await turn(tg, t, text(directChat(), "write a lot"), { text: answer, streaming: SLOW }, expected, dm);
+
+    expect(tg.drafts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(tg.drafts.map((d) => d.id)).size).toBe(1);
+    expect(tg.edits).toHaveLength(0);
+    expect(tg.sent.filter((s) => s.chatId === dm)).toHaveLength(expected.length);
+  });
+
+  it("falls back to an edited preview when drafts are refused, without losing text", async () => {
+    const { t, tg } = await start("draft");
+    tg.fail("sendMessageDraft", { kind: "error", code: 400, description: "Bad Request: method is available only for bots with forum topic mode enabled" }, 5);
+    await turn(tg, t, text(directChat(), "write a lot"), { text: answer, streaming: SLOW }, expected, dm);
+
+    expect(tg.callsOf("sendMessageDraft")).toHaveLength(1);
+    expect(tg.edits.length).toBeGreaterThan(0);
+  });
+
+  it("waits out a 429 on an edit and still ends with the whole answer", async () => {
+    const { t, tg } = await start("preview");
+    tg.fail("editMessageText", faults.tooManyRequests(1), 2);
+    await turn(tg, t, mention("write a lot"), { text: answer, streaming: SLOW }, expected, group);
+
+    expect(tg.callsOf("editMessageText").length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("sends a part anew when its preview was deleted meanwhile", async () => {
+    const { t, tg } = await start("preview");
+    t.fake.enqueue({ text: answer, streaming: SLOW });
+    tg.addUpdate(mention("write a lot"));
+    const preview = await tg.waitFor(() => tg.visible(group)[0], 10_000);
+    preview.deleted = true;
+    await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(expected), "the whole answer", 20_000);
+  });
+
+  it("replaces the preview with the apology when the model fails midway", async () => {
+    const { t, tg } = await start("preview");
+    t.fake.enqueue({ text: answer, streaming: { pieceSize: 60, delayMs: 30, failAfterChars: 3_000 } });
+    tg.addUpdate(mention("write a lot"));
+    await tg.waitFor(() => tg.visible(group)[0], 10_000);
+
+    await eventually(() => botTexts(tg, group).length === 1 && /^Sorry, I could not get an answer/.test(botTexts(tg, group)[0]!), "the apology alone", 10_000);
+    expect(tg.edits.at(-1)!.text).toMatch(/^Sorry, I could not get an answer/);
+  });
+
+  it("takes the preview back when the turn is stopped", async () => {
+    const { t, tg } = await start("preview");
+    t.fake.enqueue({ text: answer, streaming: { pieceSize: 20, delayMs: 10 } });
+    tg.addUpdate(mention("write a lot"));
+    await tg.waitFor(() => tg.visible(group)[0], 10_000);
+    tg.addUpdate(mention("/stop"));
+
+    await eventually(() => botTexts(tg, group).includes("Stopped the running turn."), "the /stop answer", 10_000);
+    await eventually(() => botTexts(tg, group).length === 1, "only the /stop answer left", 5_000);
+  });
+});
+
+describe("Telegram acknowledgement", () => {
+  const answer = longMarkdown();
+  const expected = telegramChunks(answer, TEXT_LIMIT).map((chunk) => chunk.html);
+
+  it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
+    const { t, tg } = await start("preview");
+    const update = mention("write a lot");
+    const key = `${group}/${(update.message as { message_id: number }).message_id}`;
+    t.fake.enqueue({ text: answer, streaming: SLOW });
+    tg.addUpdate(update);
+
+    await tg.waitFor(() => tg.reactions.get(key)?.[0] === "👀");
+    await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(expected), "the whole answer", 20_000);
+    await tg.waitFor(() => tg.reactions.get(key)?.length === 0);
+  });
+
+  it("does not react when ackReaction is null, and a refused reaction does not hold the reply", async () => {
+    const { t, tg } = await start("off", null);
+    t.fake.enqueue({ text: "quick" });
+    tg.addUpdate(mention("hi"));
+    await eventually(() => botTexts(tg, group)[0] === "quick", "the reply");
+    expect(tg.callsOf("setMessageReaction")).toHaveLength(0);
+
+    await t.close();
+    await tg.close();
+    const refused = await start("off");
+    refused.tg.fail("setMessageReaction", { kind: "error", code: 400, description: "Bad Request: REACTION_INVALID" });
+    refused.t.fake.enqueue({ text: "still here" });
+    refused.tg.addUpdate(mention("hi"));
+    await eventually(() => botTexts(refused.tg, group)[0] === "still here", "the reply");
+  });
+});
