@@ -194,8 +194,7 @@ export class Gateway {
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
     // Without an LLM the gateway is still useful (commands, setup message), so the LLM does not gate readiness.
-    const llmStatus = llmProblem ? { ok: false, detail: llmProblem } : { ok: true, detail: `${config.llm.provider} ${config.llm.model}` };
-    http.addReadinessCheck("llm", () => llmStatus, { gates: false });
+    const model = `${config.llm.provider} ${config.llm.model}`;
     const zones = new ZonePreferences(store, config.agent.timezone);
     const memory = config.memory.enabled ? createMemory({ store, config: config.memory, log, timezones: timezoneRecordOf(zones) }) : null;
     if (memory) {
@@ -222,6 +221,9 @@ export class Gateway {
           timezoneOf: async (message) =>
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
+
+    // The LLM as the last model call found it, not as configured: a failed call shows until one succeeds.
+    http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
 
     const access = new AccessControl({
       config: config.access,
@@ -328,6 +330,13 @@ export class Gateway {
     await this.releaseDataDir?.();
     this.log.info("stopped");
   }
+}
+
+function llmReadiness(problem: string | null, model: string, last: Agent["lastModelCall"]): ComponentStatus {
+  if (problem) return { ok: false, detail: problem };
+  if (!last) return { ok: true, detail: `${model}, not called yet` };
+  if (last.ok) return { ok: true, detail: `${model}, last call ok at ${last.at.toISOString()}` };
+  return { ok: false, detail: `${model}, last call failed at ${last.at.toISOString()} (error id ${last.errorId ?? "?"})` };
 }
 
 /** The store's answer to /readyz; its error may quote the store URL, so the password is kept out. */

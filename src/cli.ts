@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
 import { channelModules } from "./channels/modules.js";
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { registerPairingCommands } from "./access/cli.js";
@@ -23,8 +24,11 @@ import type { Store } from "./infra/store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+
 const program = new Command()
   .name("switchboard")
+  .version(version, "-V, --version", "print the version")
   .description("Self-hosted IM chatbot gateway")
   .option("-c, --config <path>", "configuration file (default: $SWITCHBOARD_CONFIG)");
 
@@ -50,6 +54,23 @@ program
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+  });
+
+program
+  .command("status")
+  .description("ask the running gateway how it is: its /readyz, component by component")
+  .action(async () => {
+    const { url, token } = gatewayApiOf(config().http);
+    const response = await fetch(`${url}/readyz`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(10_000),
+    }).catch((err: unknown) => {
+      throw new Error(`No gateway answers at ${url}; is it started? (${(err as Error).message})`, { cause: err });
+    });
+    const report = (await response.json()) as { ready: boolean; components: Record<string, { ok: boolean; detail?: string }> };
+    console.log(`${report.ready ? "READY" : "NOT READY"} ${url}`);
+    for (const [name, c] of Object.entries(report.components)) console.log(`${c.ok ? "OK  " : "FAIL"} ${name}${c.detail ? `: ${c.detail}` : ""}`);
+    process.exitCode = report.ready ? 0 : 1;
   });
 
 program

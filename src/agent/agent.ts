@@ -75,6 +75,8 @@ export class Agent {
   private readonly turnLog: TurnLog;
   private readonly thinking: ThinkingSettings;
   private readonly secrets: readonly string[];
+  /** How the latest model call ended, for /readyz; null before the first turn. */
+  lastModelCall: { ok: boolean; at: Date; errorId?: string } | null = null;
   private readonly now: () => Date;
 
   constructor(private readonly deps: AgentDeps) {
@@ -144,6 +146,7 @@ export class Agent {
     const endModelTimer = modelLatency.startTimer(modelLabels);
     const result = await this.generate(record, user.forModel, input, progress, log);
     endModelTimer();
+    this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
     const reply = this.replyText(result);
     record.messages.push(...result.response.messages);
@@ -286,6 +289,7 @@ export class Agent {
   private async failTurn(err: unknown, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
     const errorId = randomBytes(4).toString("hex");
     const fromModel = isModelFailure(err);
+    if (fromModel) this.lastModelCall = { ok: false, at: new Date(), errorId };
     log.error(
       { errorId, err: fromModel ? describeLlmError(err) : err, steps: progress.steps },
       fromModel ? "turn failed: no answer from the language model" : "turn failed",

@@ -51,7 +51,7 @@ describe("switchboard CLI", () => {
     expect(stderr).toContain('llm.provider (from LLM_PROVIDER) = "gpt": expected one of');
   });
 
-  it("doctor reports OK per component, and FAIL with the fix for a dead LLM endpoint", async () => {
+  it("doctor reports OK per component, and FAIL with the fix for a dead LLM endpoint", { timeout: 60_000 }, async () => {
     fake.respondWith(() => ({ text: "pong" }));
     const healthy = await cli(["doctor"], { LLM_BASE_URL: fake.url, LLM_MODEL: "fake-model", LLM_API_KEY: "sk-doctor" });
     expect(healthy.code).toBe(0);
@@ -66,7 +66,13 @@ describe("switchboard CLI", () => {
     expect(dead.stdout).toMatch(/fix: check LLM_BASE_URL/);
   });
 
-  it("start serves until SIGTERM, then shuts down gracefully with exit code 0", async () => {
+  it("prints its version", async () => {
+    const { code, stdout } = await cli(["--version"]);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("start serves until SIGTERM (status asks it, a second start is refused), then shuts down with exit code 0", { timeout: 90_000 }, async () => {
     const child = spawn("node", [...CLI, "start"], { env: cleanEnv({ SWITCHBOARD_PORT: "0" }), stdio: ["ignore", "pipe", "pipe"] });
     const lines = createInterface({ input: child.stdout });
     const records: Array<Record<string, unknown>> = [];
@@ -80,6 +86,15 @@ describe("switchboard CLI", () => {
     });
     const url = await up;
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const port = new URL(url).port;
+    const status = await cli(["status"], { SWITCHBOARD_PORT: port });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^READY http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(status.stdout).toContain("OK   store: sqlite");
+    // A second gateway on the same SQLite data dir is refused, saying why.
+    const second = await cli(["start"], { SWITCHBOARD_PORT: "0" });
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain("Another gateway is already running on the data dir");
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

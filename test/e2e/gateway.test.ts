@@ -155,9 +155,15 @@ describe("gateway end to end", () => {
     const logged = t.logs.find((l) => l.errorId === errorId && l.level >= 50);
     expect(JSON.stringify(logged)).toContain("upstream overloaded");
     expect(JSON.stringify(t.logs)).not.toContain("sk-e2e-secret");
+    const url = t.url;
+    const llmNow = async () =>
+      ((await (await fetch(`${url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail?: string }> }).components.llm;
+    // /readyz tells the LLM as the last call found it, with the error id the user was given.
+    expect(await llmNow()).toMatchObject({ ok: false, detail: expect.stringContaining(`error id ${errorId}`) });
 
     t.fake.enqueue({ text: "working now" });
     expect((await t.post({ chatId: "down", userId: "u", text: "again" })).body.replies?.[0]?.text).toBe("working now");
+    expect(await llmNow()).toMatchObject({ ok: true, detail: expect.stringContaining("last call ok") });
   });
 
   it("starts without a model: free text gets the set-up hint, commands work, readyz says why", async () => {
