@@ -90,10 +90,10 @@ describe("memory through the gateway", () => {
       "Done: I forgot 1 memory and your profile (time zone included). This conversation's history stays until /new.",
     );
     // Nothing in memory, profile or time zone records; what remains is the conversation itself (the session
-    // history until /new, kept as its own list of messages, and the WebChat page's transcript), which /forget all
-    // leaves to /new.
+    // history until /new, kept as its own list of messages, the WebChat page's transcript, and the console's list
+    // of sessions, which names who wrote last), which /forget all leaves to /new.
     const left = await rowsAbout(t, /vinyl|Sound engineer|alice/);
-    expect(left.map((row) => row.split(" ")[0]).sort()).toEqual(["switchboard:web:c1"]);
+    expect(left.map((row) => row.split(" ")[0]).sort()).toEqual(["switchboard:sessions:#directory", "switchboard:web:c1"]);
     expect(await rowsAbout(t, /^switchboard:memory:/)).toEqual([]);
     expect(replyOf(await t.post({ chatId: "c1", userId: "alice", text: "/memory" }))).toContain("What I remember about you (0):\n(nothing)");
   });
