@@ -193,7 +193,6 @@ export class Gateway {
 
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
-    // Without an LLM the gateway is still useful (commands, setup message), so the LLM does not gate readiness.
     const model = `${config.llm.provider} ${config.llm.model}`;
     const zones = new ZonePreferences(store, config.agent.timezone);
     const memory = config.memory.enabled ? createMemory({ store, config: config.memory, log, timezones: timezoneRecordOf(zones) }) : null;
@@ -222,7 +221,8 @@ export class Gateway {
             (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone,
         });
 
-    // The LLM as the last model call found it, not as configured: a failed call shows until one succeeds.
+    // The LLM as the last model call found it, not as configured: a failed call shows until one succeeds. Without
+    // an LLM the gateway is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
 
     const access = new AccessControl({
