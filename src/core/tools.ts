@@ -140,3 +140,20 @@ export interface ToolMediaOutput {
 export function isToolMediaOutput(value: unknown): value is ToolMediaOutput {
   return value !== null && typeof value === "object" && (value as { kind?: unknown }).kind === "tool-media";
 }
+
+/** An engine's error that says what went wrong with a code of its own (a task, a memory). */
+type CodedError<C extends string> = Error & { readonly code: C };
+
+/** Runs `work`, turning an engine's refusal (an `errorClass` error) into a ToolError the model can act on. */
+export async function withToolErrors<C extends string, T>(
+  errorClass: abstract new (...args: never[]) => CodedError<C>,
+  codes: Readonly<Record<C, ToolErrorCode>>,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof errorClass) throw new ToolError(err.message, codes[err.code]);
+    throw err;
+  }
+}

@@ -10,7 +10,7 @@ import {
   dispatchTools,
   implementTool,
   permits,
-  ToolError,
+  withToolErrors,
   type ToolContext,
   type ToolDefinition,
   type ToolErrorCode,
@@ -40,13 +40,8 @@ export function memoryView(memory: MemoryRecord, requester: Requester): Record<s
 const ERROR_CODES: Record<MemoryErrorCode, ToolErrorCode> = { invalid: "invalid_input", not_found: "failed", denied: "denied", limit: "failed" };
 
 /** The engine's refusals become tool errors the model can act on. */
-export async function asMemoryTool<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof MemoryError) throw new ToolError(err.message, ERROR_CODES[err.code]);
-    throw err;
-  }
+export function asMemoryTool<T>(work: () => Promise<T>): Promise<T> {
+  return withToolErrors(MemoryError, ERROR_CODES, work);
 }
 
 export function createMemoryHandler(engine: MemoryEngine): { handler: ToolHandler; tools: ToolDefinition[] } {

@@ -13,6 +13,7 @@ import {
   dispatchTools,
   implementTool,
   ToolError,
+  withToolErrors,
   type ToolContext,
   type ToolDefinition,
   type ToolErrorCode,
@@ -44,13 +45,8 @@ const ERROR_CODES: Record<TaskErrorCode, ToolErrorCode> = {
 };
 
 /** The scheduler's refusals become tool errors the model can act on. */
-async function asTool<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof TaskError) throw new ToolError(err.message, ERROR_CODES[err.code]);
-    throw err;
-  }
+function asTool<T>(work: () => Promise<T>): Promise<T> {
+  return withToolErrors(TaskError, ERROR_CODES, work);
 }
 
 export function createScheduledHandler(scheduler: Scheduler): { handler: ToolHandler; tools: ToolDefinition[] } {
