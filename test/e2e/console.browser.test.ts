@@ -1,25 +1,14 @@
 /** The owner's console in a real browser: sign in, see a WebChat session, cancel a task, approve a pairing. */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { PairingBook } from "../../src/access/pairing.js";
-import { ensureWebBuild, hasChromium, launchChromium } from "../helpers/browser.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { hasChromium } from "../helpers/browser.js";
+import { useBrowserSuite } from "./browser-suite.js";
+import type { TestGateway } from "./harness.js";
 
 const TOKEN = "console-test-token";
 
-let browser: Browser;
-let t: TestGateway | undefined;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  await ensureWebBuild();
-  browser = await launchChromium();
-}, 120_000);
-afterAll(async () => browser?.close());
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
+const suite = useBrowserSuite();
 
 async function signIn(page: Page, gw: TestGateway): Promise<void> {
   await page.goto(`${gw.url}/console/`);
@@ -30,16 +19,16 @@ async function signIn(page: Page, gw: TestGateway): Promise<void> {
 
 describe.skipIf(!hasChromium)("console in Chromium", () => {
   it("refuses a wrong token, then shows the session of a WebChat message", async () => {
-    t = await startTestGateway({ http: { token: TOKEN } });
+    const t = await suite.gateway({ http: { token: TOKEN } });
     t.fake.enqueue({ text: "Hello from the bot" });
-    const page = await browser.newPage();
+    const page = await suite.browser().newPage();
     await page.goto(`${t.url}/console/`);
     await page.getByLabel("Token").fill("wrong");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("That token was not accepted.").waitFor();
     await signIn(page, t);
 
-    const chat = await browser.newPage();
+    const chat = await suite.browser().newPage();
     await chat.goto(`${t.url}/`);
     await chat.getByLabel("Access token").fill(TOKEN);
     await chat.getByRole("button", { name: "Continue" }).click();
@@ -57,7 +46,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
   });
 
   it("cancels a scheduled task and approves a pairing request", async () => {
-    t = await startTestGateway({ http: { token: TOKEN } });
+    const t = await suite.gateway({ http: { token: TOKEN } });
     const scheduler = t.gateway.scheduler!;
     const { task } = await scheduler.create(
       {
@@ -75,7 +64,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     const request = await pairing.request({ channel: "web", userId: "bob", chatId: "bob-chat", name: "Bob" });
     expect(request.status).toBe("issued");
 
-    const page = await browser.newPage();
+    const page = await suite.browser().newPage();
     await signIn(page, t);
     await page.getByRole("link", { name: "Tasks" }).click();
     const taskRow = page.locator(`tr[data-task="${task.id}"]`);

@@ -1,9 +1,8 @@
 /** WebChat renders the bot's Markdown (table, list, long code) inside the bubble: no page overflow at 1280 and 390 px; it sends the browser's time zone. */
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { systemPromptOf } from "../fakes/openai-server.js";
-import { ensureWebBuild, hasChromium, launchChromium } from "../helpers/browser.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { hasChromium } from "../helpers/browser.js";
+import { useBrowserSuite } from "./browser-suite.js";
 
 const REPLY = [
   "## Plan",
@@ -25,26 +24,14 @@ const REPLY = [
   '<img src=x onerror="window.__pwned = true">',
 ].join("\n");
 
-let browser: Browser;
-let t: TestGateway | undefined;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  await ensureWebBuild();
-  browser = await launchChromium();
-}, 120_000);
-afterAll(async () => browser?.close());
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
+const suite = useBrowserSuite();
 
 describe.skipIf(!hasChromium)("WebChat Markdown in Chromium", () => {
   for (const width of [1280, 390]) {
     it(`renders a table, a list and a long code block without page overflow at ${width} px`, async () => {
-      t = await startTestGateway();
+      const t = await suite.gateway();
       t.fake.enqueue({ text: REPLY });
-      const page = await browser.newPage({ viewport: { width, height: 800 }, timezoneId: "America/Sao_Paulo" });
+      const page = await suite.browser().newPage({ viewport: { width, height: 800 }, timezoneId: "America/Sao_Paulo" });
       await page.goto(`${t.url}/`);
       await page.getByLabel("Message").fill("Show me the plan");
       await page.keyboard.press("Enter");
