@@ -32,3 +32,9 @@ export function resolveLockOptions(key: string, opts: Partial<LockOptions> | und
   requireDuration(waitMs, "waitMs", context, true);
   return { leaseMs, waitMs };
 }
+
+/** A lease's key and holder: the holder's name is stored after the token's "|", so any text but the empty one. */
+export function checkLease(key: string, holder: string, context: string): void {
+  requireKey(key, context);
+  requireKey(holder, `${context} "${key}" holder`);
+}
