@@ -3,6 +3,7 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import { createHash } from "node:crypto";
 import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
 import { REST } from "discord.js";
@@ -45,6 +46,8 @@ export class DiscordChannel implements Channel {
   readonly name = "discord" as const;
   readonly capabilities: ChannelCapabilities;
   readonly acceptsBots: boolean;
+  /** One gateway session per bot: a second would receive every event again and spend the daily identify budget. */
+  readonly singleConnection: string;
   private readonly apiUrl: string;
   private readonly rest: REST;
   private readonly outbound: DiscordOutbound;
@@ -57,6 +60,7 @@ export class DiscordChannel implements Channel {
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
     this.inbox = new MessageInbox(opts.store, "discord-inbox");
+    this.singleConnection = `discord:${createHash("sha256").update(config.token).digest("hex").slice(0, 16)}`;
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
