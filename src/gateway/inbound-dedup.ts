@@ -3,9 +3,12 @@
  * whose handling died with its process is handled again. A message is "handling" (claimed by one router
  * instance) until its outcome is known, then "done" for the dedup TTL. A "handling" record left by an instance
  * that is gone is taken over: on SQLite (one process owns the file) any other instance is gone; on Redis, where
- * other replicas may be alive, only once its lease has run out.
+ * other replicas may be alive, only once its lease has run out. Until then a claim waits: the other replica's
+ * outcome ends the wait as a duplicate, its lease running out (it died mid-turn, e.g. killed after it took the
+ * message from the platform) hands the message to this one, so a takeover loses nothing.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Namespace, Store } from "../infra/store/types.js";
 
 type DedupRecord = { state: "handling"; owner: string; leaseUntil: number } | { state: "done" };
@@ -16,7 +19,15 @@ export interface InboundDedupOptions {
   /** How long another replica's claim is honoured (Redis); longer than a turn normally takes. */
   leaseMs: number;
   now?: () => number;
+  /** While true, a claim held by another live replica is waited for; false (shutting down) gives up waiting. */
+  keepWaiting?: () => boolean;
 }
+
+/** A claim's result: this instance handles it, it was handled (or is being handled here), or it waits for a restart. */
+export type ClaimResult = "claimed" | "handled" | "deferred";
+
+/** How often a claim held by another replica is looked at again. */
+const RECHECK_MS = 1_000;
 
 export class InboundDedup {
   private readonly owner = randomUUID();
@@ -31,14 +42,25 @@ export class InboundDedup {
     this.now = opts.now ?? Date.now;
   }
 
-  /** True when this instance now owns the message; false for a redelivery of one handled or being handled. */
-  claim(messageId: string): Promise<boolean> {
+  /** "claimed" when this instance now owns the message; "handled" for a redelivery of one handled or being handled here. */
+  async claim(messageId: string): Promise<ClaimResult> {
+    for (;;) {
+      const attempt = await this.tryClaim(messageId);
+      if (attempt !== "elsewhere") return attempt;
+      if (!(this.opts.keepWaiting?.() ?? true)) return "deferred";
+      await delay(RECHECK_MS);
+    }
+  }
+
+  private tryClaim(messageId: string): Promise<"claimed" | "handled" | "elsewhere"> {
     return this.store.coordinator.withLock(`dedup:${messageId}`, async () => {
       const record = await this.records.get(messageId);
-      if (record && !this.isStale(record)) return false;
+      if (record && !this.isStale(record)) {
+        return record.state === "handling" && record.owner !== this.owner ? "elsewhere" : "handled";
+      }
       const claim: DedupRecord = { state: "handling", owner: this.owner, leaseUntil: this.now() + this.opts.leaseMs };
       await this.records.set(messageId, claim, this.opts.ttlMs);
-      return true;
+      return "claimed";
     });
   }
 

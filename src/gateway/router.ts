@@ -70,7 +70,11 @@ export class Router {
   constructor(private readonly deps: RouterDeps) {
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
-    this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
+    this.dedup = new InboundDedup(deps.store, {
+      ttlMs: dedupTtlHours * 3_600_000,
+      leaseMs: dedupLeaseMinutes * 60_000,
+      keepWaiting: () => this.accepting,
+    });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
     this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
@@ -93,16 +97,21 @@ export class Router {
     // session enter the queue in the order they arrived; the turn itself is awaited outside.
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     const placed = await this.intake.run(sessionKey, async () => {
-      if (!(await this.dedup.claim(message.id))) return null;
+      const claim = await this.dedup.claim(message.id);
+      if (claim !== "claimed") return claim;
       // Settled here, so a failure is handled below, where the claim is finished, and not inside the intake.
       return this.route(message, channel, sessionKey, log, traceId).then(
         (routed) => ({ routed }),
         (err: unknown) => ({ failure: err }),
       );
     });
-    if (!placed) {
+    if (placed === "handled") {
       log.debug("duplicate delivery dropped");
       return "duplicate";
+    }
+    if (placed === "deferred") {
+      log.info("message claimed by another replica at shutdown; deferred to the next start");
+      return "deferred";
     }
     let outcome: HandleOutcome | undefined;
     try {
