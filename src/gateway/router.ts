@@ -26,6 +26,12 @@ import { acknowledgeTurn } from "./acknowledge.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
+/**
+ * The session lock's lease on Redis: renewed every third of it while the turn runs, so it only matters when the
+ * replica running the turn dies; then the session waits this long before another replica may run its next turn.
+ */
+const SESSION_LOCK_LEASE_MS = 10_000;
+
 export interface RouterDeps {
   config: CoreConfig;
   store: Store;
@@ -206,7 +212,7 @@ export class Router {
                 earlierMessages,
                 ...(live ? { onEvent: live.onEvent } : {}),
               }),
-            { leaseMs: 60_000, waitMs: 15 * 60_000 },
+            { leaseMs: SESSION_LOCK_LEASE_MS, waitMs: 15 * 60_000 },
           );
           // A failed turn's apology takes the place of its half-written preview.
           const outcome = await this.replyOutcome(d, result.text, live);
