@@ -24,6 +24,7 @@ import {
   type SentMessage,
 } from "../../core/types.js";
 import { downloadAttachment } from "./attachments.js";
+import { DiscordCatchUp } from "./catch-up.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
@@ -55,12 +56,14 @@ export class DiscordChannel implements Channel {
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
   private readonly inbox: MessageInbox;
+  private readonly catchUp: DiscordCatchUp;
   private readonly handling = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
     this.inbox = new MessageInbox(opts.store, "discord-inbox");
-    this.singleConnection = `discord:${createHash("sha256").update(config.token).digest("hex").slice(0, 16)}`;
+    const botKey = createHash("sha256").update(config.token).digest("hex").slice(0, 16);
+    this.singleConnection = `discord:${botKey}`;
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
@@ -79,6 +82,7 @@ export class DiscordChannel implements Channel {
     };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
+    this.catchUp = new DiscordCatchUp({ store: opts.store, key: botKey, rest: this.rest, log });
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
@@ -87,6 +91,7 @@ export class DiscordChannel implements Channel {
       watchdogSilenceMs: config.watchdogSilenceMs,
       log,
       onMessage: (raw, directory) => this.receive(raw, directory),
+      onNewSession: (directory) => this.track(this.catchUp.run((raw) => this.receive(raw, directory))),
     });
   }
 
@@ -106,6 +111,7 @@ export class DiscordChannel implements Channel {
     this.handler = undefined;
     await this.connection.stop();
     await Promise.all(this.handling);
+    await this.catchUp.close();
     this.rest.clearHashSweeper();
     this.rest.clearHandlerSweeper();
   }
@@ -152,6 +158,7 @@ export class DiscordChannel implements Channel {
     if (!handler) return;
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
+    this.catchUp.note(message);
     this.track(this.inbox.handOver(message, handler, this.opts.log));
   }
 
