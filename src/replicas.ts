@@ -24,6 +24,7 @@ export class Replicas {
   /** What the gateway starts and stops per channel. */
   readonly runners: ReadonlyMap<ChannelName, ChannelRunner>;
   private readonly registry: ReplicaRegistry | null;
+  private readonly startedAt = new Date().toISOString();
 
   constructor(
     readonly id: string,
@@ -54,7 +55,7 @@ export class Replicas {
 
   async view(): Promise<ReplicaView> {
     const leases = this.leases();
-    const live = this.registry ? await this.registry.live() : [{ id: this.id, startedAt: "", leases }];
+    const live = this.registry ? await this.registry.live() : [{ id: this.id, startedAt: this.startedAt, leases }];
     return { id: this.id, leases, live };
   }
 

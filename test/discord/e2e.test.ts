@@ -212,9 +212,10 @@ describe("Discord end to end", () => {
     expect(JSON.stringify(gw.fake.requests.map((r) => r.body.messages))).not.toContain("no role, no answer");
   });
 
-  it("shows the channel in /readyz", async () => {
+  it("shows the channel in /readyz, and this replica (one process on SQLite: no lease)", async () => {
     const gw = await start();
-    const report = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ok: boolean }> };
+    const report = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail?: string }> };
     expect(report.components["channel:discord"]).toEqual({ ok: true });
+    expect(report.components.replica).toEqual({ ok: true, detail: `${gw.gateway.replicas.id} (one process, SQLite)` });
   });
 });
