@@ -64,6 +64,14 @@ export class InboundDedup {
     });
   }
 
+  /** Gives up this instance's claim (the message was deferred at shutdown), so another replica may claim it now. */
+  release(messageId: string): Promise<void> {
+    return this.store.coordinator.withLock(`dedup:${messageId}`, async () => {
+      const record = await this.records.get(messageId);
+      if (record?.state === "handling" && record.owner === this.owner) await this.records.delete(messageId);
+    });
+  }
+
   /** Records that the message has an outcome (answered, ignored, refused, failed...): never handle it again. */
   finish(messageId: string): Promise<void> {
     return this.records.set(messageId, { state: "done" }, this.opts.ttlMs);

@@ -128,10 +128,9 @@ export class Router {
       return outcome;
     } finally {
       inboundMessages.inc({ channel: message.channel, outcome: outcome ?? "failed" });
-      // A deferred message stays claimed by this ending instance, which the next start takes over.
-      if (outcome !== "deferred") {
-        await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
-      }
+      // A deferred message is given back, so whichever replica (or the next start) receives it again handles it.
+      const settle = outcome === "deferred" ? this.dedup.release(message.id) : this.dedup.finish(message.id);
+      await settle.catch((err: unknown) => log.error({ err, outcome }, "could not record the message's outcome in the dedup"));
     }
   };
 

@@ -91,5 +91,19 @@ describe("inbound dedup", () => {
       accepting = false;
       expect(await atShutdown).toBe("deferred");
     });
+
+    it("a claim given back at shutdown (deferred) can be taken by another replica at once", async () => {
+      const keyPrefix = `test-dedup-${randomUUID()}:`;
+      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
+      const [a, b] = await Promise.all([open(), open()]);
+      stores.push(a, b);
+      const replicaA = new InboundDedup(a, options);
+      const replicaB = new InboundDedup(b, { ...options, keepWaiting: () => false });
+      expect(await replicaA.claim("telegram:9")).toBe("claimed");
+      await replicaB.release("telegram:9"); // not B's claim: left alone
+      expect(await replicaB.claim("telegram:9")).toBe("deferred");
+      await replicaA.release("telegram:9");
+      expect(await replicaB.claim("telegram:9")).toBe("claimed");
+    });
   });
 });
