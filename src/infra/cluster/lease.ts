@@ -102,7 +102,11 @@ export class LeaseKeeper {
       this.failed(err, "asking for the lease failed; retrying");
       return;
     }
-    if (token === null || this.stopping.signal.aborted) return;
+    if (token === null) return;
+    if (this.stopping.signal.aborted) {
+      await leases.releaseLease(key, holder, token).catch(() => undefined);
+      return;
+    }
     this.grant = { token };
     this.armExpiry(asked);
     log.info({ lease: key, token }, "lease acquired: this replica holds the connection");
