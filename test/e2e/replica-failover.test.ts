@@ -65,7 +65,7 @@ describe.skipIf(!REDIS_URL)("replicas on one Redis, one Telegram bot in polling 
         replica: { id, heartbeatMs: 500 },
         llm: { baseUrl: llm.url, model: "fake-model", apiKey: "sk-replica-test" },
         // A turn the killed holder had claimed is handed over once this lease runs out.
-        sessions: { dedupLeaseMinutes: 0.05 },
+        sessions: { dedupLeaseMinutes: 0.05, maxConcurrent: 25 },
         memory: { enabled: false },
         access: { owners: USERS.map((u) => `telegram:${u.id}`) },
         channels: { telegram: { token: fake.token, apiRoot: fake.url, streaming: "off", ackReaction: null } },
@@ -115,7 +115,7 @@ describe.skipIf(!REDIS_URL)("replicas on one Redis, one Telegram bot in polling 
     holder.llm.respondWith(() => ({ hang: true }));
     const heldBefore = holder.llm.requests.length;
     send(BEFORE_KILL, BEFORE_KILL + 150);
-    // sessions.maxConcurrent (8) turns run at once; the rest wait in the holder's queue.
+    // One turn per session runs at once; the rest wait in the holder's queue.
     await eventually(() => holder.llm.requests.length >= heldBefore + 8, "the holder to be mid-turn", 10_000);
     const killedAt = Date.now();
     await holder.process.stop("SIGKILL");
