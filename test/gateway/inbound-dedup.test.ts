@@ -92,6 +92,27 @@ describe("inbound dedup", () => {
       expect(await atShutdown).toBe("deferred");
     });
 
+    it("the owner renews its claim while it handles the message; once it dies the claim runs out", async () => {
+      const keyPrefix = `test-dedup-${randomUUID()}:`;
+      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
+      const [a, b] = await Promise.all([open(), open()]);
+      stores.push(b);
+      const short = { ttlMs: 60_000, leaseMs: 300 };
+      const replicaA = new InboundDedup(a, short);
+      const replicaB = new InboundDedup(b, short);
+      expect(await replicaA.claim("telegram:10")).toBe("claimed");
+      const waiting = replicaB.claim("telegram:10");
+      // Four leases long, A's renewals keep the message A's.
+      const outcome = await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_200))]);
+      expect(outcome).toBe("still waiting");
+      await replicaA.finish("telegram:10");
+      expect(await waiting).toBe("handled");
+
+      expect(await replicaA.claim("telegram:11")).toBe("claimed");
+      await a.close(); // A dies: its renewals fail from now on
+      expect(await replicaB.claim("telegram:11")).toBe("claimed");
+    });
+
     it("a claim given back at shutdown (deferred) can be taken by another replica at once", async () => {
       const keyPrefix = `test-dedup-${randomUUID()}:`;
       const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });

@@ -81,7 +81,7 @@ export const coreConfigShape = {
       scope: z.enum(["chat", "user", "thread"]).default("chat"),
       maxConcurrent: z.number().int().min(1).max(1000).default(8),
       dedupTtlHours: z.number().positive().default(72),
-      dedupLeaseMinutes: z.number().positive().default(15),
+      dedupLeaseMinutes: z.number().positive().default(1),
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
