@@ -31,6 +31,8 @@ import { lockDataDir } from "./infra/data-dir-lock.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { LogTail } from "./infra/log-tail.js";
 import { createStore } from "./infra/store/index.js";
+import { newReplicaId } from "./infra/cluster/replica-id.js";
+import { Replicas } from "./replicas.js";
 import type { Store } from "./infra/store/types.js";
 import { createMedia, type Media } from "./media/index.js";
 import { registerReceiptRoutes } from "./media/receipts-routes.js";
@@ -60,6 +62,7 @@ interface Parts {
   store: Store;
   http: HttpServer;
   channels: ReadonlyMap<ChannelName, Channel>;
+  replicas: Replicas;
   media: Media;
   skills: Skills;
   scheduler: Scheduler | null;
@@ -85,6 +88,8 @@ export class Gateway {
   /** null when config.scheduler.enabled is off. */
   readonly scheduler: Scheduler | null;
   private readonly channels: ReadonlyMap<ChannelName, Channel>;
+  /** This replica: its id, the channels' runners (under a lease on Redis where needed), its heartbeat. */
+  readonly replicas: Replicas;
   private readonly media: Media;
   private readonly skills: Skills;
   /** null when no MCP server is configured. */
@@ -99,6 +104,7 @@ export class Gateway {
     ({ config: this.config, log: this.log, store: this.store, http: this.http, router: this.router, registry: this.registry } = parts);
     ({ scheduler: this.scheduler, channels: this.channels, media: this.media, skills: this.skills, outbound: this.outbound } = parts);
     this.releaseDataDir = parts.releaseDataDir;
+    this.replicas = parts.replicas;
     this.memory = parts.memory;
     this.mcp = parts.mcp;
   }
@@ -132,16 +138,18 @@ export class Gateway {
     logTail: LogTail | null;
   }): Promise<Gateway> {
     const { config, modules, log, secrets, releaseDataDir, logTail } = start;
-    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
     const channels = createChannels(config, modules, { store, log, http });
-    for (const [name, channel] of channels) {
+    const replicas = new Replicas(newReplicaId(config.replica.id ?? undefined), { store, settings: config.replica, log, channels });
+    for (const [name, runner] of replicas.runners) {
       http.addReadinessCheck(`channel:${name}`, () => {
-        const { connected, detail } = channel.status();
+        const { connected, detail } = runner.status();
         return { ok: connected, ...(detail ? { detail } : {}) };
       });
     }
+    http.addReadinessCheck("replica", () => replicas.readiness(), { gates: false });
     const channelOf = (name: ChannelName): Channel | undefined => channels.get(name);
     const outbound = new OutboundService({ config: config.outbound, store, log: log.child({ component: "outbound" }), channelOf });
 
@@ -268,7 +276,8 @@ export class Gateway {
       token: config.http.token,
       config,
       secrets,
-      channels: () => [...channels].map(([name, channel]) => ({ name, ...channel.status() })),
+      channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),
+      replicas: () => replicas.view(),
       sessions,
       history: new SessionHistory(store, log),
       resetSession: (key) => router.resetSession(key),
@@ -289,12 +298,13 @@ export class Gateway {
           }
         : {}),
     });
-    return new Gateway({ config, log, store, http, channels, media, skills, scheduler, memory, mcp, router, registry, outbound, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, replicas, media, skills, scheduler, memory, mcp, router, registry, outbound, releaseDataDir });
   }
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
-    for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    await this.replicas.start();
+    for (const runner of this.replicas.runners.values()) await runner.start(this.router.handle);
     // Replies a previous run could not send go out now that the channels are up.
     await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.
@@ -303,7 +313,7 @@ export class Gateway {
     await this.mcp?.start();
     const address = await this.http.start();
     this.media.start();
-    this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend }, "switchboard is up");
+    this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend, replica: this.replicas.id }, "switchboard is up");
     return address;
   }
 
@@ -319,9 +329,10 @@ export class Gateway {
     await this.router.drain(this.config.sessions.shutdownGraceMs);
     await this.outbound.stop();
     this.media.stop();
-    for (const channel of this.channels.values()) {
-      await channel.stop().catch((err: unknown) => this.log.error({ err, channel: channel.name }, "channel did not stop cleanly"));
+    for (const [name, runner] of this.replicas.runners) {
+      await runner.stop().catch((err: unknown) => this.log.error({ err, channel: name }, "channel did not stop cleanly"));
     }
+    await this.replicas.stop();
     await this.http.stop();
     await this.skills.close();
     await this.mcp?.stop();

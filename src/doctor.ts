@@ -1,5 +1,5 @@
 /**
- * `switchboard doctor`: checks the configuration, the store, the LLM endpoint and each enabled channel's
+ * `switchboard doctor`: checks the configuration, the store (on Redis: with the live replicas), the LLM endpoint and each enabled channel's
  * credentials with a live call, and says how to fix what fails; warns about risky access settings.
  */
 import { generateText } from "ai";
@@ -11,6 +11,7 @@ import { channelSettings, collectSecrets, enabledChannels, type Config } from ".
 import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
+import { listReplicas } from "./replicas.js";
 import { checkReachable, sandboxStatus } from "./sandbox/index.js";
 import { checkMcpServers } from "./mcp/doctor.js";
 
@@ -60,10 +61,13 @@ async function attempt(name: string, fix: string, check: () => Promise<string>):
 
 function checkStore(config: Config, log: Logger): Promise<CheckResult> {
   return attempt("store", "check store.url / REDIS_URL, or that the data dir is writable", async () => {
-    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     try {
       await store.ping();
-      return store.backend === "sqlite" ? `sqlite in ${config.dataDir}` : "redis answers";
+      if (store.backend === "sqlite") return `sqlite in ${config.dataDir}`;
+      const live = await listReplicas(store);
+      const listed = live.map((r) => (r.leases.length > 0 ? `${r.id} (holds ${r.leases.join(", ")})` : r.id));
+      return `redis answers; ${live.length} live replica${live.length === 1 ? "" : "s"}${listed.length > 0 ? `: ${listed.join(", ")}` : ""}`;
     } finally {
       await store.close();
     }

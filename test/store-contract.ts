@@ -227,6 +227,70 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await expect(store.coordinator.withLock("k", async () => 1, { leaseMs: 0 })).rejects.toThrow(/leaseMs/);
   });
 
+  it("leases: one holder at a time; asking again keeps the grant; renew and release only with the current token", async () => {
+    const { coordinator } = await open();
+    const first = await coordinator.acquireLease("bot:1", "replica-a", 60_000);
+    expect(first).toBeTypeOf("number");
+    expect(await coordinator.acquireLease("bot:1", "replica-b", 60_000)).toBeNull();
+    expect(await coordinator.acquireLease("bot:1", "replica-a", 60_000)).toBe(first);
+    expect(await coordinator.leaseHolder("bot:1")).toEqual({ holder: "replica-a", token: first });
+    expect(await coordinator.renewLease("bot:1", "replica-a", first!, 60_000)).toBe(true);
+    expect(await coordinator.renewLease("bot:1", "replica-b", first!, 60_000)).toBe(false);
+    expect(await coordinator.renewLease("bot:1", "replica-a", first! + 1, 60_000)).toBe(false);
+    await coordinator.releaseLease("bot:1", "replica-b", first!);
+    expect(await coordinator.leaseHolder("bot:1")).toEqual({ holder: "replica-a", token: first });
+    await coordinator.releaseLease("bot:1", "replica-a", first!);
+    expect(await coordinator.leaseHolder("bot:1")).toBeNull();
+    const second = await coordinator.acquireLease("bot:1", "replica-b", 60_000);
+    expect(second).toBeGreaterThan(first!);
+    expect(await coordinator.acquireLease("bot:2", "replica-a", 60_000)).toBeTypeOf("number");
+  });
+
+  it("a lease not renewed expires; the next holder gets a higher token and the old one can neither renew nor release it", async () => {
+    const { coordinator } = await open();
+    const old = await coordinator.acquireLease("bot:1", "replica-a", 150);
+    let next: number | null = null;
+    await until("the lease to expire", async () => (next = await coordinator.acquireLease("bot:1", "replica-b", 60_000)) !== null);
+    expect(next).toBeGreaterThan(old!);
+    expect(await coordinator.renewLease("bot:1", "replica-a", old!, 60_000)).toBe(false);
+    await coordinator.releaseLease("bot:1", "replica-a", old!);
+    expect(await coordinator.leaseHolder("bot:1")).toEqual({ holder: "replica-b", token: next });
+  });
+
+  it("leases: 20 concurrent acquires by different holders grant exactly one", async () => {
+    const { coordinator } = await open();
+    const tokens = await Promise.all(Array.from({ length: 20 }, (_, i) => coordinator.acquireLease("contested", `replica-${i}`, 60_000)));
+    expect(tokens.filter((token) => token !== null)).toHaveLength(1);
+  });
+
+  it("presence: announced members are listed with their info until withdrawn or expired", async () => {
+    const { coordinator } = await open();
+    await coordinator.announce("replicas", "b", '{"n":2}', 60_000);
+    await coordinator.announce("replicas", "a", '{"n":1}', 60_000);
+    await coordinator.announce("replicas", "a", '{"n":3}', 60_000);
+    await coordinator.announce("replicas", "short", "{}", 150);
+    expect(await coordinator.present("other")).toEqual([]);
+    expect((await coordinator.present("replicas")).map((m) => m.member)).toContain("short");
+    await until("the short announcement to expire", async () => (await coordinator.present("replicas")).length === 2);
+    expect(await coordinator.present("replicas")).toEqual([
+      { member: "a", info: '{"n":3}' },
+      { member: "b", info: '{"n":2}' },
+    ]);
+    await coordinator.withdraw("replicas", "a");
+    expect(await coordinator.present("replicas")).toEqual([{ member: "b", info: '{"n":2}' }]);
+  });
+
+  it("leases and presence refuse bad arguments with a clear error", async () => {
+    const { coordinator } = await open();
+    await expect(coordinator.acquireLease("k", "", 1_000)).rejects.toThrow(/holder/);
+    await expect(coordinator.acquireLease("", "a", 1_000)).rejects.toThrow(TypeError);
+    await expect(coordinator.acquireLease("k", "a", 0)).rejects.toThrow(/ttlMs/);
+    await expect(coordinator.renewLease("k", "a", 1, 2.5)).rejects.toThrow(/ttlMs/);
+    await expect(coordinator.announce("g", "", "{}", 1_000)).rejects.toThrow(TypeError);
+    await expect(coordinator.announce("g", "a", "{}", -1)).rejects.toThrow(/ttlMs/);
+    expect(await coordinator.leaseHolder("k")).toBeNull();
+  });
+
   it("close is idempotent, and calls after close fail clearly", async () => {
     const store = await open();
     await store.close();

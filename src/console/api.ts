@@ -21,7 +21,7 @@ const afterSchema = z.coerce.number().int().min(0).default(0);
 export function registerConsoleApi(deps: ConsoleDeps): void {
   const api = new Hono();
   api.use(consoleAuth(deps.token));
-  api.get("/channels", (c) => c.json({ channels: deps.channels() }));
+  api.get("/channels", async (c) => c.json({ channels: deps.channels(), replicas: await deps.replicas() }));
   sessionRoutes(api, deps);
   api.route("/tasks", taskRoutes(deps.scheduler));
   api.route("/skills", skillRoutes(deps.skills));

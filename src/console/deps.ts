@@ -15,6 +15,13 @@ export interface ChannelView {
   detail?: string;
 }
 
+/** This replica and the live ones sharing its store, with the connection leases each holds. */
+export interface ReplicasView {
+  id: string;
+  leases: string[];
+  live: Array<{ id: string; startedAt: string; leases: string[] }>;
+}
+
 /** An MCP server as the console lists it; filled in once the MCP engine exists. */
 export interface McpServerView {
   name: string;
@@ -29,6 +36,7 @@ export interface ConsoleDeps {
   config: unknown;
   secrets: readonly string[];
   channels: () => ChannelView[];
+  replicas: () => Promise<ReplicasView>;
   sessions: SessionDirectory;
   history: SessionHistory;
   resetSession: (sessionKey: string) => Promise<void>;

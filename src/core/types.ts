@@ -188,11 +188,18 @@ export interface Channel {
   readonly name: ChannelName;
   readonly capabilities: ChannelCapabilities;
   /**
+   * Set when the platform allows the receiving connection once per bot (long polling, a gateway session, a long
+   * connection): names that bot, e.g. "telegram:123456" (no secret). With several replicas on one store only the
+   * replica holding the lease on it starts the channel; the others send through it unstarted. Unset for webhooks.
+   */
+  readonly singleConnection?: string;
+  /**
    * Registers its routes and starts connecting, then resolves: from then on messages that arrive reach `onMessage`
    * and sends work (a connection still being made shows in status(), not in start()).
    * Rejects only when the channel cannot run as configured (credentials refused, settings contradict the platform),
    * with an error saying what to fix; an outage at start is not that: it resolves, reports it in status(), and
-   * keeps reconnecting in the background. Called once per instance.
+   * keeps reconnecting in the background. Called once per instance, or again after stop() when it has a
+   * `singleConnection` (a replica that lost the lease stops it, and starts it again when it gets the lease back).
    */
   start(onMessage: InboundHandler): Promise<void>;
   /** Stops receiving, waits for its handlers to return, and releases connections; never rejects for an outage. */

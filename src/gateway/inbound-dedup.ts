@@ -3,9 +3,14 @@
  * whose handling died with its process is handled again. A message is "handling" (claimed by one router
  * instance) until its outcome is known, then "done" for the dedup TTL. A "handling" record left by an instance
  * that is gone is taken over: on SQLite (one process owns the file) any other instance is gone; on Redis, where
- * other replicas may be alive, only once its lease has run out.
+ * other replicas may be alive, only once its lease has run out. The owner renews its claims every third of the
+ * lease while it handles them, so the lease can be short: it only says how soon a dead owner's message is taken
+ * over. Until then a claim waits: the other replica's outcome ends the wait as a duplicate, its lease running out
+ * (it died mid-turn, e.g. killed after it took the message from the platform) hands the message to this one, so a
+ * takeover loses nothing.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Namespace, Store } from "../infra/store/types.js";
 
 type DedupRecord = { state: "handling"; owner: string; leaseUntil: number } | { state: "done" };
@@ -16,12 +21,24 @@ export interface InboundDedupOptions {
   /** How long another replica's claim is honoured (Redis); longer than a turn normally takes. */
   leaseMs: number;
   now?: () => number;
+  /** While true, a claim held by another live replica is waited for; false (shutting down) gives up waiting. */
+  keepWaiting?: () => boolean;
 }
+
+/** A claim's result: this instance handles it, it was handled (or is being handled here), or it waits for a restart. */
+export type ClaimResult = "claimed" | "handled" | "deferred";
+
+/** How often a claim held by another replica is looked at again. */
+const RECHECK_MS = 1_000;
 
 export class InboundDedup {
   private readonly owner = randomUUID();
   private readonly records: Namespace<DedupRecord>;
   private readonly now: () => number;
+  /** Messages this instance is handling, whose claims it renews. */
+  private readonly held = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
+  private renewing = false;
 
   constructor(
     private readonly store: Store,
@@ -31,20 +48,71 @@ export class InboundDedup {
     this.now = opts.now ?? Date.now;
   }
 
-  /** True when this instance now owns the message; false for a redelivery of one handled or being handled. */
-  claim(messageId: string): Promise<boolean> {
+  /** "claimed" when this instance now owns the message; "handled" for a redelivery of one handled or being handled here. */
+  async claim(messageId: string): Promise<ClaimResult> {
+    for (;;) {
+      const attempt = await this.tryClaim(messageId);
+      if (attempt === "claimed") this.hold(messageId);
+      if (attempt !== "elsewhere") return attempt;
+      if (!(this.opts.keepWaiting?.() ?? true)) return "deferred";
+      await delay(RECHECK_MS);
+    }
+  }
+
+  private tryClaim(messageId: string): Promise<"claimed" | "handled" | "elsewhere"> {
     return this.store.coordinator.withLock(`dedup:${messageId}`, async () => {
       const record = await this.records.get(messageId);
-      if (record && !this.isStale(record)) return false;
+      if (record && !this.isStale(record)) {
+        return record.state === "handling" && record.owner !== this.owner ? "elsewhere" : "handled";
+      }
       const claim: DedupRecord = { state: "handling", owner: this.owner, leaseUntil: this.now() + this.opts.leaseMs };
       await this.records.set(messageId, claim, this.opts.ttlMs);
-      return true;
+      return "claimed";
+    });
+  }
+
+  /** Gives up this instance's claim (the message was deferred at shutdown), so another replica may claim it now. */
+  release(messageId: string): Promise<void> {
+    this.held.delete(messageId);
+    return this.store.coordinator.withLock(`dedup:${messageId}`, async () => {
+      const record = await this.records.get(messageId);
+      if (record?.state === "handling" && record.owner === this.owner) await this.records.delete(messageId);
     });
   }
 
   /** Records that the message has an outcome (answered, ignored, refused, failed...): never handle it again. */
   finish(messageId: string): Promise<void> {
-    return this.records.set(messageId, { state: "done" }, this.opts.ttlMs);
+    this.held.delete(messageId);
+    // Under the lock, so a renewal in flight cannot write "handling" over "done".
+    return this.store.coordinator.withLock(`dedup:${messageId}`, () => this.records.set(messageId, { state: "done" }, this.opts.ttlMs));
+  }
+
+  private hold(messageId: string): void {
+    this.held.add(messageId);
+    if (this.renewal || this.store.backend !== "redis") return;
+    this.renewal = setInterval(() => void this.renewAll(), Math.max(1, Math.floor(this.opts.leaseMs / 3)));
+    this.renewal.unref();
+  }
+
+  /** Extends each held claim that is still this instance's; one that cannot be renewed runs out, as if it died. */
+  private async renewAll(): Promise<void> {
+    if (this.held.size === 0) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+      return;
+    }
+    if (this.renewing) return;
+    this.renewing = true;
+    for (const messageId of [...this.held]) {
+      await this.store.coordinator
+        .withLock(`dedup:${messageId}`, async () => {
+          const record = await this.records.get(messageId);
+          if (!this.held.has(messageId) || record?.state !== "handling" || record.owner !== this.owner) return;
+          await this.records.set(messageId, { ...record, leaseUntil: this.now() + this.opts.leaseMs }, this.opts.ttlMs);
+        })
+        .catch(() => undefined);
+    }
+    this.renewing = false;
   }
 
   private isStale(record: DedupRecord): boolean {

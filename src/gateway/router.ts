@@ -26,6 +26,12 @@ import { acknowledgeTurn } from "./acknowledge.js";
 import { SessionQueue } from "./session-queue.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
+/**
+ * The session lock's lease on Redis: renewed every third of it while the turn runs, so it only matters when the
+ * replica running the turn dies; then the session waits this long before another replica may run its next turn.
+ */
+const SESSION_LOCK_LEASE_MS = 10_000;
+
 export interface RouterDeps {
   config: CoreConfig;
   store: Store;
@@ -70,7 +76,11 @@ export class Router {
   constructor(private readonly deps: RouterDeps) {
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
-    this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
+    this.dedup = new InboundDedup(deps.store, {
+      ttlMs: dedupTtlHours * 3_600_000,
+      leaseMs: dedupLeaseMinutes * 60_000,
+      keepWaiting: () => this.accepting,
+    });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
     this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
@@ -93,16 +103,21 @@ export class Router {
     // session enter the queue in the order they arrived; the turn itself is awaited outside.
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     const placed = await this.intake.run(sessionKey, async () => {
-      if (!(await this.dedup.claim(message.id))) return null;
+      const claim = await this.dedup.claim(message.id);
+      if (claim !== "claimed") return claim;
       // Settled here, so a failure is handled below, where the claim is finished, and not inside the intake.
       return this.route(message, channel, sessionKey, log, traceId).then(
         (routed) => ({ routed }),
         (err: unknown) => ({ failure: err }),
       );
     });
-    if (!placed) {
+    if (placed === "handled") {
       log.debug("duplicate delivery dropped");
       return "duplicate";
+    }
+    if (placed === "deferred") {
+      log.info("message claimed by another replica at shutdown; deferred to the next start");
+      return "deferred";
     }
     let outcome: HandleOutcome | undefined;
     try {
@@ -113,10 +128,9 @@ export class Router {
       return outcome;
     } finally {
       inboundMessages.inc({ channel: message.channel, outcome: outcome ?? "failed" });
-      // A deferred message stays claimed by this ending instance, which the next start takes over.
-      if (outcome !== "deferred") {
-        await this.dedup.finish(message.id).catch((err: unknown) => log.error({ err }, "could not record the message as handled"));
-      }
+      // A deferred message is given back, so whichever replica (or the next start) receives it again handles it.
+      const settle = outcome === "deferred" ? this.dedup.release(message.id) : this.dedup.finish(message.id);
+      await settle.catch((err: unknown) => log.error({ err, outcome }, "could not record the message's outcome in the dedup"));
     }
   };
 
@@ -197,7 +211,7 @@ export class Router {
                 earlierMessages,
                 ...(live ? { onEvent: live.onEvent } : {}),
               }),
-            { leaseMs: 60_000, waitMs: 15 * 60_000 },
+            { leaseMs: SESSION_LOCK_LEASE_MS, waitMs: 15 * 60_000 },
           );
           // A failed turn's apology takes the place of its half-written preview.
           const outcome = await this.replyOutcome(d, result.text, live);

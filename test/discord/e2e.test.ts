@@ -141,6 +141,24 @@ describe("Discord end to end", () => {
     expect(fake.messages[0]!.payload.content).toBe("still here");
   });
 
+  it("answers once, after the watchdog's new session, what was posted while the socket was dead", async () => {
+    const gw = await start({ discord: { watchdogSilenceMs: 1_000 }, fake: { heartbeatIntervalMs: 100 } });
+    gw.fake.respondWith((request) => ({ text: `re: ${/(first|second|third)/.exec(JSON.stringify(request.body.messages?.at(-1)))?.[1] ?? "?"}` }));
+    fake.post(mention("first"));
+    await until(() => fake.messages.length === 1, "the reply before the outage");
+
+    fake.zombie();
+    fake.post(mention("second"));
+    fake.post(mention("third"));
+    await until(() => fake.gateway.identifies === 2, "a new session after the watchdog fired");
+    await until(() => fake.messages.length === 3, "the missed messages answered after the reconnect");
+    await until(() => logged(gw, "caught up on Discord messages posted while disconnected"), "the catch-up");
+
+    expect(fake.messages.map((m) => m.payload.content)).toEqual(["re: first", "re: second", "re: third"]);
+    expect(fake.requests.some((r) => r.method === "GET" && r.path.endsWith(`/channels/${fake.world.general.id}/messages`))).toBe(true);
+    expect(gw.fake.requests).toHaveLength(3);
+  });
+
   it("runs one turn for a message the gateway replays on resume", async () => {
     const gw = await start();
     gw.fake.respondWith(() => ({ text: "only once" }));
@@ -194,9 +212,10 @@ describe("Discord end to end", () => {
     expect(JSON.stringify(gw.fake.requests.map((r) => r.body.messages))).not.toContain("no role, no answer");
   });
 
-  it("shows the channel in /readyz", async () => {
+  it("shows the channel in /readyz, and this replica (one process on SQLite: no lease)", async () => {
     const gw = await start();
-    const report = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ok: boolean }> };
+    const report = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail?: string }> };
     expect(report.components["channel:discord"]).toEqual({ ok: true });
+    expect(report.components.replica).toEqual({ ok: true, detail: `${gw.gateway.replicas.id} (one process, SQLite)` });
   });
 });

@@ -27,32 +27,32 @@ describe("inbound dedup", () => {
   it("drops a redelivery while the message is handled and after it was", async () => {
     const { store } = await sqliteStore();
     const dedup = new InboundDedup(store, options);
-    expect(await dedup.claim("telegram:1")).toBe(true);
-    expect(await dedup.claim("telegram:1")).toBe(false);
+    expect(await dedup.claim("telegram:1")).toBe("claimed");
+    expect(await dedup.claim("telegram:1")).toBe("handled");
     await dedup.finish("telegram:1");
-    expect(await dedup.claim("telegram:1")).toBe(false);
-    expect(await dedup.claim("telegram:2")).toBe(true);
+    expect(await dedup.claim("telegram:1")).toBe("handled");
+    expect(await dedup.claim("telegram:2")).toBe("claimed");
   });
 
   it("claims each message once among concurrent deliveries", async () => {
     const { store } = await sqliteStore();
     const dedup = new InboundDedup(store, options);
     const claims = await Promise.all(Array.from({ length: 20 }, () => dedup.claim("web:c:m")));
-    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(claims.filter((c) => c === "claimed")).toHaveLength(1);
   });
 
   it("on SQLite, handles again after a restart a message whose handling died with the process", async () => {
     const first = await sqliteStore();
-    expect(await new InboundDedup(first.store, options).claim("telegram:7")).toBe(true); // never finished: a crash
+    expect(await new InboundDedup(first.store, options).claim("telegram:7")).toBe("claimed"); // never finished: a crash
     const finished = new InboundDedup(first.store, options);
-    expect(await finished.claim("telegram:8")).toBe(true);
+    expect(await finished.claim("telegram:8")).toBe("claimed");
     await finished.finish("telegram:8");
     await first.store.close();
 
     const restarted = await sqliteStore(first.dataDir);
     const dedup = new InboundDedup(restarted.store, options);
-    expect(await dedup.claim("telegram:7")).toBe(true);
-    expect(await dedup.claim("telegram:8")).toBe(false);
+    expect(await dedup.claim("telegram:7")).toBe("claimed");
+    expect(await dedup.claim("telegram:8")).toBe("handled");
   });
 
   describe.skipIf(!process.env.REDIS_URL)("on Redis", () => {
@@ -64,13 +64,67 @@ describe("inbound dedup", () => {
       let now = 1_000_000;
       const replicaA = new InboundDedup(a, { ...options, now: () => now });
       const replicaB = new InboundDedup(b, { ...options, now: () => now });
-      expect(await replicaA.claim("feishu:m1")).toBe(true);
-      expect(await replicaB.claim("feishu:m1")).toBe(false);
-      now += options.leaseMs + 1; // replica A died without finishing
-      expect(await replicaB.claim("feishu:m1")).toBe(true);
+      expect(await replicaA.claim("feishu:m1")).toBe("claimed");
+      // B waits while A's claim is live; A dying without finishing hands it over once its lease runs out.
+      const waiting = replicaB.claim("feishu:m1");
+      now += options.leaseMs + 1;
+      expect(await waiting).toBe("claimed");
       await replicaB.finish("feishu:m1");
       now += options.leaseMs * 10;
-      expect(await replicaA.claim("feishu:m1")).toBe(false);
+      expect(await replicaA.claim("feishu:m1")).toBe("handled");
+    });
+
+    it("a claim waiting for another replica ends as a duplicate when that one finishes, or deferred at shutdown", async () => {
+      const keyPrefix = `test-dedup-${randomUUID()}:`;
+      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
+      const [a, b] = await Promise.all([open(), open()]);
+      stores.push(a, b);
+      let accepting = true;
+      const replicaA = new InboundDedup(a, options);
+      const replicaB = new InboundDedup(b, { ...options, keepWaiting: () => accepting });
+      expect(await replicaA.claim("discord:m1")).toBe("claimed");
+      const waiting = replicaB.claim("discord:m1");
+      await replicaA.finish("discord:m1");
+      expect(await waiting).toBe("handled");
+      expect(await replicaA.claim("discord:m2")).toBe("claimed");
+      const atShutdown = replicaB.claim("discord:m2");
+      accepting = false;
+      expect(await atShutdown).toBe("deferred");
+    });
+
+    it("the owner renews its claim while it handles the message; once it dies the claim runs out", async () => {
+      const keyPrefix = `test-dedup-${randomUUID()}:`;
+      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
+      const [a, b] = await Promise.all([open(), open()]);
+      stores.push(b);
+      const short = { ttlMs: 60_000, leaseMs: 300 };
+      const replicaA = new InboundDedup(a, short);
+      const replicaB = new InboundDedup(b, short);
+      expect(await replicaA.claim("telegram:10")).toBe("claimed");
+      const waiting = replicaB.claim("telegram:10");
+      // Four leases long, A's renewals keep the message A's.
+      const outcome = await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_200))]);
+      expect(outcome).toBe("still waiting");
+      await replicaA.finish("telegram:10");
+      expect(await waiting).toBe("handled");
+
+      expect(await replicaA.claim("telegram:11")).toBe("claimed");
+      await a.close(); // A dies: its renewals fail from now on
+      expect(await replicaB.claim("telegram:11")).toBe("claimed");
+    });
+
+    it("a claim given back at shutdown (deferred) can be taken by another replica at once", async () => {
+      const keyPrefix = `test-dedup-${randomUUID()}:`;
+      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
+      const [a, b] = await Promise.all([open(), open()]);
+      stores.push(a, b);
+      const replicaA = new InboundDedup(a, options);
+      const replicaB = new InboundDedup(b, { ...options, keepWaiting: () => false });
+      expect(await replicaA.claim("telegram:9")).toBe("claimed");
+      await replicaB.release("telegram:9"); // not B's claim: left alone
+      expect(await replicaB.claim("telegram:9")).toBe("deferred");
+      await replicaA.release("telegram:9");
+      expect(await replicaB.claim("telegram:9")).toBe("claimed");
     });
   });
 });

@@ -10,8 +10,14 @@ interface ChannelView {
   detail?: string;
 }
 
+interface ReplicasView {
+  id: string;
+  leases: string[];
+  live: Array<{ id: string; startedAt: string; leases: string[] }>;
+}
+
 export function ChannelsPage({ onAuth }: PageProps) {
-  const { data, error } = useData<{ channels: ChannelView[] }>("/channels", onAuth, 3000);
+  const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView }>("/channels", onAuth, 3000);
   return (
     <section>
       <h2>Channels</h2>
@@ -24,6 +30,19 @@ export function ChannelsPage({ onAuth }: PageProps) {
               <td>{c.name}</td>
               <td><span class={c.connected ? "ok" : "bad"}>{c.connected ? "connected" : "down"}</span></td>
               <td>{c.detail ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Replicas</h3>
+      <table>
+        <thead><tr><th>Replica</th><th>Holds</th><th>Started</th></tr></thead>
+        <tbody>
+          {data?.replicas.live.map((r) => (
+            <tr data-replica={r.id}>
+              <td>{r.id}{r.id === data.replicas.id ? " (this one)" : ""}</td>
+              <td>{r.leases.join(", ")}</td>
+              <td>{r.startedAt}</td>
             </tr>
           ))}
         </tbody>

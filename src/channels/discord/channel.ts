@@ -3,6 +3,7 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import { createHash } from "node:crypto";
 import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
 import { REST } from "discord.js";
@@ -23,6 +24,7 @@ import {
   type SentMessage,
 } from "../../core/types.js";
 import { downloadAttachment } from "./attachments.js";
+import { DiscordCatchUp } from "./catch-up.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
@@ -45,6 +47,8 @@ export class DiscordChannel implements Channel {
   readonly name = "discord" as const;
   readonly capabilities: ChannelCapabilities;
   readonly acceptsBots: boolean;
+  /** One gateway session per bot: a second would receive every event again and spend the daily identify budget. */
+  readonly singleConnection: string;
   private readonly apiUrl: string;
   private readonly rest: REST;
   private readonly outbound: DiscordOutbound;
@@ -52,11 +56,14 @@ export class DiscordChannel implements Channel {
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
   private readonly inbox: MessageInbox;
+  private readonly catchUp: DiscordCatchUp;
   private readonly handling = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
     this.inbox = new MessageInbox(opts.store, "discord-inbox");
+    const botKey = createHash("sha256").update(config.token).digest("hex").slice(0, 16);
+    this.singleConnection = `discord:${botKey}`;
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
     this.acceptsBots = config.allowBots;
     const maxUploadBytes = Math.floor(config.maxUploadMB * MIB);
@@ -75,6 +82,7 @@ export class DiscordChannel implements Channel {
     };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
+    this.catchUp = new DiscordCatchUp({ store: opts.store, key: botKey, rest: this.rest, log });
     this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
@@ -83,6 +91,7 @@ export class DiscordChannel implements Channel {
       watchdogSilenceMs: config.watchdogSilenceMs,
       log,
       onMessage: (raw, directory) => this.receive(raw, directory),
+      onNewSession: (directory) => this.track(this.catchUp.run((raw) => this.receive(raw, directory))),
     });
   }
 
@@ -102,6 +111,7 @@ export class DiscordChannel implements Channel {
     this.handler = undefined;
     await this.connection.stop();
     await Promise.all(this.handling);
+    await this.catchUp.close();
     this.rest.clearHashSweeper();
     this.rest.clearHandlerSweeper();
   }
@@ -148,6 +158,7 @@ export class DiscordChannel implements Channel {
     if (!handler) return;
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
+    this.catchUp.note(message);
     this.track(this.inbox.handOver(message, handler, this.opts.log));
   }
 

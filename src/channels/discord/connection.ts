@@ -21,6 +21,8 @@ export interface GatewayConnectionOptions {
   log: Logger;
   /** Each MESSAGE_CREATE payload, unvalidated, in gateway order. Called synchronously: must not block or throw. */
   onMessage(raw: unknown, directory: DiscordDirectory): void;
+  /** Called after each new session is ready (not after a resume): what was posted meanwhile is not replayed. */
+  onNewSession(directory: DiscordDirectory): void;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -86,6 +88,8 @@ export class GatewayConnection {
       this.retryDelayMs = RETRY_MIN_MS;
       this.lastError = undefined;
       this.opts.log.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "connected to the Discord gateway");
+      const directory = clientDirectory(client);
+      if (directory) this.opts.onNewSession(directory);
       return undefined;
     } catch (err) {
       if (this.client === client) this.client = undefined;

@@ -71,6 +71,7 @@ export class TelegramChannel implements Channel {
     typing: true,
     voice: "ogg-opus",
   };
+  readonly singleConnection: string | undefined;
   private readonly api: Api;
   private readonly live: TelegramLiveDeps;
   private readonly sender: TelegramSender;
@@ -94,6 +95,8 @@ export class TelegramChannel implements Channel {
     const { url, secretToken } = settings.webhook;
     // The config schema refuses webhook mode without a URL.
     if (settings.mode === "webhook" && url) this.webhook = { url, secret: secretToken ?? derivedWebhookSecret(token) };
+    // Telegram answers a second long poll on one token with 409; every replica may receive webhooks.
+    this.singleConnection = this.webhook ? undefined : `telegram:${botIdOf(token)}`;
     this.intake = new UpdateIntake({
       inbox: new UpdateInbox(opts.store, botIdOf(token)),
       log,

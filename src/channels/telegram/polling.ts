@@ -41,6 +41,8 @@ export class Poller {
   private readonly stopping = new AbortController();
   private request: { controller: AbortController; startedAt: number } | undefined;
   private offset: number | undefined;
+  /** The offset the latest getUpdates carried: Telegram confirmed what lies before it when that call arrived. */
+  private sentOffset: number | undefined;
   private loop: Promise<void> | undefined;
   private watchdog: NodeJS.Timeout | undefined;
 
@@ -67,7 +69,9 @@ export class Poller {
     clearInterval(this.watchdog);
     await this.loop;
     pollingBots.delete(this.opts.botId);
-    if (this.offset === undefined) return;
+    // Only updates received after the last call went out still need confirming. Another call while the aborted
+    // one may still be open at Telegram would end it with 409, which a replica taking over could be served.
+    if (this.offset === undefined || this.offset === this.sentOffset) return;
     await this.opts.api
       .getUpdates({ offset: this.offset, limit: 1, timeout: 0 }, apiSignal(AbortSignal.timeout(5_000)))
       .catch((err: unknown) => this.opts.log.debug({ reason: describeTelegramError(err) }, "could not confirm the last Telegram updates"));
@@ -78,6 +82,7 @@ export class Poller {
     while (!this.stopping.signal.aborted) {
       const controller = new AbortController();
       this.request = { controller, startedAt: Date.now() };
+      this.sentOffset = this.offset;
       try {
         const updates = await this.opts.api.getUpdates(
           { ...(this.offset !== undefined ? { offset: this.offset } : {}), timeout: this.opts.timeoutSec, limit: 100 },

@@ -40,7 +40,18 @@ export const coreConfigShape = {
         .regex(/^(sqlite|redis|rediss):\/\//, "must start with sqlite://, redis:// or rediss://")
         .nullable()
         .default(null),
+      keyPrefix: z.string().min(1).default("switchboard:"),
     })
+    .prefault({}),
+  replica: z
+    .strictObject({
+      id: nullableString.default(null),
+      leaseMs: z.number().int().min(1_000).default(6_000),
+      renewMs: z.number().int().min(100).default(2_000),
+      retryMs: z.number().int().min(100).default(1_000),
+      heartbeatMs: z.number().int().min(100).default(2_000),
+    })
+    .refine((r) => r.renewMs * 2 <= r.leaseMs, { message: "renewMs must be at most half of leaseMs, so a renewal can fail once without losing the lease" })
     .prefault({}),
   llm: z
     .strictObject({
@@ -70,7 +81,7 @@ export const coreConfigShape = {
       scope: z.enum(["chat", "user", "thread"]).default("chat"),
       maxConcurrent: z.number().int().min(1).max(1000).default(8),
       dedupTtlHours: z.number().positive().default(72),
-      dedupLeaseMinutes: z.number().positive().default(15),
+      dedupLeaseMinutes: z.number().positive().default(1),
       shutdownGraceMs: duration.default(15_000),
     })
     .prefault({}),
@@ -109,4 +120,6 @@ export const CORE_ENV_OVERRIDES: Record<string, EnvOverride> = {
   SWITCHBOARD_HOST: { path: "http.host", type: "string" },
   SWITCHBOARD_TOKEN: { path: "http.token", type: "string" },
   REDIS_URL: { path: "store.url", type: "string" },
+  SWITCHBOARD_REDIS_PREFIX: { path: "store.keyPrefix", type: "string" },
+  SWITCHBOARD_REPLICA_ID: { path: "replica.id", type: "string" },
 };

@@ -1,6 +1,10 @@
 /** Argument checks shared by namespaces and coordinators, and the lock defaults. */
 
-export const DEFAULT_LEASE_MS = 30_000;
+/**
+ * A lock's lease is renewed every third of it while its holder runs, so it only decides how long a lock left by a
+ * dead replica blocks the others: short, so a takeover is not held up behind a killed holder's inbox or list lock.
+ */
+export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_WAIT_MS = 30_000;
 
 export interface LockOptions {
@@ -31,4 +35,10 @@ export function resolveLockOptions(key: string, opts: Partial<LockOptions> | und
   requireDuration(leaseMs, "leaseMs", context);
   requireDuration(waitMs, "waitMs", context, true);
   return { leaseMs, waitMs };
+}
+
+/** A lease's key and holder: the holder's name is stored after the token's "|", so any text but the empty one. */
+export function checkLease(key: string, holder: string, context: string): void {
+  requireKey(key, context);
+  requireKey(holder, `${context} "${key}" holder`);
 }

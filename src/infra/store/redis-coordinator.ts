@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { RedisClientType } from "@keyv/redis";
 import type { Logger } from "../log.js";
-import type { Coordinator } from "./types.js";
+import type { Coordinator, LeaseGrant } from "./types.js";
+import { RedisLeases } from "./redis-leases.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { LockTimeoutError } from "./errors.js";
 import { requireDuration, requireKey, resolveLockOptions, type LockOptions } from "./checks.js";
@@ -27,12 +28,44 @@ interface HeldLock {
 }
 
 export class RedisCoordinator implements Coordinator {
+  private readonly leases: RedisLeases;
+
   constructor(
     private readonly client: RedisClientType,
     private readonly guard: BackendGuard,
     private readonly keyPrefix: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.leases = new RedisLeases(client, guard, keyPrefix);
+  }
+
+  acquireLease(key: string, holder: string, ttlMs: number): Promise<number | null> {
+    return this.leases.acquireLease(key, holder, ttlMs);
+  }
+
+  renewLease(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
+    return this.leases.renewLease(key, holder, token, ttlMs);
+  }
+
+  releaseLease(key: string, holder: string, token: number): Promise<void> {
+    return this.leases.releaseLease(key, holder, token);
+  }
+
+  leaseHolder(key: string): Promise<LeaseGrant | null> {
+    return this.leases.leaseHolder(key);
+  }
+
+  announce(group: string, member: string, info: string, ttlMs: number): Promise<void> {
+    return this.leases.announce(group, member, info, ttlMs);
+  }
+
+  withdraw(group: string, member: string): Promise<void> {
+    return this.leases.withdraw(group, member);
+  }
+
+  present(group: string): Promise<Array<{ member: string; info: string }>> {
+    return this.leases.present(group);
+  }
 
   async setIfAbsent(key: string, ttlMs: number): Promise<boolean> {
     requireKey(key, "setIfAbsent");

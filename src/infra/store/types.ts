@@ -27,7 +27,37 @@ export interface ItemLists<T> {
   delete(key: string): Promise<void>;
 }
 
-export interface Coordinator {
+/** A lease's holder and its fencing token: each grant of a key gets a higher token than every grant before it. */
+export interface LeaseGrant {
+  holder: string;
+  token: number;
+}
+
+/**
+ * One holder at a time per key, for as long as it renews before `ttlMs` runs out. The fencing token tells grants
+ * apart: a holder that lost its lease (it renewed too late) cannot renew or release the next holder's grant.
+ */
+export interface Leases {
+  /** Grants `key` to `holder` unless another holder has it; its token, or null. A holder asking again keeps its grant. */
+  acquireLease(key: string, holder: string, ttlMs: number): Promise<number | null>;
+  /** Extends the grant by `ttlMs` from now; false when it is no longer this holder's (expired or taken over). */
+  renewLease(key: string, holder: string, token: number, ttlMs: number): Promise<boolean>;
+  /** Ends the grant if it is still this one; a later holder's grant is left alone. */
+  releaseLease(key: string, holder: string, token: number): Promise<void>;
+  /** The current grant, or null when nobody holds `key`. */
+  leaseHolder(key: string): Promise<LeaseGrant | null>;
+}
+
+/** Members of a group that announce themselves, each until its announcement's TTL runs out (heartbeats). */
+export interface Presence {
+  /** Records `member` in `group` with `info` for `ttlMs`; announcing again replaces both. */
+  announce(group: string, member: string, info: string, ttlMs: number): Promise<void>;
+  withdraw(group: string, member: string): Promise<void>;
+  /** The members whose announcement has not expired, by name. */
+  present(group: string): Promise<Array<{ member: string; info: string }>>;
+}
+
+export interface Coordinator extends Leases, Presence {
   /** Atomically records `key` unless present; true when this call recorded it. Persisted, expires after ttlMs. */
   setIfAbsent(key: string, ttlMs: number): Promise<boolean>;
   /** Runs `fn` while holding an exclusive lock on `key` (across processes on Redis). */

@@ -40,6 +40,8 @@ export interface FakeDiscord {
   requests: RestLogEntry[];
   gateway: GatewayStats;
   dispatch(event: string, data: unknown): number;
+  /** A user posts `message` (a messagePayload): it joins the channel's history and is dispatched as MESSAGE_CREATE. */
+  post(message: Record<string, unknown>): void;
   failNext(fault: RestFault): void;
   closeNextIdentify(code: number): void;
   closeConnection(code: number): void;
@@ -87,6 +89,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     requests: rest.log,
     gateway: gateway.stats,
     dispatch: (event, data) => gateway.dispatch(event, data),
+    post: (message) => {
+      rest.history.push(message as Record<string, unknown> & { id: string; channel_id: string });
+      gateway.dispatch("MESSAGE_CREATE", message);
+    },
     failNext: (fault) => rest.failNext(fault),
     closeNextIdentify: (code) => gateway.closeNextIdentify(code),
     closeConnection: (code) => gateway.closeConnection(code),

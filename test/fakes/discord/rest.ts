@@ -68,6 +68,8 @@ export class FakeRest {
   readonly typing: string[] = [];
   readonly log: RestLogEntry[] = [];
   readonly dmChannels: DmChannel[] = [];
+  /** Every message in the channels, users' and the bot's, as GET /channels/:id/messages lists them. */
+  readonly history: Array<Record<string, unknown> & { id: string; channel_id: string }> = [];
   private readonly faults: RestFault[] = [];
   private readonly files = new Map<string, { bytes: Buffer; contentType: string }>();
 
@@ -162,14 +164,32 @@ export class FakeRest {
         const posted = await parseMessageBody(req, body);
         const message = { id: snowflake(), channelId: id, ...posted };
         this.messages.push(message);
-        return reply(200, {
+        const created = {
           id: message.id,
           channel_id: id,
+          type: 0,
           author: this.state.bot,
-          content: message.payload.content ?? "",
+          content: String(message.payload.content ?? ""),
           timestamp: new Date().toISOString(),
+          mentions: [],
           attachments: message.files.map((f) => ({ id: snowflake(), filename: f.name, size: f.bytes.length })),
-        });
+        };
+        this.history.push(created);
+        return reply(200, created);
+      }
+      case "GET /channels/:id/messages": {
+        if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
+        // As Discord: the `limit` (1-100, default 50) oldest messages after `after`, listed newest first; REST
+        // messages carry neither guild_id nor member.
+        const after = BigInt(url.searchParams.get("after") ?? "0");
+        const limit = Math.min(100, Math.max(1, Number(url.searchParams.get("limit") ?? 50)));
+        const listed = this.history
+          .filter((m) => m.channel_id === id && BigInt(m.id) > after)
+          .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+          .slice(0, limit)
+          .map(({ guild_id: _guild, member: _member, ...rest }) => rest)
+          .reverse();
+        return reply(200, listed);
       }
       case "PATCH /channels/:id/messages/:id": {
         const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);

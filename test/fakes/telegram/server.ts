@@ -82,6 +82,8 @@ export interface FakeTelegram {
   webhook: { url: string; secretToken?: string } | undefined;
   /** Queues an update for getUpdates; answers its update_id. */
   addUpdate(update: Record<string, unknown>): number;
+  /** How many held getUpdates calls were ended with 409 by a concurrent one (two pollers on one token). */
+  conflicts(): number;
   /** Makes a file downloadable. `size` may claim more than `data` holds; `path` may be absolute (--local mode). */
   addFile(data: Buffer, opts?: { size?: number; path?: string }): FakeFile;
   /** The next `times` calls of `method` meet `fault`. */
@@ -135,6 +137,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     chatActions: [],
     webhook: undefined,
     addUpdate: (update) => queue.add(update),
+    conflicts: () => queue.conflicts,
     addFile(data, fileOpts = {}) {
       const n = nextFile++;
       const file = { file_id: `file-${n}`, file_unique_id: `u${n}`, file_size: fileOpts.size ?? data.length, path: fileOpts.path ?? `documents/file_${n}.bin`, data };

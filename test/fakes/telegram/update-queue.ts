@@ -22,6 +22,8 @@ export class UpdateQueue {
   private updates: QueuedUpdate[] = [];
   private nextId = 1;
   private waiter: Waiter | undefined;
+  /** getUpdates calls ended with 409 because another poller came along: should stay 0 with one poller at a time. */
+  conflicts = 0;
 
   /** Adds an update; one without an update_id gets the next id. Answers its id. */
   add(update: Record<string, unknown>): number {
@@ -40,7 +42,10 @@ export class UpdateQueue {
 
   poll(offset: number | undefined, limit: number, timeoutSec: number, answer: (answer: PollAnswer) => void): () => void {
     if (offset !== undefined && offset > 0) this.updates = this.updates.filter((u) => u.update_id >= offset);
-    this.endWaiter({ ok: false, code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+    if (this.waiter) {
+      this.conflicts += 1;
+      this.endWaiter({ ok: false, code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+    }
     const from = offset !== undefined && offset > 0 ? offset : 0;
     const ready = this.ready(from, limit);
     if (ready.length > 0 || timeoutSec <= 0) {

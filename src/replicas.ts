@@ -1,0 +1,74 @@
+/**
+ * This gateway among the replicas sharing its store: which channels receive under a lease (on Redis, for the
+ * connections a platform allows once per bot), its heartbeat, and what /readyz, the console and doctor say about
+ * them. On SQLite there is one process: channels run as they are and nothing is announced.
+ */
+import type { Config } from "./config.js";
+import { channelRunner, type ChannelRunner } from "./channels/leased.js";
+import type { Channel, ChannelName } from "./core/types.js";
+import { liveReplicas, ReplicaRegistry, type ReplicaInfo } from "./infra/cluster/registry.js";
+import type { ComponentStatus } from "./infra/http/server.js";
+import type { Logger } from "./infra/log.js";
+import type { Store } from "./infra/store/types.js";
+
+export interface ReplicaView {
+  /** This replica's id. */
+  id: string;
+  /** The connection leases this replica holds, e.g. "telegram:123456". */
+  leases: string[];
+  /** Every replica with a current heartbeat (this one alone on SQLite). */
+  live: ReplicaInfo[];
+}
+
+export class Replicas {
+  /** What the gateway starts and stops per channel. */
+  readonly runners: ReadonlyMap<ChannelName, ChannelRunner>;
+  private readonly registry: ReplicaRegistry | null;
+  private readonly startedAt = new Date().toISOString();
+
+  constructor(
+    readonly id: string,
+    opts: { store: Store; settings: Config["replica"]; log: Logger; channels: ReadonlyMap<ChannelName, Channel> },
+  ) {
+    const { store, settings, log } = opts;
+    const shared = store.backend === "redis";
+    const lease = shared
+      ? { leases: store.coordinator, replicaId: id, timing: { ttlMs: settings.leaseMs, renewMs: settings.renewMs, retryMs: settings.retryMs }, log }
+      : null;
+    this.runners = new Map([...opts.channels].map(([name, channel]) => [name, channelRunner(channel, lease)]));
+    this.registry = shared
+      ? new ReplicaRegistry({ presence: store.coordinator, id, heartbeatMs: settings.heartbeatMs, log, leases: () => this.leases() })
+      : null;
+  }
+
+  async start(): Promise<void> {
+    await this.registry?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.registry?.stop();
+  }
+
+  leases(): string[] {
+    return [...this.runners.values()].flatMap((runner) => runner.heldLease?.() ?? []);
+  }
+
+  async view(): Promise<ReplicaView> {
+    const leases = this.leases();
+    const live = this.registry ? await this.registry.live() : [{ id: this.id, startedAt: this.startedAt, leases }];
+    return { id: this.id, leases, live };
+  }
+
+  /** The /readyz line: never gates readiness (a standby replica serves too). */
+  async readiness(): Promise<ComponentStatus> {
+    const { id, leases, live } = await this.view();
+    if (!this.registry) return { ok: true, detail: `${id} (one process, SQLite)` };
+    const others = live.map((replica) => (replica.leases.length > 0 ? `${replica.id} [${replica.leases.join(", ")}]` : replica.id));
+    return { ok: true, detail: `${id} holds ${leases.length > 0 ? leases.join(", ") : "no connection lease"}; live: ${others.join("; ")}` };
+  }
+}
+
+/** The live replicas as doctor lists them. */
+export function listReplicas(store: Store): Promise<ReplicaInfo[]> {
+  return liveReplicas(store.coordinator);
+}
