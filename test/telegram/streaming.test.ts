@@ -7,6 +7,7 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import type { FakeReply } from "../fakes/openai-server.js";
 import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, directChat, groupChat, text } from "../fakes/telegram/updates.js";
+import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -24,17 +25,6 @@ async function start(streaming: StreamingMode, ackReaction: string | null = "ðŸ‘
     access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
   });
   return { t, tg };
-}
-
-/** A 12,000-character Markdown answer: headings, lists, bold, code blocks. */
-function longMarkdown(): string {
-  const sections: string[] = [];
-  for (let i = 1; sections.join("\n").length < 12_000; i++) {
-    sections.push(`## Part ${i}`, "", `Some **bold** and _italic_ words, \`inline code\` and a [link](https://example.com/${i}).`);
-    sections.push("- first point of the list", "- second point, a little longer than the first one", "");
-    sections.push("```python", `def part_${i}(x):`, "    return x * 2 < 10", "```", "");
-  }
-  return sections.join("\n").slice(0, 12_000).trimEnd();
 }
 
 const SLOW = { pieceSize: 60, delayMs: 8 };
