@@ -76,6 +76,22 @@ describe("Telegram streaming", () => {
     expect(tg.sent.filter((s) => s.chatId === dm)).toHaveLength(expected.length);
   });
 
+  it("sends the draft again while the text stands still, before Telegram lets it expire", async () => {
+    tg = await startFakeTelegram();
+    t = await startTestGateway({
+      channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming: "draft", streamingPace: { draftRefreshMs: 1_000 } } },
+      access: { allowFrom: [`telegram:${alice.id}`] },
+    });
+    // The answer comes in one piece, and the stream then takes seconds to end: the draft would stand still (as
+    // during a tool run) and expire.
+    const slowly = "One piece of a slow answer, long enough to be shown.";
+    await turn(tg, t, text(directChat(), "think hard"), { text: slowly, streaming: { pieceSize: 200, delayMs: 2_000 } }, [slowly], dm);
+
+    const repeats = tg.drafts.filter((d, i) => i > 0 && d.text === tg!.drafts[i - 1]!.text);
+    expect(repeats.length).toBeGreaterThanOrEqual(2);
+    for (const [i, d] of tg.drafts.entries()) if (i > 0) expect(d.at - tg.drafts[i - 1]!.at).toBeGreaterThanOrEqual(900);
+  }, 30_000);
+
   it("falls back to an edited preview when drafts are refused, without losing text", async () => {
     const { t, tg } = await start("draft");
     tg.fail("sendMessageDraft", { kind: "error", code: 400, description: "Bad Request: method is available only for bots with forum topic mode enabled" }, 5);
