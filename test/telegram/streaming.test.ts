@@ -109,6 +109,17 @@ describe("Telegram streaming", () => {
     expect(tg.callsOf("editMessageText").length).toBeGreaterThanOrEqual(3);
   });
 
+  it("ends with the whole answer, nothing sent twice, when an edit's answer was lost", async () => {
+    const { t, tg } = await start("preview");
+    // The edit reaches Telegram but its answer is lost: the preview stops; the final edits put the rest in place
+    // (a part already whole is answered "message is not modified", which counts as done).
+    tg.fail("editMessageText", { kind: "dropAfter" }, 1);
+    await turn(tg, t, mention("write a lot"), { text: answer, streaming: SLOW }, expected, group);
+
+    expect(tg.sent.filter((s) => s.chatId === group)).toHaveLength(expected.length);
+    expect(tg.callsOf("deleteMessage")).toHaveLength(0);
+  });
+
   it("sends a part anew when its preview was deleted meanwhile", async () => {
     const { t, tg } = await start("preview");
     t.fake.enqueue({ text: answer, streaming: SLOW });
