@@ -47,9 +47,9 @@ function shown(sent: BotSent): string {
 const visible = (fs: FakeFeishu) => fs.api.sent.filter((s) => s.chatId === CHAT && !s.deleted);
 const visibleTexts = (fs: FakeFeishu) => visible(fs).map(shown);
 
-/** Runs one turn and waits until the chat shows exactly `want`. */
-async function turn(t: TestGateway, fs: FakeFeishu, reply: FakeReply, want: string[]): Promise<string> {
-  t.fake.enqueue(reply);
+/** Runs one turn (with `reply` from the model, or what was enqueued) and waits until the chat shows exactly `want`. */
+async function turn(t: TestGateway, fs: FakeFeishu, reply: FakeReply | undefined, want: string[]): Promise<string> {
+  if (reply) t.fake.enqueue(reply);
   const event = textEvent("write a lot", { chatId: CHAT });
   await fs.pushSocket(event);
   await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(want), `the reply ${JSON.stringify(want).slice(0, 80)}…`, 20_000);
@@ -139,6 +139,16 @@ describe("Feishu streaming cards", () => {
     card.json.config.streaming_mode = false;
     await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(expected), "the whole answer", 20_000);
     expect(fs.api.cardkit.operations.some((op) => op.kind === "settings" && op.cardId === card.id)).toBe(true);
+  });
+
+  it("shows a status line on the card while a tool runs", async () => {
+    const { t, fs } = await start({ streaming: "card" });
+    // The model takes a second to answer after the tool: long enough for the status line to show.
+    t.fake.enqueue({ toolCalls: [{ name: "list_directory", arguments: { path: "." } }] }, { text: "Nothing in there.", streaming: { pieceSize: 100, delayMs: 1_000 } });
+    await turn(t, fs, undefined, ["Nothing in there."]);
+
+    const history = [...fs.api.cardkit.cards.values()].flatMap((card) => card.history);
+    expect(history).toContain("_Running list_directory..._");
   });
 
   it("replaces the card with the apology when the model fails midway", async () => {

@@ -12,6 +12,8 @@ export interface FakeCard {
   /** The card JSON as it is now; a message showing the card shows this very object. */
   json: { schema: string; config: Record<string, unknown>; body: { elements: Array<Record<string, unknown>> } };
   sequence: number;
+  /** Every text its elements showed, in order, from the creation on. */
+  history: string[];
   /** The message showing it, once sent. */
   messageId?: string;
 }
@@ -52,7 +54,9 @@ export class FakeCardKit {
     const problem = checkSize(card);
     if (problem) return problem;
     const id = `7${String(++this.counter).padStart(18, "0")}`;
-    this.cards.set(id, { id, json: { ...(card as FakeCard["json"]), config }, sequence: 0 });
+    const json = { ...(card as FakeCard["json"]), config };
+    const history = json.body.elements.flatMap((el) => (typeof el.content === "string" ? [el.content] : []));
+    this.cards.set(id, { id, json, sequence: 0, history });
     return success({ card_id: id });
   }
 
@@ -84,6 +88,7 @@ export class FakeCardKit {
       element.content = before;
       return tooLarge;
     }
+    card.history.push(body.content);
     this.accept(card, "content", body.sequence as number);
     return success();
   }
