@@ -103,6 +103,16 @@ describe("Feishu streaming cards", () => {
     expect(editGaps(fs).every((gap) => gap >= 1_000)).toBe(true);
   });
 
+  it("sends a plain message in place of a card whose message Feishu refused", async () => {
+    const { t, fs } = await start({ streaming: "card" });
+    const refused = { status: 400, code: 230099, msg: "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err" };
+    fs.api.fail(/^\/open-apis\/im\/v1\/messages\/[^/]+\/reply$/, 1, refused);
+    await turn(t, fs, { text: answer, streaming: SLOW }, expected);
+
+    expect(visible(fs).every((s) => s.cardId === undefined)).toBe(true);
+    expect(fs.api.messageEdits.edits.length).toBeGreaterThan(0);
+  });
+
   it("sends the final parts anew, taking the stale preview back, when edits are refused too", async () => {
     const { t, fs } = await start({ streaming: "card" });
     fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied." });

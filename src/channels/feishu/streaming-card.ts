@@ -63,9 +63,8 @@ class FeishuPreview implements PreviewTransport<string> {
   async send(markdown: string, first: boolean): Promise<string> {
     const cardId = this.deps.cards && !this.cardsRefused ? await this.createCard(markdown) : undefined;
     if (cardId !== undefined) {
-      const sent = await this.deps.outbound.sendCardEntity(this.to, cardId, this.replyTo, first);
-      this.parts.set(sent.messageId, { kind: "card", cardId, sequence: 0, streaming: true });
-      return sent.messageId;
+      const messageId = await this.sendCard(cardId, first);
+      if (messageId !== undefined) return messageId;
     }
     const sent = await this.deps.outbound.sendPart(this.to, markdown, this.replyTo, first);
     this.parts.set(sent.messageId, { kind: "message", format: sent.format });
@@ -115,6 +114,21 @@ class FeishuPreview implements PreviewTransport<string> {
       await this.deps.api
         .cardSettings(part.cardId, { streaming_mode: false }, ++part.sequence)
         .catch((err: unknown) => this.deps.log.warn({ err, cardId: part.cardId }, "could not turn off a card's streaming mode"));
+    }
+  }
+
+  /** The message showing the card; undefined when Feishu refused it (then the part goes as a plain message). */
+  private async sendCard(cardId: string, first: boolean): Promise<string | undefined> {
+    try {
+      const sent = await this.deps.outbound.sendCardEntity(this.to, cardId, this.replyTo, first);
+      this.parts.set(sent.messageId, { kind: "card", cardId, sequence: 0, streaming: true });
+      return sent.messageId;
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof FeishuApiError ? err.cause : err;
+      if (!(cause instanceof FeishuApiError && cause.code !== null && !isRetryable(cause))) throw err;
+      this.cardsRefused = true;
+      this.deps.log.info({ chatId: this.to.chatId, reason: cause.message }, "Feishu refused the streaming card's message; previewing by message edits");
+      return undefined;
     }
   }
 
