@@ -1,8 +1,9 @@
 /**
  * The fake Feishu Open API: tenant tokens, bot info, sending and replying (with uuid idempotency), image and file
- * uploads (multipart), message resources (binary) and the long-connection endpoint. Answers are shaped like
- * Feishu's, business errors included (`{code, msg}` with HTTP 400, or 200 where Feishu does so). Faults are
- * injected per path: a status and code for the next N calls, optionally after doing the work (a lost answer).
+ * uploads (multipart), message resources (binary), the long-connection endpoint, CardKit (cardkit.ts) and changes
+ * to sent messages: edits, recalls, reactions (message-edits.ts). Answers are shaped like Feishu's, business errors
+ * included (`{code, msg}` with HTTP 400, or 200 where Feishu does so). Faults are injected per path (and
+ * optionally HTTP method): a status and code for the next N calls, optionally after doing the work (a lost answer).
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
