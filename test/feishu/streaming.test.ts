@@ -3,7 +3,11 @@
  * then to plain messages; and the acknowledgement reaction. Against the fake Feishu and the fake LLM.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { FeishuApi } from "../../src/channels/feishu/api.js";
+import { cardJson } from "../../src/channels/feishu/format.js";
+import { FeishuApiError } from "../../src/channels/feishu/http.js";
 import { chunkText, codePointLength } from "../../src/core/text.js";
+import { captureLog } from "../helpers/captured-log.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type BotSent, type FakeFeishu } from "../fakes/feishu/index.js";
@@ -78,6 +82,8 @@ describe("Feishu streaming cards", () => {
     const streaming = () => sent.filter((s) => fs.api.cardkit.cards.get(s.cardId!)!.json.config.streaming_mode !== false);
     await eventually(() => streaming().length === 0, "every card's streaming mode off");
     expect(fs.api.messageEdits.edits).toHaveLength(0);
+    // Every card update was accepted: none had to be sent anew.
+    expect(fs.api.sent.filter((s) => s.deleted)).toHaveLength(0);
     expect(sent[0]!.replyTo).toBeDefined();
     expect(sent.slice(1).every((s) => s.replyTo === undefined)).toBe(true);
     const streamedCards = sent.map((s) => s.content.body);
@@ -191,6 +197,21 @@ describe("Feishu streaming cards", () => {
     preview.deleted = true;
     await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(expected), "the whole answer", 20_000);
     expect(fs.api.cardkit.cards.size).toBe(0);
+  });
+});
+
+describe("the fake CardKit", () => {
+  it("refuses a sequence that does not grow, and text once streaming is closed, as Feishu does", async () => {
+    feishu = await startFakeFeishu();
+    const api = new FeishuApi({ appId: feishu.appId, appSecret: feishu.appSecret, baseUrl: feishu.url, log: captureLog([]).log });
+    const cardId = await api.createCard(cardJson("first", { elementId: "answer" }));
+    await api.streamCardText(cardId, "answer", "first words", 1);
+    const codeOf = (p: Promise<unknown>) => p.then(() => 0, (err: unknown) => (err as FeishuApiError).code);
+
+    expect(await codeOf(api.streamCardText(cardId, "answer", "stale", 1))).toBe(300317);
+    await api.cardSettings(cardId, { streaming_mode: false }, 2);
+    expect(await codeOf(api.streamCardText(cardId, "answer", "too late", 3))).toBe(300309);
+    expect(feishu.api.cardkit.cards.get(cardId)!.history).toEqual(["first", "first words"]);
   });
 });
 
