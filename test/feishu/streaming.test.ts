@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FeishuApi } from "../../src/channels/feishu/api.js";
 import { cardJson } from "../../src/channels/feishu/format.js";
-import { FeishuApiError } from "../../src/channels/feishu/http.js";
+import type { FeishuApiError } from "../../src/channels/feishu/http.js";
 import { chunkText, codePointLength } from "../../src/core/text.js";
 import { captureLog } from "../helpers/captured-log.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
