@@ -154,7 +154,9 @@ describe("Feishu streaming cards", () => {
     // What Feishu does to a card left streaming for ten minutes.
     card.json.config.streaming_mode = false;
     await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(expected), "the whole answer", 20_000);
+    // The card was opened again and kept, not replaced by a new message.
     expect(fs.api.cardkit.operations.some((op) => op.kind === "settings" && op.cardId === card.id)).toBe(true);
+    expect(visible(fs)[0]!.cardId).toBe(card.id);
   });
 
   it("shows a status line on the card while a tool runs", async () => {
@@ -189,13 +191,17 @@ describe("Feishu streaming cards", () => {
     await eventually(() => visibleTexts(fs).length === 1, "only the /stop answer left", 5_000);
   });
 
-  it("sends a part anew when its preview message was recalled meanwhile", async () => {
+  it("sends a part anew when its preview message was recalled while it grew", async () => {
     const { t, fs } = await start({ streaming: "preview" });
-    t.fake.enqueue({ text: answer, streaming: SLOW });
+    // Slow enough that the first 4000-character part grows for seconds after its preview appears.
+    const shorter = longMarkdown(6_000);
+    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 20, delayMs: 10 } });
     await fs.pushSocket(textEvent("write a lot", { chatId: CHAT }));
     const preview = await eventually(() => visible(fs)[0], "a preview", 10_000);
     preview.deleted = true;
-    await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(expected), "the whole answer", 20_000);
+    const want = chunkText(shorter, { maxLength: 4000, measure: codePointLength });
+    await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(want), "the whole answer", 20_000);
+    expect(fs.api.sent.length).toBeGreaterThan(want.length);
     expect(fs.api.cardkit.cards.size).toBe(0);
   });
 });
