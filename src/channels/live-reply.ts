@@ -19,6 +19,11 @@ export interface Presenter {
   finish(text: string): Promise<SentMessage[]>;
   /** Takes back what was shown. */
   cancel(): Promise<void>;
+  /**
+   * For an ephemeral preview (a Telegram draft): how long what was shown lasts before it must be shown again, also
+   * when the text did not change (a long tool run); undefined when it stays.
+   */
+  refreshAfterMs?(): number | undefined;
 }
 
 /** The platform asked to slow down; the preview waits, the text keeps growing meanwhile. */
@@ -46,6 +51,9 @@ export class ThrottledLiveReply implements LiveReply {
   private lastCallEnd = Number.NEGATIVE_INFINITY;
   private blockedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** What was shown is about to expire: show it again even though it did not change. */
+  private expiring = false;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
   private failed = false;
@@ -77,6 +85,7 @@ export class ThrottledLiveReply implements LiveReply {
   private async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.refreshTimer);
     this.timer = undefined;
     await this.running;
   }
@@ -92,7 +101,9 @@ export class ThrottledLiveReply implements LiveReply {
 
   private worthShowing(): boolean {
     const { latest, shown } = this;
-    if (latest === shown || latest.trim() === "") return false;
+    if (latest.trim() === "") return false;
+    if (this.expiring) return true;
+    if (latest === shown) return false;
     return !latest.startsWith(shown) || latest.length - shown.length >= this.throttle.minChars;
   }
 
@@ -102,6 +113,8 @@ export class ThrottledLiveReply implements LiveReply {
     try {
       await this.presenter.show(text);
       this.shown = text;
+      this.expiring = false;
+      this.keepFresh();
     } catch (err) {
       if (err instanceof RateLimitedError) {
         this.blockedUntil = Date.now() + err.retryAfterMs;
@@ -114,5 +127,15 @@ export class ThrottledLiveReply implements LiveReply {
       this.lastCallEnd = Date.now();
     }
     this.schedule();
+  }
+
+  private keepFresh(): void {
+    clearTimeout(this.refreshTimer);
+    const ms = this.presenter.refreshAfterMs?.();
+    if (ms === undefined) return;
+    this.refreshTimer = setTimeout(() => {
+      this.expiring = true;
+      this.schedule();
+    }, ms);
   }
 }

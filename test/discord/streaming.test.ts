@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { splitMessage } from "../../src/channels/discord/outbound.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
+import { longMarkdown } from "../helpers/long-markdown.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
@@ -32,18 +33,18 @@ const mention = (text: string) =>
 
 const visible = () => fake.messages.filter((m) => !m.deleted).map((m) => String(m.payload.content));
 
-const answer = Array.from({ length: 60 }, (_, i) => `${i + 1}. A line of the answer, **bold** here and \`code\` there.`).join("\n");
-const SLOW = { pieceSize: 40, delayMs: 10 };
+const answer = longMarkdown();
+const SLOW = { pieceSize: 60, delayMs: 8 };
+const expected = splitMessage(answer);
 
 describe("Discord streaming", () => {
-  it("edits a preview at most once a second and ends with the messages a plain reply sends", async () => {
+  it("edits a preview at most once a second and ends with the messages a plain reply sends (12,000 characters)", async () => {
     const gw = await start("preview");
     gw.fake.enqueue({ text: answer, streaming: SLOW });
     fake.dispatch("MESSAGE_CREATE", mention("count to sixty"));
-    const expected = splitMessage(answer);
     await until(() => JSON.stringify(visible()) === JSON.stringify(expected), "the whole answer", 20_000);
 
-    expect(expected.length).toBeGreaterThanOrEqual(3);
+    expect(expected.length).toBeGreaterThanOrEqual(6);
     expect(fake.edits.length).toBeGreaterThan(0);
     for (let i = 1; i < fake.edits.length; i++) expect(fake.edits[i]!.at - fake.edits[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
   });
@@ -59,12 +60,44 @@ describe("Discord streaming", () => {
     expect(fake.edits.at(-1)!.content).toMatch(/^Sorry, I could not get an answer/);
   });
 
+  it("takes the preview back when the turn is stopped", async () => {
+    const gw = await start("preview");
+    gw.fake.enqueue({ text: answer, streaming: { pieceSize: 20, delayMs: 10 } });
+    fake.dispatch("MESSAGE_CREATE", mention("count"));
+    await until(() => visible().length > 0, "a preview", 10_000);
+    fake.dispatch("MESSAGE_CREATE", mention("/stop"));
+
+    await until(() => visible().includes("Stopped the running turn."), "the /stop answer", 10_000);
+    await until(() => visible().length === 1, "only the /stop answer left", 5_000);
+  });
+
+  it("waits out a 429 on an edit and still ends with the whole answer", async () => {
+    const gw = await start("preview");
+    fake.failNext({ method: "PATCH", path: /^\/channels\/\d+\/messages\/\d+$/, status: 429, retryAfterSec: 1 });
+    gw.fake.enqueue({ text: answer, streaming: SLOW });
+    fake.dispatch("MESSAGE_CREATE", mention("count"));
+    await until(() => JSON.stringify(visible()) === JSON.stringify(expected), "the whole answer", 20_000);
+    expect(fake.requests.some((r) => r.method === "PATCH" && r.status === 429)).toBe(true);
+  });
+
+  it("sends a part anew when its preview was deleted while it grew", async () => {
+    const gw = await start("preview");
+    // Plain lines trickling slowly: the first 2000-character part grows for seconds after its preview appears.
+    const lines = Array.from({ length: 60 }, (_, i) => `${i + 1}. A line of the answer, **bold** here and there.`).join("\n");
+    gw.fake.enqueue({ text: lines, streaming: { pieceSize: 10, delayMs: 20 } });
+    fake.dispatch("MESSAGE_CREATE", mention("count"));
+    await until(() => fake.messages.length > 0, "a preview", 10_000);
+    fake.messages[0]!.deleted = true;
+    await until(() => JSON.stringify(visible()) === JSON.stringify(splitMessage(lines)), "the whole answer", 20_000);
+    expect(fake.messages.length).toBeGreaterThan(splitMessage(lines).length);
+  });
+
   it("sends the answer whole when streaming is off", async () => {
     const gw = await start("off");
     gw.fake.enqueue({ text: answer, streaming: SLOW });
     fake.dispatch("MESSAGE_CREATE", mention("count"));
-    await until(() => visible().length === splitMessage(answer).length, "the answer", 20_000);
-    expect(visible()).toEqual(splitMessage(answer));
+    await until(() => visible().length === expected.length, "the answer", 20_000);
+    expect(visible()).toEqual(expected);
     expect(fake.edits).toHaveLength(0);
   });
 
@@ -76,7 +109,7 @@ describe("Discord streaming", () => {
     fake.dispatch("MESSAGE_CREATE", question);
 
     await until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
-    await until(() => visible().length === splitMessage(answer).length, "the answer", 20_000);
+    await until(() => visible().length === expected.length, "the answer", 20_000);
     await until(() => fake.reactions.get(key)?.length === 0, "the reaction taken back", 10_000);
   });
 });

@@ -1,5 +1,6 @@
 /** WebChat replies as they are written: deltas over the WebSocket, the final reply as before. */
 import { afterEach, describe, expect, it } from "vitest";
+import { longMarkdown } from "../helpers/long-markdown.js";
 import { openChat, startTestGateway, type ChatSocket, type TestGateway } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -46,6 +47,22 @@ describe("WebChat streaming", () => {
     t.fake.enqueue({ text: answer, streaming: { pieceSize: 9 } });
     const api = await t.post({ chatId: "api-chat", userId: "bob", text: "again" });
     expect(api.body).toEqual({ replies: [{ text: answer.trim(), attachments: [] }], outcome: "answered" });
+  });
+
+  it("streams a 12,000-character Markdown answer whose final message equals the non-streamed one", async () => {
+    t = await startTestGateway();
+    const answer = longMarkdown();
+    t.fake.enqueue({ text: answer, streaming: { pieceSize: 60 } });
+    const chat = await openChat(t.url, "long-chat");
+    chat.send({ type: "message", text: "write a lot" });
+    const streamed = await botReply(chat);
+    const { draftId } = chat.frames.find((f) => f.type === "draft")!;
+    expect(draftText(chat.frames, draftId)).toBe(answer);
+    chat.close();
+
+    t.fake.enqueue({ text: answer });
+    const plain = await t.post({ chatId: "plain-chat", userId: "bob", text: "write a lot" });
+    expect(plain.body).toEqual({ replies: [{ text: streamed.text, attachments: [] }], outcome: "answered" });
   });
 
   it("shows a status line while a tool runs", async () => {

@@ -7,6 +7,7 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import type { FakeReply } from "../fakes/openai-server.js";
 import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, directChat, groupChat, text } from "../fakes/telegram/updates.js";
+import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -24,17 +25,6 @@ async function start(streaming: StreamingMode, ackReaction: string | null = "ðŸ‘
     access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
   });
   return { t, tg };
-}
-
-/** A 12,000-character Markdown answer: headings, lists, bold, code blocks. */
-function longMarkdown(): string {
-  const sections: string[] = [];
-  for (let i = 1; sections.join("\n").length < 12_000; i++) {
-    sections.push(`## Part ${i}`, "", `Some **bold** and _italic_ words, \`inline code\` and a [link](https://example.com/${i}).`);
-    sections.push("- first point of the list", "- second point, a little longer than the first one", "");
-    sections.push("```python", `def part_${i}(x):`, "    return x * 2 < 10", "```", "");
-  }
-  return sections.join("\n").slice(0, 12_000).trimEnd();
 }
 
 const SLOW = { pieceSize: 60, delayMs: 8 };
@@ -86,6 +76,22 @@ describe("Telegram streaming", () => {
     expect(tg.sent.filter((s) => s.chatId === dm)).toHaveLength(expected.length);
   });
 
+  it("sends the draft again while the text stands still, before Telegram lets it expire", async () => {
+    tg = await startFakeTelegram();
+    t = await startTestGateway({
+      channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming: "draft", streamingPace: { draftRefreshMs: 1_000 } } },
+      access: { allowFrom: [`telegram:${alice.id}`] },
+    });
+    // The answer comes in one piece, and the stream then takes seconds to end: the draft would stand still (as
+    // during a tool run) and expire.
+    const slowly = "One piece of a slow answer, long enough to be shown.";
+    await turn(tg, t, text(directChat(), "think hard"), { text: slowly, streaming: { pieceSize: 200, delayMs: 2_000 } }, [slowly], dm);
+
+    const repeats = tg.drafts.filter((d, i) => i > 0 && d.text === tg!.drafts[i - 1]!.text);
+    expect(repeats.length).toBeGreaterThanOrEqual(2);
+    for (const [i, d] of tg.drafts.entries()) if (i > 0) expect(d.at - tg.drafts[i - 1]!.at).toBeGreaterThanOrEqual(900);
+  }, 30_000);
+
   it("falls back to an edited preview when drafts are refused, without losing text", async () => {
     const { t, tg } = await start("draft");
     tg.fail("sendMessageDraft", { kind: "error", code: 400, description: "Bad Request: method is available only for bots with forum topic mode enabled" }, 5);
@@ -103,13 +109,27 @@ describe("Telegram streaming", () => {
     expect(tg.callsOf("editMessageText").length).toBeGreaterThanOrEqual(3);
   });
 
-  it("sends a part anew when its preview was deleted meanwhile", async () => {
+  it("ends with the whole answer, nothing sent twice, when an edit's answer was lost", async () => {
     const { t, tg } = await start("preview");
-    t.fake.enqueue({ text: answer, streaming: SLOW });
+    // The edit reaches Telegram but its answer is lost: the preview stops; the final edits put the rest in place
+    // (a part already whole is answered "message is not modified", which counts as done).
+    tg.fail("editMessageText", { kind: "dropAfter" }, 1);
+    await turn(tg, t, mention("write a lot"), { text: answer, streaming: SLOW }, expected, group);
+
+    expect(tg.sent.filter((s) => s.chatId === group)).toHaveLength(expected.length);
+    expect(tg.callsOf("deleteMessage")).toHaveLength(0);
+  });
+
+  it("sends a part anew when its preview was deleted while it grew", async () => {
+    const { t, tg } = await start("preview");
+    // Slow enough that the first 4096-character part grows for seconds after its preview appears.
+    const shorter = longMarkdown(6_000);
+    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 20, delayMs: 10 } });
     tg.addUpdate(mention("write a lot"));
     const preview = await tg.waitFor(() => tg.visible(group)[0], 10_000);
     preview.deleted = true;
-    await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(expected), "the whole answer", 20_000);
+    const want = telegramChunks(shorter, TEXT_LIMIT).map((chunk) => chunk.html);
+    await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(want), "the whole answer", 20_000);
   });
 
   it("replaces the preview with the apology when the model fails midway", async () => {

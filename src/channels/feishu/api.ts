@@ -91,6 +91,60 @@ export class FeishuApi {
     return id;
   }
 
+  /** Creates a card entity (card JSON 2.0) for CardKit; resolves with its card_id. */
+  async createCard(card: object): Promise<string> {
+    const result = await this.sendCall("create a card entity", (c) =>
+      c.cardkit.v1.card.create({ data: { type: "card_json", data: JSON.stringify(card) } }),
+    );
+    const id = result.data?.card_id;
+    if (!id) throw new Error("Feishu accepted a card entity but returned no card_id");
+    return id;
+  }
+
+  /** Replaces the text of a streaming card's element with `content` (the full text); `sequence` must grow per card. */
+  async streamCardText(cardId: string, elementId: string, content: string, sequence: number): Promise<void> {
+    await this.sendCall("stream a card element's text", (c) =>
+      c.cardkit.v1.cardElement.content({ path: { card_id: cardId, element_id: elementId }, data: { content, sequence } }),
+    );
+  }
+
+  /** Updates a card entity's `config` (e.g. streaming_mode off); `sequence` continues the card's. */
+  async cardSettings(cardId: string, config: object, sequence: number): Promise<void> {
+    await this.sendCall("update a card's settings", (c) =>
+      c.cardkit.v1.card.settings({ path: { card_id: cardId }, data: { settings: JSON.stringify({ config }), sequence } }),
+    );
+  }
+
+  /** Replaces the content of a sent message: PATCH for a card, PUT (an edit) for text and posts. */
+  async editMessage(messageId: string, msgType: MessageType, content: string): Promise<void> {
+    await this.sendCall(`edit a ${msgType} message`, (c) =>
+      msgType === "interactive"
+        ? c.im.v1.message.patch({ path: { message_id: messageId }, data: { content } })
+        : c.im.v1.message.update({ path: { message_id: messageId }, data: { msg_type: msgType, content } }),
+    );
+  }
+
+  /** Recalls a message the bot sent. */
+  async deleteMessage(messageId: string): Promise<void> {
+    await this.sendCall("recall a message", (c) => c.im.v1.message.delete({ path: { message_id: messageId } }));
+  }
+
+  /** Puts the bot's reaction `emojiType` on a message; resolves with the reaction_id that takes it back. */
+  async addReaction(messageId: string, emojiType: string): Promise<string> {
+    const result = await this.sendCall("add a reaction", (c) =>
+      c.im.v1.messageReaction.create({ path: { message_id: messageId }, data: { reaction_type: { emoji_type: emojiType } } }),
+    );
+    const id = result.data?.reaction_id;
+    if (!id) throw new Error(`Feishu accepted a reaction on message ${messageId} but returned no reaction_id`);
+    return id;
+  }
+
+  async deleteReaction(messageId: string, reactionId: string): Promise<void> {
+    await this.sendCall("remove a reaction", (c) =>
+      c.im.v1.messageReaction.delete({ path: { message_id: messageId, reaction_id: reactionId } }),
+    );
+  }
+
   /** Uploads an image for a message (at most 10 MB); resolves with its image_key. */
   async uploadImage(path: string): Promise<string> {
     const result = await this.sendCall("upload an image", (c) =>

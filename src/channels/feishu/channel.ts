@@ -11,11 +11,15 @@ import type {
   ChannelCapabilities,
   ChannelStatus,
   InboundHandler,
+  InboundMessage,
+  LiveReply,
+  LiveReplyOptions,
   OutboundFile,
   OutboundTarget,
   SendTextOptions,
   SentMessage,
 } from "../../core/types.js";
+import { ThrottledLiveReply } from "../live-reply.js";
 import { FeishuApi } from "./api.js";
 import { BotMessages } from "./bot-messages.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";
@@ -24,6 +28,7 @@ import { downloadAttachment, MAX_FILE_UPLOAD_BYTES } from "./media.js";
 import { Outbound } from "./outbound.js";
 import type { RetryPolicy } from "./retry.js";
 import { FeishuSocket } from "./socket.js";
+import { feishuPresenter } from "./streaming-card.js";
 import { registerWebhook } from "./webhook.js";
 
 export interface FeishuChannelOptions {
@@ -53,13 +58,15 @@ export class FeishuChannel implements Channel {
     this.capabilities = {
       maxTextLength: config.maxMessageLength,
       maxUploadBytes: MAX_FILE_UPLOAD_BYTES,
-      edits: false,
-      draftStreaming: false,
-      reactions: false,
+      edits: true,
+      draftStreaming: config.streaming === "card",
+      reactions: true,
       buttons: false,
       threads: true,
       typing: false,
       voice: "ogg-opus",
+      // A streaming card is Feishu's own draft.
+      streaming: config.streaming === "card" ? "draft" : config.streaming,
     };
     this.api = new FeishuApi({
       appId: config.appId,
@@ -112,6 +119,22 @@ export class FeishuChannel implements Channel {
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     return this.outbound.sendFile(to, file, opts);
+  }
+
+  liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
+    const { config, log } = this.opts;
+    if (config.streaming === "off") return undefined;
+    const cards = config.streaming === "card" && config.replyFormat === "card";
+    return new ThrottledLiveReply(feishuPresenter({ api: this.api, outbound: this.outbound, log, cards }, to, opts), log);
+  }
+
+  /** Feishu has no typing indicator: a reaction on the user's message is its sign of life. */
+  async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
+    const emoji = this.opts.config.ackReaction;
+    if (emoji === null) return async () => {};
+    const messageId = message.platformMessageId;
+    const reactionId = await this.api.addReaction(messageId, emoji);
+    return () => this.api.deleteReaction(messageId, reactionId);
   }
 
   download(attachment: Attachment, into: string): Promise<string> {

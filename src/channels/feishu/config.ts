@@ -27,6 +27,14 @@ export const feishuConfigSchema = z
     replyFormat: z.enum(["card", "post", "text"]).default("card"),
     /** Longest reply message in characters; longer replies are split. */
     maxMessageLength: z.number().int().min(200).max(20_000).default(4000),
+    /**
+     * Replies as they are written: "card" streams into CardKit cards (needs the cardkit:card:write scope; with
+     * replyFormat card), "preview" edits a reply message in place, "off" sends the answer whole. Where CardKit is
+     * refused, message edits take over.
+     */
+    streaming: z.enum(["off", "preview", "card"]).default("card"),
+    /** The reaction put on a message while it is answered (a Feishu emoji_type such as Typing or OnIt); null: none. */
+    ackReaction: z.string().min(1).nullable().default("Typing"),
   })
   .refine((c) => c.mode !== "webhook" || c.enabled === false || c.webhook.verificationToken !== null, {
     message:

@@ -29,7 +29,7 @@ export function render(markdown: string, format: ReplyFormat): RenderedMessage {
   const text = disarmMentions(markdown);
   switch (format) {
     case "card":
-      return { format, msgType: "interactive", content: JSON.stringify(card(text)) };
+      return { format, msgType: "interactive", content: JSON.stringify(cardJson(markdown)) };
     case "post":
       return { format, msgType: "post", content: JSON.stringify({ zh_cn: { title: "", content: postParagraphs(text) } }) };
     case "text":
@@ -37,8 +37,14 @@ export function render(markdown: string, format: ReplyFormat): RenderedMessage {
   }
 }
 
-function card(markdown: string): object {
-  return { schema: "2.0", config: { width_mode: "fill" }, body: { elements: [{ tag: "markdown", content: markdown }] } };
+/**
+ * The card of a reply: JSON 2.0 with one markdown element. A streaming card (CardKit) names the element, so its
+ * text can be replaced while it grows, and is shared (update_multi), which streaming requires.
+ */
+export function cardJson(markdown: string, streaming?: { elementId: string }): object {
+  const element = { tag: "markdown", content: disarmMentions(markdown), ...(streaming ? { element_id: streaming.elementId } : {}) };
+  const config = { width_mode: "fill", ...(streaming ? { streaming_mode: true, update_multi: true } : {}) };
+  return { schema: "2.0", config, body: { elements: [element] } };
 }
 
 type PostElement = { tag: "text"; text: string } | { tag: "a"; text: string; href: string };
@@ -64,6 +70,6 @@ function postParagraphs(markdown: string): PostElement[][] {
  * Card markdown and text messages turn `<at id=all></at>` into a real mention. A reply is model output, which
  * chat users can steer, so a mention tag in it is shown as text (a zero-width space after `<`), never sent.
  */
-function disarmMentions(text: string): string {
+export function disarmMentions(text: string): string {
   return text.replace(/<(at\b)/gi, "<\u200b$1");
 }

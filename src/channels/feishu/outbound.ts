@@ -26,18 +26,29 @@ export interface OutboundOptions {
 /** Where a message goes: a reply to `anchor` (in its thread when `inThread`), or a new message in the chat. */
 type Placement = Pick<OutgoingMessage, "chatId" | "replyTo" | "inThread">;
 
+/** One part of a reply as sent, with the format Feishu took it in. */
+export interface SentPart extends SentMessage {
+  format: ReplyFormat;
+}
+
 export class Outbound {
   constructor(private readonly opts: OutboundOptions) {}
 
+  /** The parts sendText sends for this Markdown, in order. */
+  parts(markdown: string): string[] {
+    return chunkText(markdown, { maxLength: this.opts.maxMessageLength, measure: codePointLength });
+  }
+
   /** Sends the parts from `opts.fromPart` on; a failure carries the parts that did arrive (SendError.sent). */
   async sendText(to: OutboundTarget, markdown: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    const chunks = chunkText(markdown, { maxLength: this.opts.maxMessageLength, measure: codePointLength });
+    const chunks = this.parts(markdown);
     const sent: SentMessage[] = [];
     for (const [index, chunk] of chunks.entries()) {
       if (index < (opts.fromPart ?? 0)) continue;
       try {
         const key = opts.idempotencyKey;
-        sent.push(await this.sendChunk(placementOf(to, opts.replyTo, index === 0), chunk, uuidBase(key, index), key !== undefined));
+        const part = await this.sendChunk(placementOf(to, opts.replyTo, index === 0), chunk, uuidBase(key, index), key !== undefined);
+        sent.push({ messageId: part.messageId, sentAt: part.sentAt });
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
@@ -63,14 +74,25 @@ export class Outbound {
     return sent;
   }
 
-  private async sendChunk(placement: Placement, markdown: string, uuid: string, idempotent: boolean): Promise<SentMessage> {
+  /** Sends one part of a reply (`first`: the part that quotes `replyTo`), as sendText sends each of its parts. */
+  sendPart(to: OutboundTarget, markdown: string, replyTo: string | undefined, first: boolean): Promise<SentPart> {
+    return this.sendChunk(placementOf(to, replyTo, first), markdown, randomUUID(), false);
+  }
+
+  /** Sends the message that shows CardKit card entity `cardId`, in the place sendPart would put it. */
+  sendCardEntity(to: OutboundTarget, cardId: string, replyTo: string | undefined, first: boolean): Promise<SentMessage> {
+    const content = JSON.stringify({ type: "card", data: { card_id: cardId } });
+    return this.deliver({ ...placementOf(to, replyTo, first), msgType: "interactive", content, uuid: randomUUID() }, false);
+  }
+
+  private async sendChunk(placement: Placement, markdown: string, uuid: string, idempotent: boolean): Promise<SentPart> {
     const formats = formatsFrom(this.opts.format);
     for (let index = 0; ; index += 1) {
       const format = formats[index]!;
       const { msgType, content } = render(markdown, format);
       try {
         // One idempotency key per format: a retry of the same request never sends twice, a fallback still sends.
-        return await this.deliver({ ...placement, msgType, content, uuid: `${uuid}-${format}` }, idempotent);
+        return { ...(await this.deliver({ ...placement, msgType, content, uuid: `${uuid}-${format}` }, idempotent)), format };
       } catch (err) {
         const refusal = refusalOf(err);
         const next = formats[index + 1];

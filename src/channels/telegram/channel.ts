@@ -154,7 +154,9 @@ export class TelegramChannel implements Channel {
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
     const mode = this.opts.settings.streaming;
     if (mode === "off") return undefined;
-    return new ThrottledLiveReply(telegramPresenter(this.live, mode, to, opts), this.opts.log);
+    const { draftRefreshMs, ...throttle } = this.opts.settings.streamingPace;
+    const presenter = telegramPresenter(this.live, mode, to, opts, { intervalMs: throttle.intervalMs, draftRefreshMs });
+    return new ThrottledLiveReply(presenter, this.opts.log, throttle);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {

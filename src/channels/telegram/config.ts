@@ -1,6 +1,6 @@
 /** The `channels.telegram` settings. */
 import { z } from "zod";
-import { streamingSetting } from "../live-reply.js";
+import { DEFAULT_THROTTLE, streamingSetting } from "../live-reply.js";
 
 /** Telegram accepts 1-256 characters of A-Z, a-z, 0-9, _ and - as a webhook secret token. */
 export const WEBHOOK_SECRET_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -28,6 +28,19 @@ export const telegramConfigSchema = z
     maxDownloadBytes: z.number().int().positive().default(20 * 1024 * 1024),
     /** Replies as they are written: drafts in private chats, an edited preview message elsewhere. */
     streaming: streamingSetting("draft"),
+    /** The pace of streamed replies. */
+    streamingPace: z
+      .strictObject({
+        /** Least time between two preview edits or drafts, in ms. */
+        intervalMs: z.number().int().min(300).max(60_000).default(DEFAULT_THROTTLE.intervalMs),
+        /** Wait after the first words before showing anything (a quick answer goes out whole), in ms. */
+        firstDelayMs: z.number().int().min(0).max(60_000).default(DEFAULT_THROTTLE.firstDelayMs),
+        /** New characters needed before the preview is shown again. */
+        minChars: z.number().int().min(1).max(4096).default(DEFAULT_THROTTLE.minChars),
+        /** A draft lasts about 30 s: it is sent again after this long without a change (a long tool run), in ms. */
+        draftRefreshMs: z.number().int().min(1_000).max(28_000).default(20_000),
+      })
+      .prefault({}),
     /** The reaction put on a message while it is answered (one of Telegram's reaction emoji); null: none. */
     ackReaction: z.string().min(1).nullable().default("👀"),
   })

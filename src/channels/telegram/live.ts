@@ -22,10 +22,23 @@ export interface TelegramLiveDeps {
   log: Logger;
 }
 
+export interface TelegramPace {
+  /** Least time between two edits. */
+  intervalMs: number;
+  /** How long a draft stays unchanged before it is sent again. */
+  draftRefreshMs: number;
+}
+
 /** The presenter for a reply into `to`: a draft in private chats when the mode is "draft", else a preview message. */
-export function telegramPresenter(deps: TelegramLiveDeps, mode: Exclude<StreamingMode, "off">, to: OutboundTarget, opts: LiveReplyOptions): Presenter {
-  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log);
-  return mode === "draft" && opts.chatType === "direct" ? new TelegramDraft(deps, to, opts.replyTo, preview) : preview;
+export function telegramPresenter(
+  deps: TelegramLiveDeps,
+  mode: Exclude<StreamingMode, "off">,
+  to: OutboundTarget,
+  opts: LiveReplyOptions,
+  pace: TelegramPace,
+): Presenter {
+  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log, pace.intervalMs);
+  return mode === "draft" && opts.chatType === "direct" ? new TelegramDraft(deps, to, opts.replyTo, preview, pace.draftRefreshMs) : preview;
 }
 
 class TelegramPreview implements PreviewTransport<TelegramChunk> {
@@ -86,7 +99,13 @@ class TelegramDraft implements Presenter {
     private readonly to: OutboundTarget,
     private readonly replyTo: string | undefined,
     private readonly fallback: EditPreview<TelegramChunk>,
+    private readonly refreshMs: number,
   ) {}
+
+  /** A draft is ephemeral; a preview message stays. */
+  refreshAfterMs(): number | undefined {
+    return this.refused ? undefined : this.refreshMs;
+  }
 
   async show(text: string): Promise<void> {
     if (this.refused) return this.fallback.show(text);

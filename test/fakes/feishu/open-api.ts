@@ -1,13 +1,17 @@
 /**
  * The fake Feishu Open API: tenant tokens, bot info, sending and replying (with uuid idempotency), image and file
- * uploads (multipart), message resources (binary) and the long-connection endpoint. Answers are shaped like
- * Feishu's, business errors included (`{code, msg}` with HTTP 400, or 200 where Feishu does so). Faults are
- * injected per path: a status and code for the next N calls, optionally after doing the work (a lost answer).
+ * uploads (multipart), message resources (binary), the long-connection endpoint, CardKit (cardkit.ts) and changes
+ * to sent messages: edits, recalls, reactions (message-edits.ts). Answers are shaped like Feishu's, business errors
+ * included (`{code, msg}` with HTTP 400, or 200 where Feishu does so). Faults are injected per path (and
+ * optionally HTTP method): a status and code for the next N calls, optionally after doing the work (a lost answer).
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { checkContent, isRecord, type Refusal } from "./content-rules.js";
+import { json, refusal, type Answer } from "./answers.js";
+import { FakeCardKit } from "./cardkit.js";
+import { checkContent, isRecord } from "./content-rules.js";
+import { FakeMessageEdits } from "./message-edits.js";
 
 export interface BotSent {
   messageId: string;
@@ -19,6 +23,10 @@ export interface BotSent {
   replyTo?: string;
   replyInThread: boolean;
   uuid?: string;
+  /** The CardKit card entity the message shows; its content is that card as it is now. */
+  cardId?: string;
+  /** Recalled. */
+  deleted?: boolean;
 }
 
 export interface Upload {
@@ -39,6 +47,8 @@ export interface FaultAnswer {
 
 interface Fault {
   match: RegExp;
+  /** Only requests with this HTTP method; any when absent. */
+  method: string | undefined;
   remaining: number;
   answer: FaultAnswer;
   afterProcessing: boolean;
@@ -70,6 +80,12 @@ export class FakeOpenApi {
   readonly files = new Map<string, Upload>();
   readonly resourceRequests: Array<{ messageId: string; fileKey: string; type: string }> = [];
   readonly changes = new EventEmitter();
+  readonly cardkit = new FakeCardKit(() => this.changes.emit("change"));
+  readonly messageEdits = new FakeMessageEdits(
+    (id) => this.sent.find((s) => s.messageId === id),
+    (id) => this.chatOfMessage.has(id),
+    () => this.changes.emit("change"),
+  );
   tokensIssued = 0;
   private readonly validTokens = new Set<string>();
   private readonly chatOfMessage = new Map<string, string>();
@@ -95,14 +111,14 @@ export class FakeOpenApi {
   }
 
   /** The next `times` calls whose path matches `match` get `answer`; with afterProcessing the work is done first. */
-  fail(match: RegExp, times: number, answer: FaultAnswer, opts: { afterProcessing?: boolean } = {}): void {
-    this.faults.push({ match, remaining: times, answer, afterProcessing: opts.afterProcessing ?? false });
+  fail(match: RegExp, times: number, answer: FaultAnswer, opts: { afterProcessing?: boolean; method?: string } = {}): void {
+    this.faults.push({ match, method: opts.method, remaining: times, answer, afterProcessing: opts.afterProcessing ?? false });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://fake");
     const body = await readBody(req);
-    const fault = this.takeFault(url.pathname);
+    const fault = this.takeFault(req.method ?? "", url.pathname);
     if (fault && !fault.afterProcessing) return send(res, faultAnswer(fault.answer));
     const answer = await this.route(req, url, body);
     send(res, fault ? faultAnswer(fault.answer) : answer);
@@ -126,7 +142,28 @@ export class FakeOpenApi {
     if (req.method === "GET" && resource) {
       return this.resource(decodeURIComponent(resource[1]!), decodeURIComponent(resource[2]!), url);
     }
-    return json(404, { code: 404, msg: `fake-feishu: no route for ${req.method} ${path}` });
+    return this.routeChanges(req.method ?? "", path, parseJson(body));
+  }
+
+  /** CardKit, edits, recalls and reactions. */
+  private routeChanges(method: string, path: string, body: unknown): Answer {
+    const { cardkit, messageEdits } = this;
+    if (method === "POST" && path === "/open-apis/cardkit/v1/cards") return cardkit.create(body);
+    const element = /^\/open-apis\/cardkit\/v1\/cards\/([^/]+)\/elements\/([^/]+)\/content$/.exec(path);
+    if (method === "PUT" && element) return cardkit.streamContent(decodeURIComponent(element[1]!), decodeURIComponent(element[2]!), body);
+    const settings = /^\/open-apis\/cardkit\/v1\/cards\/([^/]+)\/settings$/.exec(path);
+    if (method === "PATCH" && settings) return cardkit.settings(decodeURIComponent(settings[1]!), body);
+    const message = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
+    const messageId = message ? decodeURIComponent(message[1]!) : "";
+    if (method === "PATCH" && message) return messageEdits.patch(messageId, body);
+    if (method === "PUT" && message) return messageEdits.put(messageId, body);
+    if (method === "DELETE" && message) return messageEdits.recall(messageId);
+    const reactions = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reactions(?:\/([^/]+))?$/.exec(path);
+    if (method === "POST" && reactions && reactions[2] === undefined) return messageEdits.addReaction(decodeURIComponent(reactions[1]!), body);
+    if (method === "DELETE" && reactions && reactions[2] !== undefined) {
+      return messageEdits.removeReaction(decodeURIComponent(reactions[1]!), decodeURIComponent(reactions[2]));
+    }
+    return json(404, { code: 404, msg: `fake-feishu: no route for ${method} ${path}` });
   }
 
   private issueToken(body: unknown): Answer {
@@ -177,13 +214,24 @@ export class FakeOpenApi {
     const uuid = typeof body.uuid === "string" ? body.uuid : undefined;
     const earlier = uuid === undefined ? undefined : this.byUuid.get(uuid);
     if (earlier) return json(200, { code: 0, msg: "success", data: messageData(earlier) });
-    const problem = checkContent(body.msg_type, body.content, { images: new Set(this.images.keys()), files: fileTypes(this.files) });
-    if (problem) return refusal(problem);
+    const messageId = `om_bot_${++this.counter}`;
+    const cardId = cardEntityOf(body);
+    let content: Record<string, unknown>;
+    if (cardId !== undefined) {
+      const card = this.cardkit.attach(cardId, messageId);
+      if ("status" in card) return card;
+      content = card;
+    } else {
+      const problem = checkContent(body.msg_type, body.content, { images: new Set(this.images.keys()), files: fileTypes(this.files) });
+      if (problem) return refusal(problem);
+      content = JSON.parse(body.content as string) as Record<string, unknown>;
+    }
     const sent: BotSent = {
-      messageId: `om_bot_${++this.counter}`,
+      messageId,
       chatId,
       msgType: String(body.msg_type),
-      content: JSON.parse(body.content as string) as Record<string, unknown>,
+      content,
+      ...(cardId !== undefined ? { cardId: String(cardId) } : {}),
       ...(replyTo !== undefined ? { replyTo } : {}),
       replyInThread: inThread,
       ...(uuid !== undefined ? { uuid } : {}),
@@ -240,10 +288,21 @@ export class FakeOpenApi {
     return { status: 200, bytes: found.bytes, mime: found.mime };
   }
 
-  private takeFault(path: string): Fault | undefined {
-    const fault = this.faults.find((f) => f.remaining > 0 && f.match.test(path));
+  private takeFault(method: string, path: string): Fault | undefined {
+    const fault = this.faults.find((f) => f.remaining > 0 && f.match.test(path) && (f.method === undefined || f.method === method));
     if (fault) fault.remaining -= 1;
     return fault;
+  }
+}
+
+/** The card_id of an interactive message that shows a CardKit card entity (`{"type":"card","data":{"card_id"}}`). */
+function cardEntityOf(body: Record<string, unknown>): unknown {
+  if (body.msg_type !== "interactive" || typeof body.content !== "string") return undefined;
+  try {
+    const content = JSON.parse(body.content) as unknown;
+    return isRecord(content) && content.type === "card" && isRecord(content.data) ? (content.data.card_id ?? null) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -261,17 +320,6 @@ function messageData(sent: BotSent): object {
 
 function fileTypes(files: Map<string, Upload>): Map<string, string> {
   return new Map([...files.values()].map((f) => [f.key, f.fileType ?? "stream"]));
-}
-
-/** What the fake answers: JSON, or the bytes of a resource. */
-type Answer = { status: number; json: unknown; headers?: Record<string, string> } | { status: number; bytes: Buffer; mime: string };
-
-function json(status: number, body: unknown): Answer {
-  return { status, json: body };
-}
-
-function refusal(r: Refusal): Answer {
-  return json(r.status, { code: r.code, msg: r.msg });
 }
 
 function faultAnswer(answer: FaultAnswer): Answer {
