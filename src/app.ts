@@ -11,7 +11,10 @@ import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import { registerConsole } from "./console/index.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound.js";
+import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
+import type { PendingPairing } from "./access/pairing.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
@@ -225,11 +228,14 @@ export class Gateway {
     // an LLM the gateway is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
 
+    // Bound once the router (which records the notice's buttons) exists.
+    let notifyOwners: ((request: PendingPairing) => void) | undefined;
     const access = new AccessControl({
       config: config.access,
       store,
       channels: modules.map((module) => module.name),
       webAuthenticated: config.http.token !== null,
+      onPairingRequest: (request) => notifyOwners?.(request),
     });
     const scheduler = config.scheduler.enabled
       ? new Scheduler({
@@ -263,6 +269,13 @@ export class Gateway {
       sessions,
       zones,
     });
+    notifyOwners = ownerPairingNotifier({
+      owners: config.access.owners,
+      channelOf,
+      outbound,
+      actions: router.actions,
+      log: log.child({ component: "pairing" }),
+    });
     registerConsole({
       http,
       token: config.http.token,
@@ -294,7 +307,8 @@ export class Gateway {
 
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
-    for (const channel of this.channels.values()) await channel.start(this.router.handle);
+    for (const channel of this.channels.values()) await channel.start(this.router.handle, this.router.handlePress);
+    await publishCommandMenus(this.channels.values(), this.router.commandList, this.config.access.owners, this.log);
     // Replies a previous run could not send go out now that the channels are up.
     await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.

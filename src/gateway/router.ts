@@ -14,7 +14,7 @@ import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../inf
 import type { Store } from "../infra/store/types.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
-import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { ChatCommand, CommandContext, CommandReply } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
@@ -23,8 +23,9 @@ import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { isRetryableSend } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn } from "./acknowledge.js";
+import { ButtonActions } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
-import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import { targetOf, type ButtonPress, type ButtonSpec, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -57,6 +58,9 @@ interface Delivery {
 
 const TYPING_REFRESH_MS = 5_000;
 
+/** Offered when a turn stops at the step limit: pressing it asks for a follow-up turn in the same session. */
+const CONTINUE_BUTTON: ButtonSpec = { label: "Continue", run: "continue", style: "primary" };
+
 export class Router {
   private readonly queue: SessionQueue;
   private readonly dedup: InboundDedup;
@@ -66,8 +70,11 @@ export class Router {
   private readonly commands: ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
   private accepting = true;
+  /** Buttons under replies, and their presses. */
+  readonly actions: ButtonActions;
 
   constructor(private readonly deps: RouterDeps) {
+    this.actions = new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
     this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
@@ -119,6 +126,14 @@ export class Router {
       }
     }
   };
+
+  /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
+  readonly handlePress = (press: ButtonPress): Promise<void> => this.actions.press(press, this.handle);
+
+  /** Every command, the router's own first: the platforms' native menus list them. */
+  get commandList(): readonly ChatCommand[] {
+    return this.commands;
+  }
 
   /**
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
@@ -199,8 +214,12 @@ export class Router {
               }),
             { leaseMs: 60_000, waitMs: 15 * 60_000 },
           );
+          // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
+          if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
-          const outcome = await this.replyOutcome(d, result.text, live);
+          const outcome = result.stepLimit
+            ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+            : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
@@ -227,7 +246,7 @@ export class Router {
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
     const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId };
-    let text: string;
+    let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);
     } catch (err) {
@@ -240,10 +259,11 @@ export class Router {
 
   private coreCommands(): ChatCommand[] {
     return [
-      { name: "help", summary: "show this help", run: async () => helpText(this.deps.config.agent.name, this.commands) },
+      { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(this.deps.config.agent.name, this.commands) },
       {
         name: "new",
         aliases: ["reset"],
+        menu: "everyone",
         summary: "start a new conversation (forget the history of this chat)",
         run: async (_args, ctx) => {
           try {
@@ -254,9 +274,10 @@ export class Router {
           }
         },
       },
-      { name: "status", summary: "show the model, this session's size and whether a turn is running", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
+      { name: "status", summary: "show the model, this session's size and whether a turn is running", menu: "everyone", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
       {
         name: "stop",
+        menu: "everyone",
         summary: "cancel the running turn and drop queued messages",
         run: async (_args, ctx) => {
           const { running, queued } = this.queue.cancel(ctx.sessionKey);
@@ -318,19 +339,32 @@ export class Router {
    * Sends `text` in reply to the message. A reply queued in the outbox counts as answered: the outbox sends it or
    * logs its failure. A send that failed for good is logged here, once, and reported as "failed".
    */
-  private async replyOutcome(d: Delivery, text: string, live?: LiveTurn): Promise<HandleOutcome> {
+  private async replyOutcome(d: Delivery, reply: string | CommandReply, live?: LiveTurn): Promise<HandleOutcome> {
     try {
       const context = { traceId: d.traceId, messageId: d.message.id };
+      const { text, buttons } = await this.withButtons(d, reply);
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       if (live && (await this.finishLive(d, live, text))) return "answered";
-      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context });
+      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context, ...(buttons ? { buttons } : {}) });
       return "answered";
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }
+  }
+
+  /** The reply's buttons, recorded for the sender in this chat (or as typed forms in the text). */
+  private async withButtons(d: Delivery, reply: string | CommandReply): ReturnType<ButtonActions["render"]> {
+    if (typeof reply === "string" || !reply.buttons) return { text: typeof reply === "string" ? reply : reply.text };
+    const { message } = d;
+    return this.actions.render(d.channel, reply.text, reply.buttons, {
+      channel: message.channel,
+      userIds: [message.sender.id],
+      chatId: message.chat.id,
+      ...(message.chat.threadId !== undefined ? { threadId: message.chat.threadId } : {}),
+    });
   }
 
   /** Whether the live preview became the reply; after a failure that sent nothing, the preview is taken back. */
