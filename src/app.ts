@@ -14,7 +14,7 @@ import type { Channel, ChannelName } from "./core/types.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound.js";
 import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
-import type { PendingPairing } from "./access/pairing.js";
+import { ButtonActions } from "./gateway/actions.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
@@ -228,14 +228,14 @@ export class Gateway {
     // an LLM the gateway is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
 
-    // Bound once the router (which records the notice's buttons) exists.
-    let notifyOwners: ((request: PendingPairing) => void) | undefined;
+    const actions = new ButtonActions(store, log.child({ component: "actions" }));
+    const notifyOwners = ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, log: log.child({ component: "pairing" }) });
     const access = new AccessControl({
       config: config.access,
       store,
       channels: modules.map((module) => module.name),
       webAuthenticated: config.http.token !== null,
-      onPairingRequest: (request) => notifyOwners?.(request),
+      onPairingRequest: notifyOwners,
     });
     const scheduler = config.scheduler.enabled
       ? new Scheduler({
@@ -268,13 +268,7 @@ export class Gateway {
       outbound,
       sessions,
       zones,
-    });
-    notifyOwners = ownerPairingNotifier({
-      owners: config.access.owners,
-      channelOf,
-      outbound,
-      actions: router.actions,
-      log: log.child({ component: "pairing" }),
+      actions,
     });
     registerConsole({
       http,

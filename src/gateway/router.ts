@@ -43,6 +43,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
+  /** Records the buttons under replies and runs their presses; by default one of its own. */
+  actions?: ButtonActions;
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
 }
@@ -74,7 +76,7 @@ export class Router {
   readonly actions: ButtonActions;
 
   constructor(private readonly deps: RouterDeps) {
-    this.actions = new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
+    this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
     this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
