@@ -18,6 +18,7 @@ import type {
   ChannelName,
   HandleOutcome,
   InboundMessage,
+  PressAnswer,
 } from "../core/types.js";
 
 /** How long a button works: pairing codes expire after an hour, a task list or a Continue goes stale. */
@@ -115,15 +116,15 @@ export class ButtonActions {
       const verdict = await this.check(press);
       if ("refusal" in verdict) {
         log.info({ audit: "refused", reason: `button press: ${verdict.refusal}` }, "button press refused");
-        await press.answer({ notice: REFUSALS[verdict.refusal], ...(verdict.refusal === "used" ? { clearButtons: true } : {}) });
+        await answer(press, { notice: REFUSALS[verdict.refusal], ...(verdict.refusal === "used" ? { clearButtons: true } : {}) }, log);
         return;
       }
-      await press.answer({ clearButtons: true });
+      await answer(press, { clearButtons: true }, log);
       log.info({ action: verdict.record.run.split(/\s/)[0] }, "button pressed");
       await handle(messageOf(press, verdict.record));
     } catch (err) {
       log.error({ err }, "handling a button press failed");
-      await press.answer({ notice: "Sorry, that did not work." }).catch(() => undefined);
+      await answer(press, { notice: "Sorry, that did not work." }, log);
     }
   }
 
@@ -143,6 +144,15 @@ export class ButtonActions {
     await this.records.set(usedKey(press.actionId), true, USED_TTL_MS);
     await this.records.delete(recordKey(press.actionId));
     return { record };
+  }
+}
+
+/** A press the platform no longer takes an answer for (too old, message gone) still does its action. */
+async function answer(press: ButtonPress, reply: PressAnswer, log: Logger): Promise<void> {
+  try {
+    await press.answer(reply);
+  } catch (err) {
+    log.warn({ err }, "could not answer the button press");
   }
 }
 

@@ -58,6 +58,10 @@ export function isParseEntitiesError(err: unknown): boolean {
   return err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
 }
 
+export function isNotModifiedError(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description);
+}
+
 /** A message safe to log and show: network errors lose the URL (which holds the token). */
 export function describeTelegramError(err: unknown): string {
   if (err instanceof HttpError) return describeHttpError(err);

@@ -11,7 +11,9 @@ import type { Store } from "../../infra/store/types.js";
 import {
   targetOf,
   type Attachment,
+  type ButtonPressHandler,
   type Channel,
+  type CommandMenu,
   type ChannelCapabilities,
   type ChannelStatus,
   type InboundHandler,
@@ -30,6 +32,8 @@ import { downloadAttachment } from "./files.js";
 import { ThrottledLiveReply } from "../live-reply.js";
 import { telegramPresenter, type TelegramLiveDeps } from "./live.js";
 import { UpdateInbox } from "./inbox.js";
+import { setCommandMenu } from "./menu.js";
+import { pressOf } from "./presses.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
 import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./outbound.js";
@@ -66,7 +70,7 @@ export class TelegramChannel implements Channel {
     edits: true,
     draftStreaming: true,
     reactions: true,
-    buttons: false,
+    buttons: true,
     threads: true,
     typing: true,
     voice: "ogg-opus",
@@ -101,13 +105,14 @@ export class TelegramChannel implements Channel {
       maxDownloadBytes: settings.maxDownloadBytes,
       identity: () => this.session?.identity.promise ?? Promise.reject(new ChannelStoppedError()),
       notify: (message, text) => this.notify(message, text),
+      pressOf: (update) => pressOf(update, this.api),
     });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     if (this.session) throw new Error("The Telegram channel is already started");
     this.handler = onMessage;
-    this.intake.setHandler(onMessage);
+    this.intake.setHandler(onMessage, onPress);
     if (this.webhook) this.registerRoute(this.webhook);
     const session: Session = { stopping: new AbortController(), identity: deferred<BotIdentity>() };
     this.session = session;
@@ -152,6 +157,10 @@ export class TelegramChannel implements Channel {
     const mode = this.opts.settings.streaming;
     if (mode === "off") return undefined;
     return new ThrottledLiveReply(telegramPresenter(this.live, mode, to, opts), this.opts.log);
+  }
+
+  setCommandMenu(menu: CommandMenu): Promise<void> {
+    return setCommandMenu(this.api, menu);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
