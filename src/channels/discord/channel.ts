@@ -10,7 +10,9 @@ import type { Logger } from "../../infra/log.js";
 import {
   targetOf,
   type Attachment,
+  type ButtonPressHandler,
   type Channel,
+  type CommandMenu,
   type ChannelCapabilities,
   type ChannelStatus,
   type InboundHandler,
@@ -26,6 +28,8 @@ import { downloadAttachment } from "./attachments.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
+import { parseInteraction, SlashReplies } from "./interactions.js";
+import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
 import { DiscordPreview } from "./live.js";
@@ -51,6 +55,10 @@ export class DiscordChannel implements Channel {
   private readonly inbound: InboundFilter;
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
+  private pressHandler: ButtonPressHandler | undefined;
+  private readonly slashReplies = new SlashReplies();
+  /** Registered again after each new session, so a start during an outage still gets its commands. */
+  private menu: CommandMenu | undefined;
   private readonly inbox: MessageInbox;
   private readonly handling = new Set<Promise<unknown>>();
 
@@ -67,7 +75,7 @@ export class DiscordChannel implements Channel {
       edits: true,
       draftStreaming: false,
       reactions: true,
-      buttons: false,
+      buttons: true,
       threads: true,
       typing: true,
       voice: "audio-file",
@@ -75,7 +83,7 @@ export class DiscordChannel implements Channel {
     };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
-    this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
+    this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes, slashReplies: this.slashReplies });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
       token: config.token,
@@ -83,12 +91,15 @@ export class DiscordChannel implements Channel {
       watchdogSilenceMs: config.watchdogSilenceMs,
       log,
       onMessage: (raw, directory) => this.receive(raw, directory),
+      onInteraction: (raw, directory) => this.interact(raw, directory),
+      onReady: () => this.track(this.registerMenu()),
     });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     if (this.handler) throw new Error("The Discord channel is already started");
     this.handler = onMessage;
+    this.pressHandler = onPress;
     try {
       await this.connection.start();
     } catch (err) {
@@ -100,6 +111,7 @@ export class DiscordChannel implements Channel {
 
   async stop(): Promise<void> {
     this.handler = undefined;
+    this.pressHandler = undefined;
     await this.connection.stop();
     await Promise.all(this.handling);
     this.rest.clearHashSweeper();
@@ -134,6 +146,13 @@ export class DiscordChannel implements Channel {
     return () => this.outbound.react(to, message.platformMessageId, emoji, true);
   }
 
+  /** Registers the slash commands now when connected, and again after each new session. */
+  async setCommandMenu(menu: CommandMenu): Promise<void> {
+    this.menu = menu;
+    const application = this.connection.application();
+    if (application) await registerSlashCommands(this.rest, application, menu, this.opts.config.slashCommands);
+  }
+
   typing(to: OutboundTarget): Promise<void> {
     return this.outbound.typing(to);
   }
@@ -149,6 +168,38 @@ export class DiscordChannel implements Channel {
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
     this.track(this.inbox.handOver(message, handler, this.opts.log));
+  }
+
+  /** A button press or a slash command, from the gateway's event: handed over at once. */
+  private interact(raw: unknown, directory: DiscordDirectory): void {
+    const { log } = this.opts;
+    const parsed = parseInteraction(raw, this.rest, directory, this.slashReplies);
+    if ("skip" in parsed) {
+      log.debug({ reason: parsed.skip }, "Discord interaction skipped");
+      return;
+    }
+    if ("press" in parsed) {
+      const handler = this.pressHandler;
+      if (handler) this.track(handler(parsed.press));
+      return;
+    }
+    const handler = this.handler;
+    if (!handler) return;
+    const { command, acknowledge } = parsed;
+    // The acknowledgement must reach Discord within 3 s, before the command runs.
+    this.track(
+      acknowledge()
+        .catch((err: unknown) => log.warn({ err, messageId: command.id }, "could not acknowledge a slash command"))
+        .then(() => this.inbox.handOver(command, handler, log)),
+    );
+  }
+
+  private async registerMenu(): Promise<void> {
+    const application = this.connection.application();
+    if (!this.menu || !application) return;
+    await registerSlashCommands(this.rest, application, this.menu, this.opts.config.slashCommands).catch((err: unknown) =>
+      this.opts.log.warn({ err }, "could not register the Discord slash commands; typed commands still work"),
+    );
   }
 
   private track(work: Promise<unknown>): void {
