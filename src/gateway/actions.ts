@@ -16,6 +16,7 @@ import type {
   ButtonSpec,
   Channel,
   ChannelName,
+  ChatType,
   HandleOutcome,
   InboundMessage,
   PressAnswer,
@@ -33,6 +34,8 @@ const recordSchema = z.object({
   userIds: z.array(z.string()).min(1),
   /** The chat the buttons were sent to; absent for a direct message, where only its recipient sees them. */
   chatId: z.string().optional(),
+  /** Its kind, which not every platform's press reports (Feishu's card callback). */
+  chatType: z.enum(["direct", "group"]),
   threadId: z.string().optional(),
   expiresAt: z.number(),
 });
@@ -44,6 +47,7 @@ export interface ButtonAudience {
   userIds: string[];
   /** Omit for a direct message to the one user (a DM's chat id may differ from the user id, as on Discord). */
   chatId?: string;
+  chatType: ChatType;
   threadId?: string;
 }
 
@@ -94,6 +98,7 @@ export class ButtonActions {
           channel: audience.channel,
           userIds: audience.userIds,
           ...(audience.chatId !== undefined ? { chatId: audience.chatId } : {}),
+          chatType: audience.chatType,
           ...(audience.threadId !== undefined ? { threadId: audience.threadId } : {}),
           expiresAt,
         };
@@ -158,7 +163,7 @@ async function answer(press: ButtonPress, reply: PressAnswer, log: Logger): Prom
 
 /** The press as the message its presser would have typed; its id makes the router's dedup drop a repeat too. */
 function messageOf(press: ButtonPress, record: ActionRecord): InboundMessage {
-  const chat = { ...press.chat, ...(record.threadId !== undefined && press.chat.threadId === undefined ? { threadId: record.threadId } : {}) };
+  const chat = { ...press.chat, type: record.chatType, ...(record.threadId !== undefined && press.chat.threadId === undefined ? { threadId: record.threadId } : {}) };
   return {
     id: `${press.channel}:press:${press.actionId}`,
     platformMessageId: press.messageId,

@@ -50,7 +50,7 @@ async function notify(deps: PairingNoticeDeps, channel: Channel, ownerId: string
       ],
     ],
     // A direct message: on some platforms (Discord) its chat id is not the user id, and only the owner sees it.
-    { channel: channel.name, userIds: [ownerId] },
+    { channel: channel.name, userIds: [ownerId], chatType: "direct" },
   );
   // A user id as the chat id reaches the user's direct chat (Telegram, Discord, Feishu open_id).
   await deps.outbound.sendText({ channel: channel.name, chatId: ownerId }, text, buttons ? { buttons } : {});

@@ -365,6 +365,7 @@ export class Router {
       channel: message.channel,
       userIds: [message.sender.id],
       chatId: message.chat.id,
+      chatType: message.chat.type,
       ...(message.chat.threadId !== undefined ? { threadId: message.chat.threadId } : {}),
     });
   }

@@ -64,6 +64,6 @@ function postParagraphs(markdown: string): PostElement[][] {
  * Card markdown and text messages turn `<at id=all></at>` into a real mention. A reply is model output, which
  * chat users can steer, so a mention tag in it is shown as text (a zero-width space after `<`), never sent.
  */
-function disarmMentions(text: string): string {
+export function disarmMentions(text: string): string {
   return text.replace(/<(at\b)/gi, "<\u200b$1");
 }
