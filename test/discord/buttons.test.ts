@@ -143,6 +143,14 @@ describe("Discord buttons and slash commands", () => {
     expect(status.original).toMatch(/\nTurn: idle/);
   });
 
+  it("a slash command that gets no answer (a channel not allowed) has its placeholder removed", async () => {
+    await start({}, () => []);
+    const status = fake.slashCommand("status", undefined, stranger, { channelId: fake.world.general.id, guildId: fake.world.guild.id });
+    await until(() => status.deleted === true, "the placeholder removed");
+    expect(status.responseType).toBe(5);
+    expect(status.original).toBeUndefined();
+  });
+
   it("per-server registration, and a refused registration does not stop the start", async () => {
     fake = await startFakeDiscord();
     fake.failNext({ method: "PUT", path: /^\/applications\/\d+\/guilds\/\d+\/commands$/, status: 403 });

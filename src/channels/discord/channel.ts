@@ -190,7 +190,12 @@ export class DiscordChannel implements Channel {
     this.track(
       acknowledge()
         .catch((err: unknown) => log.warn({ err, messageId: command.id }, "could not acknowledge a slash command"))
-        .then(() => this.inbox.handOver(command, handler, log)),
+        .then(() => this.inbox.handOver(command, handler, log))
+        .then(async (outcome) => {
+          if (outcome === "deferred") return;
+          if (await this.outbound.dropSlashAnswer(command.platformMessageId)) log.info({ messageId: command.id, outcome }, "a slash command got no answer; its placeholder was removed");
+        })
+        .catch((err: unknown) => log.warn({ err, messageId: command.id }, "could not remove an unanswered slash command's placeholder")),
     );
   }
 

@@ -152,6 +152,11 @@ export class SlashReplies {
     return key;
   }
 
+  /** The reply went out: later sends to `replyTo` are ordinary messages. */
+  finish(replyTo: string | undefined): void {
+    if (replyTo !== undefined) this.pending.delete(replyTo);
+  }
+
   /** The webhook answering `replyTo` while its token is valid. */
   webhookFor(replyTo: string | undefined): InteractionWebhook | undefined {
     const entry = replyTo === undefined ? undefined : this.pending.get(replyTo);

@@ -67,7 +67,17 @@ export class DiscordOutbound {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
     }
+    if (webhook) this.opts.slashReplies?.finish(opts.replyTo);
     return sent;
+  }
+
+  /** A slash command that got no answer (not allowed here, a duplicate): its "thinking…" is taken away. */
+  async dropSlashAnswer(replyTo: string): Promise<boolean> {
+    const webhook = this.opts.slashReplies?.webhookFor(replyTo);
+    if (!webhook) return false;
+    this.opts.slashReplies?.finish(replyTo);
+    await this.opts.rest.delete(Routes.webhookMessage(webhook.applicationId, webhook.token, "@original"), { auth: false });
+    return true;
   }
 
   /** One message of at most 2000 characters. */

@@ -44,6 +44,8 @@ export interface FakeInteraction {
   responseData?: Record<string, unknown>;
   /** The response message's content now (type 4, or 5 then edited through the webhook). */
   original?: string;
+  /** Set when the bot deleted its response (DELETE .../messages/@original). */
+  deleted?: boolean;
   /** The components under the response message (set through the webhook). */
   originalComponents?: unknown[];
   followUps: string[];
@@ -266,6 +268,10 @@ export class FakeRest {
     }
     const interaction = this.interactions.find((i) => i.token === match[5]);
     if (match[4] !== this.state.bot.id || !interaction || interaction.responseType === undefined) return unknownWebhook();
+    if (match[6] !== undefined && method === "DELETE") {
+      interaction.deleted = true;
+      return reply(204);
+    }
     const content = String(json.content ?? "");
     if ([...content].length > 2000 || content === "") return reply(400, { message: "Invalid Form Body", code: 50035 });
     const problem = componentsProblem(json.components);
