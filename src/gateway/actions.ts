@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import type { CommandReply } from "../core/commands.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type {
@@ -56,6 +57,9 @@ export interface RenderedButtons {
   text: string;
   buttons?: ButtonRow[];
 }
+
+/** Offered when a turn stops at the step limit: pressing it asks for a follow-up turn in the same session. */
+export const CONTINUE_BUTTON: ButtonSpec = { label: "Continue", run: "continue", style: "primary" };
 
 export type PressRefusal = "unknown" | "expired" | "not_yours" | "used";
 
@@ -108,6 +112,18 @@ export class ButtonActions {
       buttons.push(rendered);
     }
     return { text, buttons };
+  }
+
+  /** A reply's buttons, for the sender of `message` in its chat (or as typed forms in the text). */
+  forReply(channel: Channel, message: InboundMessage, reply: string | CommandReply): Promise<RenderedButtons> {
+    if (typeof reply === "string" || !reply.buttons) return Promise.resolve({ text: typeof reply === "string" ? reply : reply.text });
+    return this.render(channel, reply.text, reply.buttons, {
+      channel: message.channel,
+      userIds: [message.sender.id],
+      chatId: message.chat.id,
+      chatType: message.chat.type,
+      ...(message.chat.threadId !== undefined ? { threadId: message.chat.threadId } : {}),
+    });
   }
 
   /**

@@ -23,9 +23,9 @@ import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { isRetryableSend } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn } from "./acknowledge.js";
-import { ButtonActions } from "./actions.js";
+import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
-import { targetOf, type ButtonPress, type ButtonSpec, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import { targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -60,16 +60,14 @@ interface Delivery {
 
 const TYPING_REFRESH_MS = 5_000;
 
-/** Offered when a turn stops at the step limit: pressing it asks for a follow-up turn in the same session. */
-const CONTINUE_BUTTON: ButtonSpec = { label: "Continue", run: "continue", style: "primary" };
-
 export class Router {
   private readonly queue: SessionQueue;
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
   private readonly startedAt = Date.now();
-  private readonly commands: ChatCommand[];
+  /** Every command, the router's own first: /help and the platforms' native menus list them. */
+  readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
   private accepting = true;
   /** Buttons under replies, and their presses. */
@@ -131,11 +129,6 @@ export class Router {
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
   readonly handlePress = (press: ButtonPress): Promise<void> => this.actions.press(press, this.handle);
-
-  /** Every command, the router's own first: the platforms' native menus list them. */
-  get commandList(): readonly ChatCommand[] {
-    return this.commands;
-  }
 
   /**
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
@@ -344,7 +337,7 @@ export class Router {
   private async replyOutcome(d: Delivery, reply: string | CommandReply, live?: LiveTurn): Promise<HandleOutcome> {
     try {
       const context = { traceId: d.traceId, messageId: d.message.id };
-      const { text, buttons } = await this.withButtons(d, reply);
+      const { text, buttons } = await this.actions.forReply(d.channel, d.message, reply);
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       if (live && (await this.finishLive(d, live, text))) return "answered";
@@ -355,19 +348,6 @@ export class Router {
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }
-  }
-
-  /** The reply's buttons, recorded for the sender in this chat (or as typed forms in the text). */
-  private async withButtons(d: Delivery, reply: string | CommandReply): ReturnType<ButtonActions["render"]> {
-    if (typeof reply === "string" || !reply.buttons) return { text: typeof reply === "string" ? reply : reply.text };
-    const { message } = d;
-    return this.actions.render(d.channel, reply.text, reply.buttons, {
-      channel: message.channel,
-      userIds: [message.sender.id],
-      chatId: message.chat.id,
-      chatType: message.chat.type,
-      ...(message.chat.threadId !== undefined ? { threadId: message.chat.threadId } : {}),
-    });
   }
 
   /** Whether the live preview became the reply; after a failure that sent nothing, the preview is taken back. */

@@ -8,6 +8,8 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ApiError } from "./api-error.js";
+import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton } from "./keyboards.js";
 import { parseTelegramHtml } from "./html.js";
 import { boundaryOf, parseMultipart } from "./multipart.js";
 import { UpdateQueue, type PollAnswer } from "./update-queue.js";
@@ -45,18 +47,7 @@ export interface SentRecord {
   keyboard?: InlineButton[][];
 }
 
-export interface InlineButton {
-  text: string;
-  callback_data: string;
-}
-
-/** A user as a callback_query's `from`. */
-export interface CallbackUser {
-  id: number;
-  is_bot: boolean;
-  first_name: string;
-  username?: string;
-}
+export type { CallbackUser, InlineButton } from "./keyboards.js";
 
 /** An editMessageText that changed a message, or a sendMessageDraft, with the time the fake received it. */
 export interface TimedText {
@@ -122,14 +113,6 @@ const CAPTION_LIMIT = 1024;
 const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 const UPLOAD_FIELDS: Record<string, string> = { sendPhoto: "photo", sendDocument: "document", sendVoice: "voice", sendAudio: "audio", sendVideo: "video" };
 
-class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly description: string,
-  ) {
-    super(description);
-  }
-}
 
 export async function startFakeTelegram(opts: { token?: string; username?: string } = {}): Promise<FakeTelegram> {
   const token = opts.token ?? "123456:TEST-fake-telegram-token";
@@ -142,15 +125,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
   const files = new Map<string, FakeFile & { path: string; data: Buffer }>();
   let nextMessageId = 5000;
   let nextFile = 1;
-  let nextQueryId = 900_000;
-  /** Callback queries pressed and not answered yet: each may be answered once. */
-  const openQueries = new Set<string>();
-  /** Every inline button a message ever carried: "chatId/messageId" -> buttons. */
-  const shownButtons = new Map<string, InlineButton[]>();
-  const showButtons = (chatId: string, messageId: number, keyboard: InlineButton[][] | undefined) => {
-    const key = `${chatId}/${messageId}`;
-    if (keyboard) shownButtons.set(key, [...(shownButtons.get(key) ?? []), ...keyboard.flat()]);
-  };
+  const keyboards = new FakeKeyboards();
 
   const fake: FakeTelegram = {
     url: "",
@@ -161,18 +136,13 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     edits: [],
     drafts: [],
     reactions: new Map(),
-    callbackAnswers: [],
-    commandMenus: new Map(),
+    callbackAnswers: keyboards.answers,
+    commandMenus: keyboards.menus,
     press(chatId, messageId, label, from) {
       const target = fake.sent.find((m) => m.chatId === chatId && m.messageId === messageId && !m.deleted);
-      // A client may still show buttons the bot has just taken off: those can be pressed too.
-      const button = shownButtons.get(`${chatId}/${messageId}`)?.find((b) => b.text === label);
-      if (!target || !button) throw new Error(`fake-telegram: no button "${label}" under message ${messageId} in chat ${chatId}`);
-      const queryId = String(nextQueryId++);
-      openQueries.add(queryId);
-      const chat = { id: Number(chatId), type: Number(chatId) > 0 ? "private" : "supergroup" };
-      const message = { message_id: messageId, date: Math.floor(Date.now() / 1000), chat, from: { id: bot.id, is_bot: true, first_name: bot.first_name, username: bot.username }, text: target.text };
-      queue.add({ callback_query: { id: queryId, from, message, chat_instance: `ci${chatId}`, data: button.callback_data } });
+      if (!target) throw new Error(`fake-telegram: no message ${messageId} in chat ${chatId}`);
+      const { queryId, update } = keyboards.press({ chatId, messageId, text: target.text }, label, from, bot);
+      queue.add(update);
       return queryId;
     },
     visible: (chatId) => fake.sent.filter((s) => s.chatId === chatId && !s.deleted),
@@ -237,7 +207,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
 
   function record(method: string, chatId: string, params: Record<string, unknown>, extra: Partial<SentRecord>): object {
     const messageId = nextMessageId++;
-    showButtons(chatId, messageId, keyboardOf(params));
+    keyboards.show(chatId, messageId, keyboardOf(params));
     fake.sent.push({
       method,
       messageId,
@@ -324,28 +294,15 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         if (JSON.stringify(keyboard) === JSON.stringify(target.keyboard ?? [])) {
           throw new ApiError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
         }
-        showButtons(target.chatId, target.messageId, keyboard);
+        keyboards.show(target.chatId, target.messageId, keyboard);
         if (keyboard.length > 0) target.keyboard = keyboard;
         else delete target.keyboard;
         return true;
       }
-      case "answerCallbackQuery": {
-        const queryId = String(params.callback_query_id ?? "");
-        if (!openQueries.delete(queryId)) throw new ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid");
-        if (params.text !== undefined && (typeof params.text !== "string" || params.text.length > 200)) throw new ApiError(400, "Bad Request: MESSAGE_TOO_LONG");
-        fake.callbackAnswers.push({ queryId, ...(typeof params.text === "string" ? { text: params.text } : {}) });
-        return true;
-      }
-      case "setMyCommands": {
-        const commands = Array.isArray(params.commands) ? (params.commands as Array<{ command?: unknown; description?: unknown }>) : undefined;
-        if (!commands || commands.length > 100) throw new ApiError(400, "Bad Request: commands must be an array of at most 100 BotCommand");
-        for (const c of commands) {
-          if (typeof c.command !== "string" || !/^[a-z0-9_]{1,32}$/.test(c.command)) throw new ApiError(400, "Bad Request: BOT_COMMAND_INVALID");
-          if (typeof c.description !== "string" || c.description.length < 1 || c.description.length > 256) throw new ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
-        }
-        fake.commandMenus.set(scopeKeyOf(params.scope), commands.map((c) => String(c.command)));
-        return true;
-      }
+      case "answerCallbackQuery":
+        return keyboards.answer(params);
+      case "setMyCommands":
+        return keyboards.setCommands(params);
       case "deleteMessage": {
         const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to delete not found");
@@ -488,27 +445,6 @@ function parseValue(value: string): unknown {
   } catch {
     return value;
   }
-}
-
-/** The inline keyboard of a request; a callback_data outside 1-64 bytes is refused as Telegram does. */
-function keyboardOf(params: Record<string, unknown>): InlineButton[][] | undefined {
-  const markup = params.reply_markup as { inline_keyboard?: unknown } | undefined;
-  if (!markup || !Array.isArray(markup.inline_keyboard)) return undefined;
-  const rows = markup.inline_keyboard as Array<Array<{ text?: unknown; callback_data?: unknown }>>;
-  for (const button of rows.flat()) {
-    const data = typeof button.callback_data === "string" ? Buffer.byteLength(button.callback_data) : 0;
-    if (typeof button.text !== "string" || data < 1 || data > 64) throw new ApiError(400, "Bad Request: BUTTON_DATA_INVALID");
-  }
-  return rows.map((row) => row.map((b) => ({ text: String(b.text), callback_data: String(b.callback_data) })));
-}
-
-function scopeKeyOf(scope: unknown): string {
-  const s = (scope ?? { type: "default" }) as { type?: unknown; chat_id?: unknown };
-  if (s.type === "chat") return `chat:${String(s.chat_id)}`;
-  if (typeof s.type !== "string" || !["default", "all_private_chats", "all_group_chats", "all_chat_administrators"].includes(s.type)) {
-    throw new ApiError(400, "Bad Request: can't parse BotCommandScope");
-  }
-  return s.type;
 }
 
 function replyTarget(params: Record<string, unknown>): number | undefined {
