@@ -302,7 +302,8 @@ export class Gateway {
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
     for (const channel of this.channels.values()) await channel.start(this.router.handle, this.router.handlePress);
-    await publishCommandMenus(this.channels.values(), this.router.commands, this.config.access.owners, this.log);
+    // In the background: a platform that is slow or down must not hold up the start (failures are logged).
+    void publishCommandMenus(this.channels.values(), this.router.commands, this.config.access.owners, this.log);
     // Replies a previous run could not send go out now that the channels are up.
     await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.

@@ -23,7 +23,7 @@ export function commandMenuOf(commands: readonly ChatCommand[], owners: readonly
   };
 }
 
-/** Sets each channel's menu; failures are logged per channel. */
+/** Sets each channel's menu; failures are logged per channel, so it never rejects. */
 export async function publishCommandMenus(
   channels: Iterable<Channel>,
   commands: readonly ChatCommand[],
