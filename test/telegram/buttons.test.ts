@@ -137,6 +137,8 @@ describe("Telegram buttons", () => {
     expect(tg.commandMenus.get("all_private_chats")).toEqual(everyone);
     expect(tg.commandMenus.get("all_group_chats")).toEqual(everyone);
     expect(tg.commandMenus.get(`chat:${alice.id}`)).toEqual([...everyone, "pair"]);
+    // Presses are asked for explicitly: a list left by an earlier setup of the token cannot leave them out.
+    expect(tg.callsOf("getUpdates").at(-1)?.params.allowed_updates).toEqual(["message", "edited_message", "callback_query"]);
   });
 
   it("a menu the platform refuses is logged and the bot still answers", async () => {

@@ -44,6 +44,12 @@ export function derivedWebhookSecret(token: string): string {
   return createHmac("sha256", "switchboard telegram webhook").update(token).digest("base64url");
 }
 
+/**
+ * The updates the bot asks for, by polling or webhook. Named explicitly: Telegram otherwise keeps whatever list an
+ * earlier setup of the same token chose, which may leave out button presses.
+ */
+export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] as const;
+
 export function isTokenRefused(err: unknown): boolean {
   return err instanceof GrammyError && err.error_code === 401;
 }

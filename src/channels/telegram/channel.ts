@@ -25,7 +25,7 @@ import {
   type SendTextOptions,
   type SentMessage,
 } from "../../core/types.js";
-import { apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
+import { ALLOWED_UPDATES, apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
 import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";
 import { downloadAttachment } from "./files.js";
@@ -188,7 +188,7 @@ export class TelegramChannel implements Channel {
     await this.intake.replay().catch((err: unknown) => log.error({ err }, "could not read the Telegram inbox; updates from the last run wait"));
     const { webhook } = this;
     if (webhook) {
-      const set = await this.keepTrying(session, "setWebhook", () => this.api.setWebhook(webhook.url, { secret_token: webhook.secret }));
+      const set = await this.keepTrying(session, "setWebhook", () => this.api.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES }));
       if (set) this.state = { connected: true, detail: `webhook ${webhook.url}` };
       return;
     }
