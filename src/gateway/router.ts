@@ -128,7 +128,11 @@ export class Router {
   };
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
-  readonly handlePress = (press: ButtonPress): Promise<void> => this.actions.press(press, this.handle);
+  readonly handlePress = async (press: ButtonPress): Promise<void> => {
+    // Not claimed while shutting down: the button stays usable after the restart.
+    if (!this.accepting) return press.answer({ notice: "Restarting; please press again in a moment." }).catch(() => undefined);
+    return this.actions.press(press, this.handle);
+  };
 
   /**
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on

@@ -99,4 +99,27 @@ describe("buttons over the HTTP API (no buttons)", () => {
     const stopped = await t.post({ chatId: "c1", userId: "alice", text: "long job" });
     expect(stopped.body.replies?.[0]?.text).toMatch(/I stopped after 1 steps[\s\S]*\n\nContinue: continue$/);
   });
+
+  it("a press while shutting down is not claimed: the button still works after the restart", async () => {
+    t = await startTestGateway();
+    const { router } = t.gateway;
+    const { buttons } = await router.actions.render(withButtons, "Go?", [[{ label: "Go", run: "/status" }]], { channel: "chat", userIds: ["u1"], chatType: "direct" });
+    const answers: PressAnswer[] = [];
+    const pressOf = (): ButtonPress => ({
+      channel: "chat",
+      id: "p1",
+      chat: { id: "c1", type: "direct" },
+      sender: { id: "u1" },
+      actionId: buttons![0]![0]!.actionId,
+      messageId: "m1",
+      receivedAt: new Date(),
+      answer: async (reply) => void answers.push(reply),
+    });
+    await router.drain(0);
+    await router.handlePress(pressOf());
+    expect(answers).toEqual([{ notice: "Restarting; please press again in a moment." }]);
+    const handled: string[] = [];
+    await router.actions.press(pressOf(), async (message) => (handled.push(message.text), "answered"));
+    expect(handled).toEqual(["/status"]);
+  });
 });
