@@ -11,7 +11,10 @@ import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import { registerConsole } from "./console/index.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound.js";
+import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
+import { ButtonActions } from "./gateway/actions.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler, filesystemTools } from "./handlers/filesystem.js";
@@ -233,11 +236,14 @@ export class Gateway {
     // an LLM the gateway is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
 
+    const actions = new ButtonActions(store, log.child({ component: "actions" }));
+    const notifyOwners = ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, log: log.child({ component: "pairing" }) });
     const access = new AccessControl({
       config: config.access,
       store,
       channels: modules.map((module) => module.name),
       webAuthenticated: config.http.token !== null,
+      onPairingRequest: notifyOwners,
     });
     const scheduler = config.scheduler.enabled
       ? new Scheduler({
@@ -270,6 +276,7 @@ export class Gateway {
       outbound,
       sessions,
       zones,
+      actions,
     });
     registerConsole({
       http,
@@ -304,7 +311,9 @@ export class Gateway {
   /** Starts the channels (which add their routes), then the HTTP server. Returns the server's base URL. */
   async start(): Promise<{ url: string; port: number }> {
     await this.replicas.start();
-    for (const runner of this.replicas.runners.values()) await runner.start(this.router.handle);
+    for (const runner of this.replicas.runners.values()) await runner.start(this.router.handle, this.router.handlePress);
+    // In the background: a platform that is slow or down must not hold up the start (failures are logged).
+    void publishCommandMenus(this.channels.values(), this.router.commands, this.config.access.owners, this.log);
     // Replies a previous run could not send go out now that the channels are up.
     await this.outbound.start();
     // After the channels: reminders that came due while the gateway was down are delivered right away.

@@ -10,7 +10,7 @@ import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type { AccessConfig, Role } from "./config.js";
 import { MessageLimits } from "./limits.js";
-import { PairingBook } from "./pairing.js";
+import { PairingBook, type PendingPairing } from "./pairing.js";
 import { pairingPrompt } from "./pairing-text.js";
 import { permissionsFor } from "./permissions.js";
 import { AccessPolicy } from "./policy.js";
@@ -35,6 +35,8 @@ export interface AccessControlDeps {
    * never an owner, whatever id the client claims.
    */
   webAuthenticated?: boolean;
+  /** Told of each newly issued pairing code (the gateway asks the owners to approve it); must not throw. */
+  onPairingRequest?: (request: PendingPairing) => void;
   /** For tests that move time forward. */
   now?: () => number;
 }
@@ -50,8 +52,10 @@ export class AccessControl {
   private readonly slots: TurnSlots;
   private readonly recent: RecentMessages;
   private readonly now: () => number;
+  private readonly onPairingRequest: ((request: PendingPairing) => void) | undefined;
 
   constructor(deps: AccessControlDeps) {
+    this.onPairingRequest = deps.onPairingRequest;
     this.config = deps.config;
     this.now = deps.now ?? Date.now;
     this.pairing = new PairingBook(deps.store, deps.channels, this.now);
@@ -129,6 +133,17 @@ export class AccessControl {
       ...(name !== undefined ? { name } : {}),
     });
     audit(log, message, `unknown user in a direct chat; pairing request ${request.status}`);
+    if (request.status === "issued") {
+      this.onPairingRequest?.({
+        channel,
+        code: request.code,
+        userId: sender.id,
+        chatId: chat.id,
+        ...(name !== undefined ? { name } : {}),
+        requestedAt: this.now(),
+        expiresAt: request.expiresAt.getTime(),
+      });
+    }
     return { kind: "notice", text: pairingPrompt(channel, request, this.now()) };
   }
 }

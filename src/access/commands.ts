@@ -3,16 +3,18 @@ import type { ChatCommand } from "../core/commands.js";
 import type { ChannelName } from "../core/types.js";
 import type { AccessControl } from "./access-control.js";
 import { channelNamed } from "./pairing.js";
-import { describeApproval, describePending } from "./pairing-text.js";
+import { describeApproval, describeDenial, describePending } from "./pairing-text.js";
 
-const USAGE = "Usage: /pair CODE (a code from this channel), /pair CHANNEL CODE, or /pair to list the waiting requests.";
+const USAGE =
+  "Usage: /pair CODE (a code from this channel), /pair CHANNEL CODE, /pair deny [CHANNEL] CODE, or /pair to list the waiting requests.";
 
 export function pairingCommands(access: AccessControl, now: () => number = Date.now): ChatCommand[] {
   return [
     {
       name: "pair",
-      usage: "[channel] <code>",
-      summary: "approve a pairing code (owners only)",
+      usage: "[deny] [channel] <code>",
+      summary: "approve (or deny) a pairing code (owners only)",
+      menu: "owners",
       run: async (args, ctx) => {
         const { channel, sender } = ctx.message;
         if (!access.isOwner(channel, sender.id)) {
@@ -24,8 +26,14 @@ export function pairingCommands(access: AccessControl, now: () => number = Date.
           const pending = describePending(await access.pairing.pending(), now());
           return pending.length > 0 ? `Waiting for approval:\n${pending.join("\n")}` : `No pairing requests are waiting.\n${USAGE}`;
         }
-        const target = parseTarget(words, channel, access.pairing.channelNames);
+        const denying = words[0]?.toLowerCase() === "deny";
+        const target = parseTarget(denying ? words.slice(1) : words, channel, access.pairing.channelNames);
         if (!target) return USAGE;
+        if (denying) {
+          const denied = await access.pairing.deny(target.channel, target.code);
+          ctx.log.info({ pairedChannel: target.channel, denied: denied !== undefined }, "pairing request denied");
+          return describeDenial(denied, target.channel, target.code);
+        }
         const approval = await access.pairing.approve(target.channel, target.code, `${channel}:${sender.id}`);
         ctx.log.info({ pairedChannel: target.channel, ok: approval.ok, ...(approval.ok ? {} : { reason: approval.reason }) }, "pairing approval");
         return describeApproval(approval, target.channel, target.code);

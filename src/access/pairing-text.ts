@@ -38,6 +38,17 @@ export function describeApproval(approval: Approval, channel: ChannelName, code:
   }
 }
 
+export function describeDenial(denied: PendingPairing | undefined, channel: ChannelName, code: string): string {
+  if (!denied) return `No pending ${channel} pairing request has the code "${code}".`;
+  return `Denied the pairing request of ${denied.name ?? denied.userId} (${channel}:${denied.userId}).`;
+}
+
+/** The owner's notice of a new pairing request, above its Approve / Deny buttons. */
+export function ownerPairingNotice(request: PendingPairing, now: number): string {
+  const who = `${request.name ?? "Someone"} (${request.channel}:${request.userId})`;
+  return `${who} asks to chat with me. Pairing code ${request.code}, valid for ${minutes(request.expiresAt - now)} more minutes.`;
+}
+
 export function describePending(pending: readonly PendingPairing[], now: number): string[] {
   return pending.map(
     (p) =>

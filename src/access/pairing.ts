@@ -120,6 +120,19 @@ export class PairingBook {
     return { ok: false, reason: "unknown" };
   }
 
+  /** Drops the pending request with `code` on `channel` without approving it; the request, or undefined. */
+  async deny(channel: ChannelName, code: string): Promise<PendingPairing | undefined> {
+    const wanted = normalizeCode(code);
+    if (wanted === undefined) return undefined;
+    return this.underLock(channel, async () => {
+      const pending = await this.pendingList(channel);
+      const match = pending.find((p) => p.code === wanted);
+      if (!match) return undefined;
+      await this.savePending(channel, pending.filter((p) => p !== match));
+      return { ...match, channel };
+    });
+  }
+
   /** Removes the user's approval and any pending code; false when there was neither. */
   async revoke(channel: ChannelName, userId: string): Promise<boolean> {
     return this.underLock(channel, async () => {

@@ -160,7 +160,7 @@ export class Agent {
     log.info({ steps, toolCalls, durationMs, usage: result.totalUsage }, "turn finished");
     await this.logTurn(input, progress, { outcome: reply.stepLimit ? "step_limit" : "answered" }, log);
     log.debug({ reply: reply.text }, "turn reply");
-    return { text: reply.text, steps, toolCalls };
+    return { text: reply.text, steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
   }
 
   private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {

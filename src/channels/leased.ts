@@ -4,14 +4,14 @@
  * Every replica builds the channel and sends through it; only the lease holder starts it (receives). When the
  * holder dies its lease runs out and a standby starts the channel, which replays what the store still holds.
  */
-import type { Channel, ChannelStatus, InboundHandler } from "../core/types.js";
+import type { ButtonPressHandler, Channel, ChannelStatus, InboundHandler } from "../core/types.js";
 import { LeaseKeeper, type LeaseTiming } from "../infra/cluster/lease.js";
 import type { Logger } from "../infra/log.js";
 import type { Leases } from "../infra/store/types.js";
 
 /** What the gateway starts, stops and asks for status: the channel itself, or its receiving under a lease. */
 export interface ChannelRunner {
-  start(onMessage: InboundHandler): Promise<void>;
+  start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void>;
   stop(): Promise<void>;
   status(): ChannelStatus;
   /** The lease key this replica holds for the channel, if any. */
@@ -42,7 +42,7 @@ class LeasedReceiving implements ChannelRunner {
     private readonly lease: LeaseSettings,
   ) {}
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     const { leases, replicaId, timing, log } = this.lease;
     this.keeper = new LeaseKeeper({
       leases,
@@ -53,7 +53,7 @@ class LeasedReceiving implements ChannelRunner {
       guarded: {
         acquired: async () => {
           this.failure = undefined;
-          await this.channel.start(onMessage).catch((err: unknown) => {
+          await this.channel.start(onMessage, onPress).catch((err: unknown) => {
             this.failure = (err as Error).message;
             throw err;
           });

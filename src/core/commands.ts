@@ -3,7 +3,7 @@
  * ones (/help, /new, /status, /stop); other parts (access control, the scheduler) contribute theirs.
  */
 import type { Logger } from "pino";
-import type { InboundMessage } from "./types.js";
+import type { ButtonSpec, InboundMessage } from "./types.js";
 
 export interface CommandContext {
   message: InboundMessage;
@@ -20,6 +20,17 @@ export interface ChatCommand {
   summary: string;
   /** Usage shown in /help after the name, e.g. "<code>". */
   usage?: string;
-  /** Answers the command; the text is sent as the reply. */
-  run(args: string, ctx: CommandContext): Promise<string>;
+  /**
+   * Where the command shows in the platforms' native menus: to everyone, in the owners' private chats only, or
+   * not at all (absent; it still works typed).
+   */
+  menu?: "everyone" | "owners";
+  /** Answers the command; the text (with buttons for the sender, where given) is sent as the reply. */
+  run(args: string, ctx: CommandContext): Promise<string | CommandReply>;
+}
+
+/** A command's answer with buttons that only the sender of the command may press. */
+export interface CommandReply {
+  text: string;
+  buttons?: ButtonSpec[][];
 }

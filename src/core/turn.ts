@@ -40,6 +40,8 @@ export interface TurnResult {
   errorId?: string;
   steps: number;
   toolCalls: string[];
+  /** The turn stopped at the step limit before the model finished: it can be continued. */
+  stepLimit?: boolean;
 }
 
 /** Runs agent turns; implemented by src/agent. */

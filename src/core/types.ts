@@ -97,6 +97,76 @@ export interface SendTextOptions {
    * sends (Feishu's uuid) derives its key from it, so that even an uncertain attempt may be repeated safely.
    */
   idempotencyKey?: string;
+  /**
+   * Button rows under the message (under its last part). Only for a channel whose capabilities.buttons is true;
+   * the gateway turns buttons into typed commands in the text for the others (src/gateway/actions.ts).
+   */
+  buttons?: ButtonRow[];
+}
+
+/** A button as the channel shows it: a label and the opaque id of the action the gateway recorded for it. */
+export interface Button {
+  label: string;
+  /** At most 32 characters of A-Z a-z 0-9 _ - (fits Telegram's 64-byte callback_data and Discord's custom_id). */
+  actionId: string;
+  style?: ButtonStyle;
+}
+
+export type ButtonStyle = "primary" | "danger" | "secondary";
+export type ButtonRow = Button[];
+
+/**
+ * A button as whoever offers it describes it: pressing it does what typing `run` would do (a slash command, or a
+ * message to the assistant), as the presser. The typed form is also the text fallback where there are no buttons.
+ */
+export interface ButtonSpec {
+  label: string;
+  run: string;
+  style?: ButtonStyle;
+}
+
+/** Someone pressed a button under one of the bot's messages. */
+export interface ButtonPress {
+  channel: ChannelName;
+  /** The platform's id of this press (callback query id, interaction id, card action token). */
+  id: string;
+  chat: ChatRef;
+  sender: SenderRef;
+  /** The Button.actionId it carried: untrusted until the gateway finds its record. */
+  actionId: string;
+  /** The platform id of the message carrying the button. */
+  messageId: string;
+  receivedAt: Date;
+  /**
+   * Answers the press, once, promptly (platforms wait at most about 3 s): a short notice only the presser sees,
+   * and whether the buttons are taken off the message because its action is done.
+   */
+  answer(reply: PressAnswer): Promise<void>;
+}
+
+export interface PressAnswer {
+  notice?: string;
+  clearButtons?: boolean;
+}
+
+/** Called by a channel for every button press; never rejects. */
+export type ButtonPressHandler = (press: ButtonPress) => Promise<void>;
+
+/** One command of a platform's command menu (Telegram's / list, Discord's slash commands). */
+export interface MenuCommand {
+  /** Lower-case, without the slash. */
+  name: string;
+  description: string;
+  /** Whether it takes text after the name (Discord shows an optional text option). */
+  takesArgs: boolean;
+}
+
+/** The commands a channel shows in its native menu: for everyone, and in the owners' private chats also theirs. */
+export interface CommandMenu {
+  everyone: MenuCommand[];
+  owners: MenuCommand[];
+  /** Platform user ids of this channel's owners. */
+  ownerIds: string[];
 }
 
 /**
@@ -120,7 +190,7 @@ export interface ChannelCapabilities {
   draftStreaming: boolean;
   /** Messages can carry emoji reactions from the bot. */
   reactions: boolean;
-  /** Messages can carry buttons the user presses. */
+  /** Messages can carry buttons the user presses (SendTextOptions.buttons; presses reach the ButtonPressHandler). */
   buttons: boolean;
   /** Replies go into the thread or topic the message came from (OutboundTarget.threadId). */
   threads: boolean;
@@ -201,7 +271,7 @@ export interface Channel {
    * keeps reconnecting in the background. Called once per instance, or again after stop() when it has a
    * `singleConnection` (a replica that lost the lease stops it, and starts it again when it gets the lease back).
    */
-  start(onMessage: InboundHandler): Promise<void>;
+  start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void>;
   /** Stops receiving, waits for its handlers to return, and releases connections; never rejects for an outage. */
   stop(): Promise<void>;
   status(): ChannelStatus;
@@ -218,6 +288,11 @@ export interface Channel {
   acknowledge?(message: InboundMessage): Promise<() => Promise<void>>;
   /** A live reply for a turn answering into `to`; undefined where the channel does not stream (streaming "off"). */
   liveReply?(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined;
+  /**
+   * Registers the native command menu (called after start); a slash command chosen from it reaches `onMessage` as
+   * an InboundMessage whose text is the typed command. Absent where the platform has no menu the bot can set.
+   */
+  setCommandMenu?(menu: CommandMenu): Promise<void>;
   /** Messages from other bots are handed on (the adapter guards against reply loops); default: dropped. */
   readonly acceptsBots?: boolean;
 }

@@ -77,6 +77,7 @@ export class OutboundService implements Outbound {
         idempotencyKey,
         lastError: err.message,
         ...(opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {}),
+        ...(opts.buttons ? { buttons: opts.buttons } : {}),
         ...(opts.context ? { context: opts.context } : {}),
       });
       this.deps.log.warn({ ...opts.context, outboxId: entry.id, channel: to.channel, chatId: to.chatId, kind: err.kind, err: err.message }, "reply failed for now; queued in the outbox");
@@ -99,7 +100,8 @@ export class OutboundService implements Outbound {
   private async sendQueued(entry: OutboxEntry): Promise<SentMessage[]> {
     const channel = this.channel(entry.to);
     try {
-      return await channel.sendText(entry.to, entry.text, { fromPart: entry.fromPart, idempotencyKey: entry.idempotencyKey, ...(entry.replyTo !== undefined ? { replyTo: entry.replyTo } : {}) });
+      const { fromPart, idempotencyKey, replyTo, buttons } = entry;
+      return await channel.sendText(entry.to, entry.text, { fromPart, idempotencyKey, ...(replyTo !== undefined ? { replyTo } : {}), ...(buttons ? { buttons } : {}) });
     } catch (err) {
       throw asSendError(err, `sending a queued reply to ${entry.to.channel} chat ${entry.to.chatId}`);
     }

@@ -4,7 +4,7 @@
  * attempt happens under the entry's lock after re-reading it, so two replicas never send the same entry twice.
  */
 import { randomBytes } from "node:crypto";
-import type { OutboundTarget, SentMessage } from "../core/types.js";
+import type { ButtonRow, OutboundTarget, SentMessage } from "../core/types.js";
 import { asSendError, isRetryableSend, type SendError } from "../core/send-error.js";
 import type { Logger } from "../infra/log.js";
 import { DurableList } from "../infra/store/durable-list.js";
@@ -15,6 +15,8 @@ export interface OutboxEntry {
   to: OutboundTarget;
   text: string;
   replyTo?: string;
+  /** Under the last part, as recorded by the gateway's actions (they expire on their own). */
+  buttons?: ButtonRow[];
   /** Parts of the text that already arrived. */
   fromPart: number;
   /** Kept for every attempt, so that a platform with idempotent sends never posts it twice. */

@@ -14,7 +14,7 @@ import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../inf
 import type { Store } from "../infra/store/types.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
-import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { ChatCommand, CommandContext, CommandReply } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, helpText, parseCommand } from "./commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
@@ -23,8 +23,9 @@ import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { isRetryableSend } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn } from "./acknowledge.js";
+import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
-import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import { targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
 /**
  * The session lock's lease on Redis: renewed every third of it while the turn runs, so it only matters when the
@@ -48,6 +49,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
+  /** Records the buttons under replies and runs their presses; by default one of its own. */
+  actions?: ButtonActions;
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
 }
@@ -69,11 +72,15 @@ export class Router {
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
   private readonly startedAt = Date.now();
-  private readonly commands: ChatCommand[];
+  /** Every command, the router's own first: /help and the platforms' native menus list them. */
+  readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
   private accepting = true;
+  /** Buttons under replies, and their presses. */
+  readonly actions: ButtonActions;
 
   constructor(private readonly deps: RouterDeps) {
+    this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
     this.dedup = new InboundDedup(deps.store, {
@@ -132,6 +139,13 @@ export class Router {
       const settle = outcome === "deferred" ? this.dedup.release(message.id) : this.dedup.finish(message.id);
       await settle.catch((err: unknown) => log.error({ err, outcome }, "could not record the message's outcome in the dedup"));
     }
+  };
+
+  /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
+  readonly handlePress = async (press: ButtonPress): Promise<void> => {
+    // Not claimed while shutting down: the button stays usable after the restart.
+    if (!this.accepting) return press.answer({ notice: "Restarting; please press again in a moment." }).catch(() => undefined);
+    return this.actions.press(press, this.handle);
   };
 
   /**
@@ -213,8 +227,12 @@ export class Router {
               }),
             { leaseMs: SESSION_LOCK_LEASE_MS, waitMs: 15 * 60_000 },
           );
+          // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
+          if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
-          const outcome = await this.replyOutcome(d, result.text, live);
+          const outcome = result.stepLimit
+            ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+            : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
@@ -241,7 +259,7 @@ export class Router {
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
     const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId };
-    let text: string;
+    let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);
     } catch (err) {
@@ -254,10 +272,11 @@ export class Router {
 
   private coreCommands(): ChatCommand[] {
     return [
-      { name: "help", summary: "show this help", run: async () => helpText(this.deps.config.agent.name, this.commands) },
+      { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(this.deps.config.agent.name, this.commands) },
       {
         name: "new",
         aliases: ["reset"],
+        menu: "everyone",
         summary: "start a new conversation (forget the history of this chat)",
         run: async (_args, ctx) => {
           try {
@@ -268,9 +287,10 @@ export class Router {
           }
         },
       },
-      { name: "status", summary: "show the model, this session's size and whether a turn is running", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
+      { name: "status", summary: "show the model, this session's size and whether a turn is running", menu: "everyone", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
       {
         name: "stop",
+        menu: "everyone",
         summary: "cancel the running turn and drop queued messages",
         run: async (_args, ctx) => {
           const { running, queued } = this.queue.cancel(ctx.sessionKey);
@@ -332,13 +352,14 @@ export class Router {
    * Sends `text` in reply to the message. A reply queued in the outbox counts as answered: the outbox sends it or
    * logs its failure. A send that failed for good is logged here, once, and reported as "failed".
    */
-  private async replyOutcome(d: Delivery, text: string, live?: LiveTurn): Promise<HandleOutcome> {
+  private async replyOutcome(d: Delivery, reply: string | CommandReply, live?: LiveTurn): Promise<HandleOutcome> {
     try {
       const context = { traceId: d.traceId, messageId: d.message.id };
+      const { text, buttons } = await this.actions.forReply(d.channel, d.message, reply);
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       if (live && (await this.finishLive(d, live, text))) return "answered";
-      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context });
+      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context, ...(buttons ? { buttons } : {}) });
       return "answered";
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });

@@ -23,6 +23,9 @@ const REMIND_USAGE = [
 ].join("\n");
 
 const NAME_LENGTH = 40;
+/** Cancel buttons under /tasks for at most this many tasks (Discord allows 25 buttons per message). */
+const MAX_CANCEL_BUTTONS = 10;
+const BUTTON_NAME_LENGTH = 24;
 
 export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsOptions = {}): ChatCommand[] {
   const actorOf = async (ctx: CommandContext): Promise<Actor> =>
@@ -36,6 +39,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
   return [
     {
       name: "remind",
+      menu: "everyone",
       summary: "set a reminder: /remind in 10m stretch, /remind every weekday 9:00 standup",
       usage: "<when> <what>",
       run: (args, ctx) =>
@@ -44,7 +48,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
           const { zone } = await scheduler.zones.resolve(scopeOf(ctx));
           const parsed = parseReminder(args, scheduler.clock.now(), zone);
           if (!parsed) return REMIND_USAGE;
-          const name = parsed.text.length > NAME_LENGTH ? `${parsed.text.slice(0, NAME_LENGTH - 1)}…` : parsed.text;
+          const name = shorten(parsed.text, NAME_LENGTH);
           const { task } = await scheduler.create(
             {
               name,
@@ -62,13 +66,18 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
     },
     {
       name: "tasks",
+      menu: "everyone",
       summary: "list your reminders and scheduled tasks",
       usage: "[all]",
       run: (args, ctx) =>
         answerRefusals(async () => {
           const tasks = await scheduler.list(await actorOf(ctx), { everyone: args.trim().toLowerCase() === "all" });
           if (tasks.length === 0) return "You have no reminders or scheduled tasks. Set one with /remind.";
-          return [`Your tasks (${tasks.length}):`, ...tasks.map(taskLine), "", "Cancel one with /cancel <id>."].join("\n");
+          const text = [`Your tasks (${tasks.length}):`, ...tasks.map(taskLine), "", "Cancel one with /cancel <id>."].join("\n");
+          const buttons = tasks.slice(0, MAX_CANCEL_BUTTONS).map((task) => [
+            { label: `Cancel "${shorten(task.name, BUTTON_NAME_LENGTH)}"`, run: `/cancel ${task.id}`, style: "danger" as const },
+          ]);
+          return { text, buttons };
         }),
     },
     {
@@ -110,8 +119,12 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
   ];
 }
 
+function shorten(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+}
+
 /** A refusal (bad time, unknown task, over the cap) is the answer itself; anything else is the router's to report. */
-async function answerRefusals(work: () => Promise<string>): Promise<string> {
+async function answerRefusals<T>(work: () => Promise<T>): Promise<T | string> {
   try {
     return await work();
   } catch (err) {

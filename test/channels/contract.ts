@@ -76,6 +76,17 @@ export function channelContract(name: string, makeRig: () => Promise<ContractRig
       expect((failure as SendError).kind).toBe("unavailable");
     });
 
+    it("with buttons (where it has them), sends the same parts, one SentMessage each", async () => {
+      rig = await makeRig();
+      const channel = await rig.start(async () => "answered");
+      if (!channel.capabilities.buttons) return;
+      const long = `${"a".repeat(channel.capabilities.maxTextLength - 10)}\n\n${"b".repeat(20)}`;
+      const buttons = [[{ label: "Go", actionId: "contract_action_1", style: "primary" as const }, { label: "Stop", actionId: "contract_action_2" }]];
+      const sent = await channel.sendText(rig.target, long, { buttons });
+      expect(sent).toHaveLength(2);
+      expect(new Set(sent.map((m) => m.messageId)).size).toBe(2);
+    });
+
     it("hands a message handled as deferred over again after a restart, and an answered one not", async () => {
       rig = await makeRig();
       const first: InboundMessage[] = [];

@@ -61,17 +61,23 @@ describe("slash commands", () => {
       await db.cleanup();
     };
     const table = new Map(schedulerCommands(scheduler).map((c) => [c.name, c] as [string, ChatCommand]));
-    const run = (name: string, args: string, userId = "alice") => table.get(name)!.run(args, context(userId));
-    return { run, clock, channel, scheduler };
+    const reply = (name: string, args: string, userId = "alice") => table.get(name)!.run(args, context(userId));
+    const run = async (name: string, args: string, userId = "alice") => {
+      const answer = await reply(name, args, userId);
+      return typeof answer === "string" ? answer : answer.text;
+    };
+    return { run, reply, clock, channel, scheduler };
   }
 
   it("/remind sets a reminder that arrives; /tasks lists it; /cancel removes it", async () => {
-    const { run, clock, channel, scheduler: s } = await commands();
+    const { run, reply: answer, clock, channel, scheduler: s } = await commands();
     const reply = await run("remind", "in 10m stretch your legs");
     expect(reply).toMatch(/^Reminder "stretch your legs" \((\w{8})\) is set for Saturday 2026-03-28 23:40 \(Europe\/Berlin, GMT\+01:00\), in 10 min\.\nCancel it with \/cancel \1$/);
     const id = /\/cancel (\w+)/.exec(reply)![1]!;
     await run("remind", "tomorrow 9am standup");
-    const list = await run("tasks", "");
+    const listed = await answer("tasks", "");
+    const list = typeof listed === "string" ? listed : listed.text;
+    expect(typeof listed === "string" ? [] : listed.buttons?.flat().map((b) => b.run)).toEqual([`/cancel ${id}`, expect.stringMatching(/^\/cancel \w{8}$/)]);
     expect(list).toMatch(new RegExp(`^Your tasks \\(2\\):\\n${id}  reminder "stretch your legs": next Saturday 2026-03-28 23:40`));
     expect(list).toContain('reminder "standup": next Sunday 2026-03-29 09:00 (Europe/Berlin, GMT+02:00), once');
     expect(await run("tasks", "", "bob")).toBe("You have no reminders or scheduled tasks. Set one with /remind.");

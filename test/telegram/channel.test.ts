@@ -39,11 +39,15 @@ describe("Telegram channel, long polling", () => {
 
   it("acknowledges kinds of updates it does not handle, logging them at debug", async () => {
     h = await startTelegram();
+    h.fake.addUpdate({ inline_query: { id: "i1", from: alice, query: "x", offset: "" } });
+    // A press under an inline-mode message (no message): no button of ours.
     h.fake.addUpdate({ callback_query: { id: "q1", from: alice, chat_instance: "c" } });
     h.fake.addUpdate(text(directChat(), "after"));
     await eventually(() => h!.received.length === 1, "the text handled");
     const skipped = await eventually(() => logged(h!.logs, /update skipped/), "debug line");
-    expect(skipped).toMatchObject({ level: 20, reason: "update of kind callback_query is not handled" });
+    expect(skipped).toMatchObject({ level: 20, reason: "update of kind inline_query is not handled" });
+    const press = await eventually(() => logged(h!.logs, /callback_query skipped/), "debug line of the press");
+    expect(press).toMatchObject({ level: 20, reason: "callback_query without a message or data" });
     expect(h.logs.filter((r) => r.level >= 50)).toEqual([]);
   });
 

@@ -11,7 +11,9 @@ import type { Logger } from "../../infra/log.js";
 import {
   targetOf,
   type Attachment,
+  type ButtonPressHandler,
   type Channel,
+  type CommandMenu,
   type ChannelCapabilities,
   type ChannelStatus,
   type InboundHandler,
@@ -28,6 +30,8 @@ import { DiscordCatchUp } from "./catch-up.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
+import { parseInteraction, SlashReplies } from "./interactions.js";
+import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
 import { DiscordPreview } from "./live.js";
@@ -55,6 +59,10 @@ export class DiscordChannel implements Channel {
   private readonly inbound: InboundFilter;
   private readonly connection: GatewayConnection;
   private handler: InboundHandler | undefined;
+  private pressHandler: ButtonPressHandler | undefined;
+  private readonly slashReplies = new SlashReplies();
+  /** Registered again after each new session, so a start during an outage still gets its commands. */
+  private menu: CommandMenu | undefined;
   private readonly inbox: MessageInbox;
   private readonly catchUp: DiscordCatchUp;
   private readonly handling = new Set<Promise<unknown>>();
@@ -74,7 +82,7 @@ export class DiscordChannel implements Channel {
       edits: true,
       draftStreaming: false,
       reactions: true,
-      buttons: false,
+      buttons: true,
       threads: true,
       typing: true,
       voice: "audio-file",
@@ -83,7 +91,7 @@ export class DiscordChannel implements Channel {
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.
     this.rest = restClient(this.apiUrl, config.token);
     this.catchUp = new DiscordCatchUp({ store: opts.store, key: botKey, rest: this.rest, log });
-    this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes });
+    this.outbound = new DiscordOutbound({ rest: this.rest, suppressEmbeds: config.suppressEmbeds, maxUploadBytes, slashReplies: this.slashReplies });
     this.inbound = new InboundFilter({ allowBots: config.allowBots, maxBotTurnsInARow: config.maxBotTurnsInARow, log });
     this.connection = new GatewayConnection({
       token: config.token,
@@ -92,12 +100,15 @@ export class DiscordChannel implements Channel {
       log,
       onMessage: (raw, directory) => this.receive(raw, directory),
       onNewSession: (directory) => this.track(this.catchUp.run((raw) => this.receive(raw, directory))),
+      onInteraction: (raw, directory) => this.interact(raw, directory),
+      onReady: () => this.track(this.registerMenu()),
     });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     if (this.handler) throw new Error("The Discord channel is already started");
     this.handler = onMessage;
+    this.pressHandler = onPress;
     try {
       await this.connection.start();
     } catch (err) {
@@ -109,6 +120,7 @@ export class DiscordChannel implements Channel {
 
   async stop(): Promise<void> {
     this.handler = undefined;
+    this.pressHandler = undefined;
     await this.connection.stop();
     await Promise.all(this.handling);
     await this.catchUp.close();
@@ -144,6 +156,13 @@ export class DiscordChannel implements Channel {
     return () => this.outbound.react(to, message.platformMessageId, emoji, true);
   }
 
+  /** Registers the slash commands now when connected, and again after each new session. */
+  async setCommandMenu(menu: CommandMenu): Promise<void> {
+    this.menu = menu;
+    const application = this.connection.application();
+    if (application) await registerSlashCommands(this.rest, application, menu, this.opts.config.slashCommands);
+  }
+
   typing(to: OutboundTarget): Promise<void> {
     return this.outbound.typing(to);
   }
@@ -160,6 +179,43 @@ export class DiscordChannel implements Channel {
     if (!message) return;
     this.catchUp.note(message);
     this.track(this.inbox.handOver(message, handler, this.opts.log));
+  }
+
+  /** A button press or a slash command, from the gateway's event: handed over at once. */
+  private interact(raw: unknown, directory: DiscordDirectory): void {
+    const { log } = this.opts;
+    const parsed = parseInteraction(raw, this.rest, directory, this.slashReplies);
+    if ("skip" in parsed) {
+      log.debug({ reason: parsed.skip }, "Discord interaction skipped");
+      return;
+    }
+    if ("press" in parsed) {
+      const handler = this.pressHandler;
+      if (handler) this.track(handler(parsed.press));
+      return;
+    }
+    const handler = this.handler;
+    if (!handler) return;
+    const { command, acknowledge } = parsed;
+    // The acknowledgement must reach Discord within 3 s, before the command runs.
+    this.track(
+      acknowledge()
+        .catch((err: unknown) => log.warn({ err, messageId: command.id }, "could not acknowledge a slash command"))
+        .then(() => this.inbox.handOver(command, handler, log))
+        .then(async (outcome) => {
+          if (outcome === "deferred") return;
+          if (await this.outbound.dropSlashAnswer(command.platformMessageId)) log.info({ messageId: command.id, outcome }, "a slash command got no answer; its placeholder was removed");
+        })
+        .catch((err: unknown) => log.warn({ err, messageId: command.id }, "could not remove an unanswered slash command's placeholder")),
+    );
+  }
+
+  private async registerMenu(): Promise<void> {
+    const application = this.connection.application();
+    if (!this.menu || !application) return;
+    await registerSlashCommands(this.rest, application, this.menu, this.opts.config.slashCommands).catch((err: unknown) =>
+      this.opts.log.warn({ err }, "could not register the Discord slash commands; typed commands still work"),
+    );
   }
 
   private track(work: Promise<unknown>): void {

@@ -25,6 +25,8 @@ export const discordConfigSchema = z
     maxUploadMB: z.number().positive().max(500).default(10),
     /** Largest attachment the bot downloads, in MiB. */
     maxDownloadMB: z.number().positive().max(500).default(50),
+    /** Slash commands for the command menu: one set for every server ("global"), per server the bot is in, or "off". */
+    slashCommands: z.enum(["global", "guilds", "off"]).default("global"),
     /** Reconnect when the gateway has been silent this long (no events, no heartbeat ACKs), in ms. */
     watchdogSilenceMs: z.number().int().min(1000).default(120_000),
   })

@@ -23,6 +23,10 @@ export interface GatewayConnectionOptions {
   onMessage(raw: unknown, directory: DiscordDirectory): void;
   /** Called after each new session is ready (not after a resume): what was posted meanwhile is not replayed. */
   onNewSession(directory: DiscordDirectory): void;
+  /** Each INTERACTION_CREATE payload (button presses, slash commands), unvalidated; the same rules as onMessage. */
+  onInteraction(raw: unknown, directory: DiscordDirectory): void;
+  /** After each successful connect (a new session): the application id is known. */
+  onReady?(): void;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -75,6 +79,13 @@ export class GatewayConnection {
     return { connected: false, detail: this.lastError ? `reconnecting after: ${this.lastError}` : "connecting" };
   }
 
+  /** The bot's application (for its commands), once connected; with guild ids it is in. */
+  application(): { id: string; guildIds: string[] } | undefined {
+    const client = this.readyClient;
+    const id = client?.application?.id ?? client?.user?.id;
+    return client && id ? { id, guildIds: [...client.guilds.cache.keys()] } : undefined;
+  }
+
   /** One attempt. Returns a configuration problem; an outage schedules the next attempt instead. */
   private async connect(): Promise<string | undefined> {
     const client = this.createClient();
@@ -90,6 +101,7 @@ export class GatewayConnection {
       this.opts.log.info({ bot: client.user?.tag, guilds: client.guilds.cache.size }, "connected to the Discord gateway");
       const directory = clientDirectory(client);
       if (directory) this.opts.onNewSession(directory);
+      this.opts.onReady?.();
       return undefined;
     } catch (err) {
       if (this.client === client) this.client = undefined;
@@ -155,17 +167,20 @@ export class GatewayConnection {
       log.info({ replayed }, "Discord gateway session resumed");
     });
     client.on(Events.ShardDisconnect, (event) => current() && this.onFinalClose(event.code));
-    client.ws.on(GatewayDispatchEvents.MessageCreate, (raw: unknown) => {
-      if (!current()) return;
-      this.lastEventAt = Date.now();
-      const directory = clientDirectory(client);
-      if (!directory) return;
-      try {
-        this.opts.onMessage(raw, directory);
-      } catch (err) {
-        log.error({ err }, "a Discord message could not be processed");
-      }
-    });
+    const relay = (event: GatewayDispatchEvents, what: string, deliver: (raw: unknown, directory: DiscordDirectory) => void) =>
+      client.ws.on(event, (raw: unknown) => {
+        if (!current()) return;
+        this.lastEventAt = Date.now();
+        const directory = clientDirectory(client);
+        if (!directory) return;
+        try {
+          deliver(raw, directory);
+        } catch (err) {
+          log.error({ err }, `a Discord ${what} could not be processed`);
+        }
+      });
+    relay(GatewayDispatchEvents.MessageCreate, "message", (raw, directory) => this.opts.onMessage(raw, directory));
+    relay(GatewayDispatchEvents.InteractionCreate, "interaction", (raw, directory) => this.opts.onInteraction(raw, directory));
     return client;
   }
 

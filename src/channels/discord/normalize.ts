@@ -45,7 +45,7 @@ export function normalizeMessage(payload: MessageCreate, dir: DiscordDirectory, 
     id: `discord:${payload.id}`,
     platformMessageId: payload.id,
     channel: "discord",
-    chat: chatOf(payload, dir),
+    chat: chatOf(payload.channel_id, payload.guild_id, dir),
     sender: senderOf(payload),
     text: renderContent(payload.content, lookup),
     attachments: attachmentsOf(payload),
@@ -57,16 +57,16 @@ export function normalizeMessage(payload: MessageCreate, dir: DiscordDirectory, 
   return { message };
 }
 
-function chatOf(payload: MessageCreate, dir: DiscordDirectory): ChatRef {
-  const guildId = payload.guild_id;
-  if (guildId === undefined) return { id: payload.channel_id, type: "direct" };
-  const channel = dir.channel(payload.channel_id);
+/** The chat of a channel id: a thread's chat is its parent channel, with the thread as threadId. */
+export function chatOf(channelId: string, guildId: string | undefined, dir: DiscordDirectory): ChatRef {
+  if (guildId === undefined) return { id: channelId, type: "direct" };
+  const channel = dir.channel(channelId);
   if (channel && THREAD_TYPES.has(channel.type) && channel.parentId !== undefined) {
     const parent = dir.channel(channel.parentId)?.name;
     const title = [parent !== undefined ? `#${parent}` : undefined, channel.name].filter((part) => part !== undefined).join(" › ");
-    return { id: channel.parentId, type: "group", threadId: payload.channel_id, space: guildId, ...(title ? { title } : {}) };
+    return { id: channel.parentId, type: "group", threadId: channelId, space: guildId, ...(title ? { title } : {}) };
   }
-  return { id: payload.channel_id, type: "group", space: guildId, ...(channel?.name !== undefined ? { title: `#${channel.name}` } : {}) };
+  return { id: channelId, type: "group", space: guildId, ...(channel?.name !== undefined ? { title: `#${channel.name}` } : {}) };
 }
 
 function senderOf(payload: MessageCreate): SenderRef {

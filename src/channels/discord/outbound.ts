@@ -10,8 +10,9 @@ import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONError
 import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { z } from "zod";
 import { chunkText, codePointLength } from "../../core/text.js";
-import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { mib } from "./attachments.js";
+import { componentsOf, isSlashReference, type SlashReplies } from "./interactions.js";
 
 export const MAX_MESSAGE_LENGTH = 2000;
 /** Discord collapses taller messages behind "show more". */
@@ -21,6 +22,8 @@ export interface OutboundOptions {
   rest: REST;
   suppressEmbeds: boolean;
   maxUploadBytes: number;
+  /** Slash commands whose replies go through their interaction's webhook. */
+  slashReplies?: SlashReplies;
 }
 
 interface MessageRequest {
@@ -44,20 +47,42 @@ export class DiscordOutbound {
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
     const chunks = splitMessage(text);
     const sent: SentMessage[] = [];
+    const webhook = this.opts.slashReplies?.webhookFor(opts.replyTo);
+    // A slash command whose token expired (a restart) is answered with a plain message.
+    const replyTo = isSlashReference(opts.replyTo) ? undefined : opts.replyTo;
     for (const [index, content] of chunks.entries()) {
       if (index < (opts.fromPart ?? 0)) continue;
+      const what = `message ${index + 1} of ${chunks.length}`;
+      const buttons = index === chunks.length - 1 ? opts.buttons : undefined;
       try {
-        sent.push(await this.sendChunk(to, content, index === 0 ? opts.replyTo : undefined, `message ${index + 1} of ${chunks.length}`));
+        if (webhook) {
+          // The first part replaces the command's "thinking…"; the rest follow it.
+          const route = index === 0 ? Routes.webhookMessage(webhook.applicationId, webhook.token, "@original") : Routes.webhook(webhook.applicationId, webhook.token);
+          const body = this.messageBody(content, undefined, buttons);
+          sent.push(await this.posted(to, what, index === 0 ? this.opts.rest.patch(route, { body, auth: false }) : this.opts.rest.post(route, { body, auth: false })));
+        } else {
+          sent.push(await this.sendChunk(to, content, index === 0 ? replyTo : undefined, what, buttons));
+        }
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
     }
+    if (webhook) this.opts.slashReplies?.finish(opts.replyTo);
     return sent;
   }
 
+  /** A slash command that got no answer (not allowed here, a duplicate): its "thinking…" is taken away. */
+  async dropSlashAnswer(replyTo: string): Promise<boolean> {
+    const webhook = this.opts.slashReplies?.webhookFor(replyTo);
+    if (!webhook) return false;
+    this.opts.slashReplies?.finish(replyTo);
+    await this.opts.rest.delete(Routes.webhookMessage(webhook.applicationId, webhook.token, "@original"), { auth: false });
+    return true;
+  }
+
   /** One message of at most 2000 characters. */
-  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message"): Promise<SentMessage> {
-    return this.post(to, what, { body: this.messageBody(content, replyTo) });
+  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message", buttons?: ButtonRow[]): Promise<SentMessage> {
+    return this.post(to, what, { body: this.messageBody(content, replyTo, buttons) });
   }
 
   /** Replaces a message's text; a failure carries the Discord error code (discordCodeOf: 10008 = the message is gone). */
@@ -100,9 +125,10 @@ export class DiscordOutbound {
     await this.onChannel(to, "typing indicator", (channelId) => this.opts.rest.post(Routes.channelTyping(channelId)));
   }
 
-  private messageBody(content: string, replyTo: string | undefined): RESTPostAPIChannelMessageJSONBody {
+  private messageBody(content: string, replyTo: string | undefined, buttons?: ButtonRow[]): RESTPostAPIChannelMessageJSONBody {
     return {
       content,
+      ...(buttons ? { components: componentsOf(buttons) } : {}),
       // Model output must not ping @everyone, roles or users; only the person answered is notified.
       allowed_mentions: { parse: [], replied_user: true },
       ...(this.opts.suppressEmbeds ? { flags: MessageFlags.SuppressEmbeds } : {}),
@@ -111,7 +137,16 @@ export class DiscordOutbound {
   }
 
   private async post(to: OutboundTarget, what: string, request: MessageRequest): Promise<SentMessage> {
-    const created = await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request));
+    return this.sentOf(to, what, await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request)));
+  }
+
+  /** A message sent through an interaction's webhook. */
+  private async posted(to: OutboundTarget, what: string, request: Promise<unknown>): Promise<SentMessage> {
+    const created = await request.catch((err: unknown) => Promise.reject(sendError(what, to.threadId ?? to.chatId, err)));
+    return this.sentOf(to, what, created);
+  }
+
+  private sentOf(to: OutboundTarget, what: string, created: unknown): SentMessage {
     const parsed = createdMessageSchema.safeParse(created);
     if (!parsed.success) throw new Error(`Discord accepted ${what} for ${to.chatId} but answered without a message id`);
     const sentAt = parsed.data.timestamp ? new Date(parsed.data.timestamp) : new Date();

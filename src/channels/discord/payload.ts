@@ -6,7 +6,7 @@ import { z } from "zod";
 
 const snowflake = z.string().regex(/^\d{1,20}$/, "expected a snowflake id");
 
-const userSchema = z.object({
+export const userSchema = z.object({
   id: snowflake,
   username: z.string(),
   global_name: z.string().nullish(),

@@ -84,7 +84,8 @@ export class FeishuApi {
             path: { message_id: replyTo },
             data: { ...data, reply_in_thread: message.inThread === true },
           })
-        : c.im.v1.message.create({ params: { receive_id_type: "chat_id" }, data: { ...data, receive_id: chatId } }),
+        : // A user's open_id as the chat reaches them in a direct chat (the owners' pairing notices).
+          c.im.v1.message.create({ params: { receive_id_type: chatId.startsWith("ou_") ? "open_id" : "chat_id" }, data: { ...data, receive_id: chatId } }),
     );
     const id = result.data?.message_id;
     if (!id) throw new Error(`Feishu accepted a ${msgType} message for chat ${chatId} but returned no message_id`);

@@ -7,6 +7,7 @@ import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import type {
   Attachment,
+  ButtonPressHandler,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
@@ -22,6 +23,7 @@ import type {
 import { ThrottledLiveReply } from "../live-reply.js";
 import { FeishuApi } from "./api.js";
 import { BotMessages } from "./bot-messages.js";
+import { CardActions, isCardAction } from "./card-actions.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";
 import { FeishuEvents } from "./events.js";
 import { downloadAttachment, MAX_FILE_UPLOAD_BYTES } from "./media.js";
@@ -48,6 +50,7 @@ export class FeishuChannel implements Channel {
   private readonly api: FeishuApi;
   private readonly events: FeishuEvents;
   private readonly outbound: Outbound;
+  private readonly cards: CardActions;
   private socket: FeishuSocket | undefined;
   private running = false;
   /** Hono cannot remove routes, so a restarted channel keeps the one it registered first. */
@@ -61,7 +64,7 @@ export class FeishuChannel implements Channel {
       edits: true,
       draftStreaming: config.streaming === "card",
       reactions: true,
-      buttons: false,
+      buttons: true,
       threads: true,
       typing: false,
       voice: "ogg-opus",
@@ -77,7 +80,9 @@ export class FeishuChannel implements Channel {
     });
     const botMessages = new BotMessages(store, dedupTtlMs, log);
     this.events = new FeishuEvents({ log, store, botMessages, dedupTtlMs });
+    this.cards = new CardActions(log);
     this.outbound = new Outbound({
+      onButtonCard: (messageId, markdown) => this.cards.remember(messageId, markdown),
       api: this.api,
       botMessages,
       log,
@@ -86,7 +91,7 @@ export class FeishuChannel implements Channel {
     });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     if (this.running) throw new Error("The Feishu channel is already started");
     const { config, log } = this.opts;
     const bot = await this.api.botInfo().catch((err: unknown) => {
@@ -94,6 +99,7 @@ export class FeishuChannel implements Channel {
       throw new Error(`Feishu: cannot fetch the bot's info with the configured app credentials: ${reason}`, { cause: err });
     });
     this.events.attach(onMessage, bot.openId);
+    this.cards.attach(onPress);
     if (config.mode === "webhook") this.listenForWebhooks();
     else this.connectSocket();
     this.running = true;
@@ -105,6 +111,7 @@ export class FeishuChannel implements Channel {
     this.socket = undefined;
     this.running = false;
     await this.events.detach();
+    await this.cards.detach();
   }
 
   status(): ChannelStatus {
@@ -153,6 +160,7 @@ export class FeishuChannel implements Channel {
       log: this.opts.log,
       running: () => this.running,
       accept: (payload) => this.events.accept(payload),
+      answer: (payload) => (isCardAction(payload) ? this.cards.take(payload) : undefined),
     });
     this.webhookRegistered = true;
   }
@@ -164,7 +172,8 @@ export class FeishuChannel implements Channel {
       appSecret: config.appSecret,
       baseUrl: feishuBaseUrl(config.domain),
       log,
-      accept: (payload) => this.events.accept(payload),
+      // A card action's answer (toast, new card) travels back in the frame's acknowledgment.
+      accept: (payload) => (isCardAction(payload) ? this.cards.take(payload) : this.events.accept(payload).then(() => undefined)),
     });
     this.socket.start();
   }

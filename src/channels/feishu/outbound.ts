@@ -7,10 +7,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { SendError } from "../../core/send-error.js";
 import type { Logger } from "../../infra/log.js";
 import { chunkText, codePointLength } from "../../core/text.js";
-import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { FeishuApi, OutgoingMessage } from "./api.js";
 import type { BotMessages } from "./bot-messages.js";
-import { formatsFrom, render, type ReplyFormat } from "./format.js";
+import { buttonCard } from "./card-actions.js";
+import { disarmMentions, formatsFrom, render, type ReplyFormat } from "./format.js";
 import { FeishuApiError } from "./http.js";
 import { planUpload } from "./media.js";
 import { feishuSendError, isRetryable } from "./retry.js";
@@ -21,6 +22,8 @@ export interface OutboundOptions {
   log: Logger;
   format: ReplyFormat;
   maxMessageLength: number;
+  /** Told of each card sent with buttons (its message id and markdown). */
+  onButtonCard?: (messageId: string, markdown: string) => void;
 }
 
 /** Where a message goes: a reply to `anchor` (in its thread when `inThread`), or a new message in the chat. */
@@ -47,7 +50,11 @@ export class Outbound {
       if (index < (opts.fromPart ?? 0)) continue;
       try {
         const key = opts.idempotencyKey;
-        const part = await this.sendChunk(placementOf(to, opts.replyTo, index === 0), chunk, uuidBase(key, index), key !== undefined);
+        const placement = placementOf(to, opts.replyTo, index === 0);
+        const buttons = index === chunks.length - 1 ? opts.buttons : undefined;
+        const part = await (buttons
+          ? this.sendWithButtons(placement, chunk, buttons, uuidBase(key, index), key !== undefined)
+          : this.sendChunk(placement, chunk, uuidBase(key, index), key !== undefined));
         sent.push({ messageId: part.messageId, sentAt: part.sentAt });
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
@@ -102,6 +109,21 @@ export class Outbound {
           `Feishu refused the reply as ${format}; sending it as ${next}`,
         );
       }
+    }
+  }
+
+  /** The part as a card with buttons; a card Feishu refuses goes as the reply format would, without them. */
+  private async sendWithButtons(placement: Placement, markdown: string, buttons: ButtonRow[], uuid: string, idempotent: boolean): Promise<SentMessage> {
+    const content = JSON.stringify(buttonCard(disarmMentions(markdown), buttons));
+    try {
+      const sent = await this.deliver({ ...placement, msgType: "interactive", content, uuid: `${uuid}-buttons` }, idempotent);
+      this.opts.onButtonCard?.(sent.messageId, disarmMentions(markdown));
+      return sent;
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (refusal === null) throw err;
+      this.opts.log.warn({ chatId: placement.chatId, code: refusal.code, err: refusal.message }, "Feishu refused the card with buttons; sending the text without them");
+      return this.sendChunk(placement, markdown, uuid, idempotent);
     }
   }
 

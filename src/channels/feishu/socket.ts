@@ -13,8 +13,8 @@ export interface SocketOptions {
   appSecret: string;
   baseUrl: string;
   log: Logger;
-  /** Takes one event; the SDK acknowledges the frame when this resolves. */
-  accept(payload: unknown): Promise<void>;
+  /** Takes one event; the SDK acknowledges the frame when this resolves, with the value as the callback's answer. */
+  accept(payload: unknown): Promise<object | undefined>;
 }
 
 /** The SDK refuses to start a long connection for any other app id (and only logs it). */
@@ -30,15 +30,14 @@ const LONG_CONNECTION_HELP =
 /** The WSClient hands every event frame to its dispatcher's invoke(); this one passes the raw envelope on. */
 class EnvelopeDispatcher extends lark.EventDispatcher {
   constructor(
-    private readonly onEnvelope: (payload: unknown) => Promise<void>,
+    private readonly onEnvelope: (payload: unknown) => Promise<object | undefined>,
     logger: lark.Logger,
   ) {
     super({ logger, loggerLevel: lark.LoggerLevel.info });
   }
 
-  override async invoke(data: unknown): Promise<undefined> {
-    await this.onEnvelope(data);
-    return undefined;
+  override async invoke(data: unknown): Promise<object | undefined> {
+    return this.onEnvelope(data);
   }
 }
 

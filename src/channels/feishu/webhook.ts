@@ -70,6 +70,8 @@ export interface WebhookOptions {
   running(): boolean;
   /** Takes an event after its request has been answered. */
   accept(payload: unknown): Promise<void>;
+  /** The answer to a callback whose response matters (a card action: toast, new card); undefined for events. */
+  answer?(payload: unknown): Promise<object> | undefined;
 }
 
 export function registerWebhook(http: HttpServer, opts: WebhookOptions): void {
@@ -92,10 +94,13 @@ export function registerWebhook(http: HttpServer, opts: WebhookOptions): void {
       case "challenge":
         log.info("answered Feishu's url_verification");
         return c.json({ challenge: push.challenge });
-      case "event":
+      case "event": {
+        const answer = opts.answer?.(push.payload);
+        if (answer) return c.json(await answer);
         // accept() only checks and queues the event, never waits for its turn: the answer goes out at once.
         void opts.accept(push.payload);
         return c.json({});
+      }
     }
   });
 }

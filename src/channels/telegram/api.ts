@@ -44,6 +44,12 @@ export function derivedWebhookSecret(token: string): string {
   return createHmac("sha256", "switchboard telegram webhook").update(token).digest("base64url");
 }
 
+/**
+ * The updates the bot asks for, by polling or webhook. Named explicitly: Telegram otherwise keeps whatever list an
+ * earlier setup of the same token chose, which may leave out button presses.
+ */
+export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] as const;
+
 export function isTokenRefused(err: unknown): boolean {
   return err instanceof GrammyError && err.error_code === 401;
 }
@@ -56,6 +62,10 @@ export function tokenRefused(log: Logger): ChannelStatus {
 
 export function isParseEntitiesError(err: unknown): boolean {
   return err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
+}
+
+export function isNotModifiedError(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description);
 }
 
 /** A message safe to log and show: network errors lose the URL (which holds the token). */

@@ -11,7 +11,9 @@ import type { Store } from "../../infra/store/types.js";
 import {
   targetOf,
   type Attachment,
+  type ButtonPressHandler,
   type Channel,
+  type CommandMenu,
   type ChannelCapabilities,
   type ChannelStatus,
   type InboundHandler,
@@ -23,13 +25,15 @@ import {
   type SendTextOptions,
   type SentMessage,
 } from "../../core/types.js";
-import { apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
+import { ALLOWED_UPDATES, apiRootOf, botIdOf, createApi, derivedWebhookSecret, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
 import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";
 import { downloadAttachment } from "./files.js";
 import { ThrottledLiveReply } from "../live-reply.js";
 import { telegramPresenter, type TelegramLiveDeps } from "./live.js";
 import { UpdateInbox } from "./inbox.js";
+import { setCommandMenu } from "./menu.js";
+import { pressOf } from "./presses.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
 import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./outbound.js";
@@ -66,7 +70,7 @@ export class TelegramChannel implements Channel {
     edits: true,
     draftStreaming: true,
     reactions: true,
-    buttons: false,
+    buttons: true,
     threads: true,
     typing: true,
     voice: "ogg-opus",
@@ -104,13 +108,14 @@ export class TelegramChannel implements Channel {
       maxDownloadBytes: settings.maxDownloadBytes,
       identity: () => this.session?.identity.promise ?? Promise.reject(new ChannelStoppedError()),
       notify: (message, text) => this.notify(message, text),
+      pressOf: (update) => pressOf(update, this.api),
     });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     if (this.session) throw new Error("The Telegram channel is already started");
     this.handler = onMessage;
-    this.intake.setHandler(onMessage);
+    this.intake.setHandler(onMessage, onPress);
     if (this.webhook) this.registerRoute(this.webhook);
     const session: Session = { stopping: new AbortController(), identity: deferred<BotIdentity>() };
     this.session = session;
@@ -159,6 +164,10 @@ export class TelegramChannel implements Channel {
     return new ThrottledLiveReply(presenter, this.opts.log, throttle);
   }
 
+  setCommandMenu(menu: CommandMenu): Promise<void> {
+    return setCommandMenu(this.api, menu);
+  }
+
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
     const emoji = this.opts.settings.ackReaction;
     if (emoji === null) return async () => {};
@@ -184,7 +193,7 @@ export class TelegramChannel implements Channel {
     await this.intake.replay().catch((err: unknown) => log.error({ err }, "could not read the Telegram inbox; updates from the last run wait"));
     const { webhook } = this;
     if (webhook) {
-      const set = await this.keepTrying(session, "setWebhook", () => this.api.setWebhook(webhook.url, { secret_token: webhook.secret }));
+      const set = await this.keepTrying(session, "setWebhook", () => this.api.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ALLOWED_UPDATES }));
       if (set) this.state = { connected: true, detail: `webhook ${webhook.url}` };
       return;
     }

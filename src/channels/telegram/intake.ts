@@ -4,7 +4,7 @@
  * inbox once the router is done with it. Nothing here throws at the platform: a bad update is logged and dropped.
  */
 import type { Logger } from "../../infra/log.js";
-import type { HandleOutcome, InboundHandler, InboundMessage } from "../../core/types.js";
+import type { ButtonPress, ButtonPressHandler, HandleOutcome, InboundHandler, InboundMessage } from "../../core/types.js";
 import { tooLargeNotice } from "./files.js";
 import type { UpdateInbox } from "./inbox.js";
 import { normalizeUpdate, type BotIdentity } from "./normalize.js";
@@ -19,6 +19,8 @@ export interface IntakeOptions {
   identity: () => Promise<BotIdentity>;
   /** Tells the sender something about their message (a file too large to read). */
   notify: (message: InboundMessage, text: string) => Promise<void>;
+  /** The button press in a callback_query update (answered through the API), or why there is none. */
+  pressOf: (update: RawUpdate) => { press: ButtonPress } | { skip: string };
 }
 
 export type Received = "accepted" | "duplicate" | "invalid";
@@ -28,12 +30,14 @@ const ANSWERED: ReadonlySet<HandleOutcome> = new Set(["answered", "failed"]);
 
 export class UpdateIntake {
   private handler: InboundHandler | undefined;
+  private pressHandler: ButtonPressHandler | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly opts: IntakeOptions) {}
 
-  setHandler(handler: InboundHandler | undefined): void {
+  setHandler(handler: InboundHandler | undefined, pressHandler?: ButtonPressHandler): void {
     this.handler = handler;
+    this.pressHandler = pressHandler;
   }
 
   /** Resolves once the update is stored, then handles it in the background. Rejects only when the store fails. */
@@ -79,6 +83,7 @@ export class UpdateIntake {
   /** False when the update must wait in the inbox for the next start. */
   private async process(update: RawUpdate, log: Logger): Promise<boolean> {
     const bot = await this.opts.identity();
+    if (update.callback_query !== undefined) return this.pressed(update, log);
     const result = normalizeUpdate(update, { bot, handleEdits: this.opts.handleEdits });
     if (!result.ok) {
       if (result.expected) log.debug({ reason: result.reason }, "Telegram update skipped");
@@ -92,6 +97,22 @@ export class UpdateIntake {
     if (outcome === "deferred") return false;
     const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;
     if (notice) await this.opts.notify(result.message, notice);
+    return true;
+  }
+
+  /** A button press goes to the press handler; presses are not deferred (the user can press again). */
+  private async pressed(update: RawUpdate, log: Logger): Promise<boolean> {
+    const parsed = this.opts.pressOf(update);
+    if ("skip" in parsed) {
+      log.debug({ reason: parsed.skip }, "Telegram callback_query skipped");
+      return true;
+    }
+    const handler = this.pressHandler;
+    if (!handler) {
+      log.debug("button press while no press handler is set; dropped");
+      return this.handler !== undefined;
+    }
+    await handler(parsed.press);
     return true;
   }
 }

@@ -8,10 +8,11 @@ import { extname } from "node:path";
 import { InputFile, type Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Logger } from "../../infra/log.js";
-import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { SendError } from "../../core/send-error.js";
 import { describeTelegramError, isParseEntitiesError } from "./api.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
+import { inlineKeyboardOf } from "./presses.js";
 import { telegramSendError } from "./retry.js";
 
 export const TEXT_LIMIT = 4096;
@@ -36,16 +37,17 @@ export class TelegramSender {
   ) {}
 
   sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    return this.sendChunks(to, telegramChunks(text, TEXT_LIMIT), opts.replyTo, opts.fromPart ?? 0);
+    return this.sendChunks(to, telegramChunks(text, TEXT_LIMIT), opts.replyTo, opts.fromPart ?? 0, opts.buttons);
   }
 
   /** Sends the chunks from `from` on; a failure carries the chunks that did arrive (SendError.sent). */
-  private async sendChunks(to: OutboundTarget, chunks: TelegramChunk[], replyTo: string | undefined, from = 0): Promise<SentMessage[]> {
+  private async sendChunks(to: OutboundTarget, chunks: TelegramChunk[], replyTo: string | undefined, from = 0, buttons?: ButtonRow[]): Promise<SentMessage[]> {
     const sent: SentMessage[] = [];
     for (const [index, chunk] of chunks.entries()) {
       if (index < from) continue;
-      // Only the first chunk quotes the message it answers; the rest follow it.
-      const placement = placementOf(to, index === 0 ? replyTo : undefined);
+      // Only the first chunk quotes the message it answers; the rest follow it. Buttons go under the last.
+      const keyboard = buttons && index === chunks.length - 1 ? { reply_markup: inlineKeyboardOf(buttons) } : {};
+      const placement = { ...placementOf(to, index === 0 ? replyTo : undefined), ...keyboard };
       try {
         const message = await this.withHtmlFallback(to, chunk, "sendMessage", (body) =>
           this.api.sendMessage(to.chatId, body.text, { ...placement, ...body.format }),

@@ -7,7 +7,7 @@
 import { GrammyError, type Api } from "grammy";
 import type { Logger } from "../../infra/log.js";
 import type { ChannelStatus } from "../../core/types.js";
-import { apiSignal, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
+import { ALLOWED_UPDATES, apiSignal, describeTelegramError, isTokenRefused, tokenRefused } from "./api.js";
 import { backoffDelay, sleep, type Backoff } from "./backoff.js";
 
 export interface PollerTiming {
@@ -85,7 +85,7 @@ export class Poller {
       this.sentOffset = this.offset;
       try {
         const updates = await this.opts.api.getUpdates(
-          { ...(this.offset !== undefined ? { offset: this.offset } : {}), timeout: this.opts.timeoutSec, limit: 100 },
+          { ...(this.offset !== undefined ? { offset: this.offset } : {}), timeout: this.opts.timeoutSec, limit: 100, allowed_updates: ALLOWED_UPDATES },
           apiSignal(controller.signal),
         );
         this.request = undefined;

@@ -6,12 +6,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGateway, type GatewayStats } from "./gateway.js";
-import { FakeRest, type DmChannel, type MessageEdit, type PostedMessage, type RestFault, type RestLogEntry } from "./rest.js";
-import { FAKE_TOKEN, MESSAGE_CONTENT_FLAG, standardWorld, user, type FakeGuild, type FakeUser, type StandardWorld } from "./world.js";
+import { FakeRest, type DmChannel, type FakeInteraction, type MessageEdit, type PostedMessage, type RegisteredCommand, type RestFault, type RestLogEntry } from "./rest.js";
+import { FAKE_TOKEN, MESSAGE_CONTENT_FLAG, snowflake, standardWorld, user, type FakeGuild, type FakeUser, type StandardWorld } from "./world.js";
 import { eventually } from "../../helpers/wait.js";
 
 export * from "./world.js";
-export type { PostedMessage, RestFault, DmChannel, MessageEdit } from "./rest.js";
+export type { PostedMessage, RestFault, DmChannel, MessageEdit, FakeInteraction, RegisteredCommand } from "./rest.js";
+
+/** Where an interaction happens: a DM (no guild) or a server channel, with the member's roles. */
+export interface InteractionPlace {
+  channelId: string;
+  guildId?: string;
+  memberRoles?: string[];
+}
 
 export interface FakeDiscordOptions {
   /** Default 41250 ms, as Discord; the watchdog tests use a short one. */
@@ -39,6 +46,14 @@ export interface FakeDiscord {
   /** Every REST request with its answer's status. */
   requests: RestLogEntry[];
   gateway: GatewayStats;
+  /** Interactions dispatched, with the bot's answers. */
+  interactions: FakeInteraction[];
+  /** Application commands by scope: "global" or a guild id. */
+  commands: Map<string, RegisteredCommand[]>;
+  /** `by` presses the button labelled `label` under the bot's message (also one already taken off): INTERACTION_CREATE. */
+  pressButton(message: PostedMessage, label: string, by: FakeUser, place?: Omit<InteractionPlace, "channelId">): FakeInteraction;
+  /** `by` runs the slash command `/name` (with its text option) in `place`: INTERACTION_CREATE. */
+  slashCommand(name: string, text: string | undefined, by: FakeUser, place: InteractionPlace): FakeInteraction;
   dispatch(event: string, data: unknown): number;
   /** A user posts `message` (a messagePayload): it joins the channel's history and is dispatched as MESSAGE_CREATE. */
   post(message: Record<string, unknown>): void;
@@ -88,6 +103,23 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     typing: rest.typing,
     requests: rest.log,
     gateway: gateway.stats,
+    interactions: rest.interactions,
+    commands: rest.commands,
+    pressButton(message, label, by, place = {}) {
+      const button = rest.shownButtons.get(message.id)?.find((b) => b.label === label);
+      if (!button) throw new Error(`fake-discord: no button "${label}" under message ${message.id}`);
+      const interaction = rest.openInteraction("component", message.channelId, message.id);
+      const data = { custom_id: button.custom_id, component_type: 2 };
+      const shown = { id: message.id, channel_id: message.channelId, author: bot, content: message.payload.content ?? "", timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: 0, components: message.payload.components ?? [] };
+      gateway.dispatch("INTERACTION_CREATE", interactionPayload(interaction, 3, { channelId: message.channelId, ...place }, by, bot, data, shown));
+      return interaction;
+    },
+    slashCommand(name, text, by, place) {
+      const interaction = rest.openInteraction("command", place.channelId);
+      const data = { id: snowflake(), name, type: 1, ...(text !== undefined ? { options: [{ name: "text", type: 3, value: text }] } : {}) };
+      gateway.dispatch("INTERACTION_CREATE", interactionPayload(interaction, 2, place, by, bot, data));
+      return interaction;
+    },
     dispatch: (event, data) => gateway.dispatch(event, data),
     post: (message) => {
       rest.history.push(message as Record<string, unknown> & { id: string; channel_id: string });
@@ -105,6 +137,38 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** An INTERACTION_CREATE payload as Discord sends it: member (with user) in a server, user in a DM. */
+function interactionPayload(
+  interaction: FakeInteraction,
+  type: 2 | 3,
+  place: InteractionPlace,
+  by: FakeUser,
+  bot: FakeUser,
+  data: Record<string, unknown>,
+  message?: Record<string, unknown>,
+): Record<string, unknown> {
+  const inGuild = place.guildId !== undefined;
+  return {
+    id: interaction.id,
+    application_id: bot.id,
+    type,
+    token: interaction.token,
+    version: 1,
+    channel_id: place.channelId,
+    channel: { id: place.channelId, type: inGuild ? 0 : 1 },
+    ...(inGuild
+      ? { guild_id: place.guildId, member: { user: by, roles: place.memberRoles ?? [], nick: null, joined_at: new Date().toISOString(), permissions: "0", deaf: false, mute: false, flags: 0 } }
+      : { user: by }),
+    data,
+    ...(message ? { message } : {}),
+    locale: "en-US",
+    app_permissions: "0",
+    entitlements: [],
+    authorizing_integration_owners: {},
+    context: inGuild ? 0 : 1,
   };
 }
 

@@ -31,6 +31,33 @@ export interface MessageEdit {
   at: number;
 }
 
+/** An interaction the fake dispatched, and what the bot answered through its callback and webhook. */
+export interface FakeInteraction {
+  id: string;
+  token: string;
+  kind: "component" | "command";
+  channelId: string;
+  /** The message whose button was pressed. */
+  messageId?: string;
+  /** The callback's response type (4 message, 5 deferred message, 6 deferred update, 7 update), once answered. */
+  responseType?: number;
+  responseData?: Record<string, unknown>;
+  /** The response message's content now (type 4, or 5 then edited through the webhook). */
+  original?: string;
+  /** Set when the bot deleted its response (DELETE .../messages/@original). */
+  deleted?: boolean;
+  /** The components under the response message (set through the webhook). */
+  originalComponents?: unknown[];
+  followUps: string[];
+}
+
+/** A slash command as registered: where ("global" or a guild id), name, description, options. */
+export interface RegisteredCommand {
+  name: string;
+  description: string;
+  options: Array<{ name: string; type: number; required?: boolean }>;
+}
+
 export interface RestFault {
   method?: string;
   /** Matches the path after /api/v10, e.g. /channels/123/messages. */
@@ -70,6 +97,11 @@ export class FakeRest {
   readonly dmChannels: DmChannel[] = [];
   /** Every message in the channels, users' and the bot's, as GET /channels/:id/messages lists them. */
   readonly history: Array<Record<string, unknown> & { id: string; channel_id: string }> = [];
+  readonly interactions: FakeInteraction[] = [];
+  /** Application commands by scope: "global" or a guild id. */
+  readonly commands = new Map<string, RegisteredCommand[]>();
+  /** Every button a message ever carried (a client may still show removed ones): messageId -> buttons. */
+  readonly shownButtons = new Map<string, Array<{ label: string; custom_id: string }>>();
   private readonly faults: RestFault[] = [];
   private readonly files = new Map<string, { bytes: Buffer; contentType: string }>();
 
@@ -115,6 +147,9 @@ export class FakeRest {
     }
     if (!url.pathname.startsWith("/api/v10/")) return reply(404, { message: "404: Not Found", code: 0 });
     const path = url.pathname.slice("/api/v10".length);
+    // Interaction callbacks and webhooks are authorized by the interaction's token, not the bot's.
+    const interactionRoute = /^\/(interactions\/(\d+)\/([^/]+)\/callback|webhooks\/(\d+)\/([^/]+)(\/messages\/@original)?)$/.exec(decodeURIComponent(path));
+    if (interactionRoute) return this.interactionCall(method, interactionRoute, body, reply);
     if (req.headers.authorization !== `Bot ${this.state.token}`) return reply(401, { message: "401: Unauthorized", code: 0 });
 
     const faultIndex = this.faults.findIndex((f) => f.path.test(path) && (f.method ?? method) === method);
@@ -159,10 +194,23 @@ export class FakeRest {
         if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
         this.typing.push(id);
         return reply(204);
+      case "PUT /applications/:id/commands":
+      case "PUT /applications/:id/guilds/:id/commands": {
+        if (id !== this.state.bot.id) return reply(403, { message: "Missing Access", code: 50001 });
+        const scope = route.includes("guilds") ? messageId : "global";
+        const commands = JSON.parse(body.toString("utf8") || "null") as RegisteredCommand[] | null;
+        const invalid = !Array.isArray(commands) || commands.some((c) => !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(c.name) || c.description.length < 1 || c.description.length > 100);
+        if (invalid) return reply(400, { message: "Invalid Form Body", code: 50035 });
+        this.commands.set(scope, commands.map((c) => ({ name: c.name, description: c.description, options: c.options ?? [] })));
+        return reply(200, commands.map((c) => ({ ...c, id: snowflake(), application_id: this.state.bot.id, version: snowflake() })));
+      }
       case "POST /channels/:id/messages": {
         if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
         const posted = await parseMessageBody(req, body);
+        const problem = componentsProblem(posted.payload.components);
+        if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
         const message = { id: snowflake(), channelId: id, ...posted };
+        this.showButtons(message.id, posted.payload.components);
         this.messages.push(message);
         const created = {
           id: message.id,
@@ -211,10 +259,76 @@ export class FakeRest {
     }
   }
 
+  /** Registers an interaction the fake is about to dispatch. */
+  openInteraction(kind: FakeInteraction["kind"], channelId: string, messageId?: string): FakeInteraction {
+    const interaction: FakeInteraction = { id: snowflake(), token: `itoken-${snowflake()}`, kind, channelId, followUps: [], ...(messageId ? { messageId } : {}) };
+    this.interactions.push(interaction);
+    return interaction;
+  }
+
+  /** POST /interactions/{id}/{token}/callback, PATCH /webhooks/{app}/{token}/messages/@original, POST /webhooks/{app}/{token}. */
+  private interactionCall(method: string, match: RegExpExecArray, body: Buffer, reply: (status: number, json?: unknown) => void): void {
+    const json = JSON.parse(body.toString("utf8") || "{}") as { type?: number; data?: Record<string, unknown>; content?: unknown; components?: unknown[] };
+    const unknownWebhook = () => reply(404, { message: "Unknown Webhook", code: 10015 });
+    if (match[2] !== undefined) {
+      const interaction = this.interactions.find((i) => i.id === match[2] && i.token === match[3]);
+      if (!interaction || method !== "POST") return reply(404, { message: "Unknown interaction", code: 10062 });
+      if (interaction.responseType !== undefined) return reply(400, { message: "Interaction has already been acknowledged.", code: 40060 });
+      const allowed = interaction.kind === "component" ? [4, 5, 6, 7] : [4, 5];
+      if (json.type === undefined || !allowed.includes(json.type)) return reply(400, { message: "Invalid Form Body", code: 50035 });
+      interaction.responseType = json.type;
+      if (json.data) interaction.responseData = json.data;
+      if (json.type === 4) interaction.original = String(json.data?.content ?? "");
+      if (json.type === 7 && interaction.messageId) {
+        const message = this.messages.find((m) => m.id === interaction.messageId);
+        if (message) message.payload = { ...message.payload, ...json.data };
+        this.showButtons(interaction.messageId, json.data?.components);
+      }
+      return reply(204);
+    }
+    const interaction = this.interactions.find((i) => i.token === match[5]);
+    if (match[4] !== this.state.bot.id || !interaction || interaction.responseType === undefined) return unknownWebhook();
+    if (match[6] !== undefined && method === "DELETE") {
+      interaction.deleted = true;
+      return reply(204);
+    }
+    const content = String(json.content ?? "");
+    if ([...content].length > 2000 || content === "") return reply(400, { message: "Invalid Form Body", code: 50035 });
+    const problem = componentsProblem(json.components);
+    if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
+    if (match[6] !== undefined && method === "PATCH") {
+      interaction.original = content;
+      if (json.components) interaction.originalComponents = json.components;
+    }
+    else if (match[6] === undefined && method === "POST") interaction.followUps.push(content);
+    else return reply(405, { message: "405: Method Not Allowed", code: 0 });
+    return reply(200, { id: snowflake(), channel_id: interaction.channelId, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
+  }
+
+  private showButtons(messageId: string, components: unknown): void {
+    const rows = Array.isArray(components) ? (components as Array<{ components?: Array<{ label?: string; custom_id?: string }> }>) : [];
+    const buttons = rows.flatMap((row) => row.components ?? []).map((b) => ({ label: String(b.label), custom_id: String(b.custom_id) }));
+    this.shownButtons.set(messageId, [...(this.shownButtons.get(messageId) ?? []), ...buttons]);
+  }
+
   private knowsChannel(id: string): boolean {
     const guildChannels: FakeChannel[] = this.state.guilds.flatMap((g) => [...g.channels, ...g.threads]);
     return guildChannels.some((c) => c.id === id) || this.dmChannels.some((c) => c.id === id);
   }
+}
+
+/** Discord's limits on message components: at most 5 action rows of at most 5 buttons, custom_id 1-100 characters. */
+function componentsProblem(components: unknown): string | undefined {
+  if (components === undefined) return undefined;
+  if (!Array.isArray(components) || components.length > 5) return "components: at most 5 action rows";
+  for (const row of components as Array<{ type?: number; components?: Array<{ type?: number; custom_id?: string; label?: string; style?: number }> }>) {
+    if (row.type !== 1 || !Array.isArray(row.components) || row.components.length < 1 || row.components.length > 5) return "components: an action row holds 1-5 components";
+    for (const button of row.components) {
+      if (button.type !== 2 || typeof button.custom_id !== "string" || button.custom_id.length < 1 || button.custom_id.length > 100) return "components: button custom_id";
+      if (typeof button.label !== "string" || button.label.length > 80 || ![1, 2, 3, 4].includes(button.style ?? 0)) return "components: button label or style";
+    }
+  }
+  return undefined;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -61,12 +61,47 @@ function checkCard(card: Record<string, unknown>, bytes: number): Refusal | null
     return { status: 400, code: 230099, msg: "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err" };
   }
   if (bytes > RICH_LIMIT) return tooLong();
+  if (card.schema === "2.0") {
+    const problem = buttonProblem(elements);
+    if (problem) return { status: 400, code: 230099, msg: `Failed to create card content, ext=ErrCode: 200861; ErrMsg: ${problem}` };
+  }
   const tables = elements.reduce((n, el) => n + (typeof el.content === "string" ? countTables(el.content) : 0), 0);
   if (tables > MAX_CARD_TABLES) {
     const msg = "Failed to create card content, ext=ErrCode: 11310; ErrMsg: card table number over limit";
     return { status: 400, code: 230099, msg };
   }
   return null;
+}
+
+/** Card JSON 2.0 has no "action" module; a button's callback is a behavior with an object value. */
+function buttonProblem(elements: unknown[]): string | undefined {
+  for (const element of elements as Array<Record<string, unknown>>) {
+    if (element.tag === "action") return "the action element is not supported in card JSON 2.0";
+    if (element.tag === "column_set") {
+      const columns = Array.isArray(element.columns) ? (element.columns as Array<{ elements?: unknown[] }>) : [];
+      const problem = buttonProblem(columns.flatMap((column) => column.elements ?? []));
+      if (problem) return problem;
+    }
+    if (element.tag === "button") {
+      const behaviors = Array.isArray(element.behaviors) ? (element.behaviors as Array<{ type?: unknown; value?: unknown }>) : [];
+      if (!isRecord(element.text) || behaviors.some((b) => b.type === "callback" && !isRecord(b.value))) return "button text or callback value";
+    }
+  }
+  return undefined;
+}
+
+/** The callback buttons of a card JSON 2.0 (in its elements and column sets): label and value. */
+export function cardButtons(card: Record<string, unknown>): Array<{ label: string; value: Record<string, unknown> }> {
+  const walk = (elements: unknown[]): Array<{ label: string; value: Record<string, unknown> }> =>
+    (elements as Array<Record<string, unknown>>).flatMap((element) => {
+      if (element.tag === "column_set") return walk(((element.columns ?? []) as Array<{ elements?: unknown[] }>).flatMap((c) => c.elements ?? []));
+      if (element.tag !== "button") return [];
+      const callback = ((element.behaviors ?? []) as Array<{ type?: unknown; value?: unknown }>).find((b) => b.type === "callback");
+      const text = element.text as { content?: unknown } | undefined;
+      return callback && isRecord(callback.value) ? [{ label: String(text?.content), value: callback.value }] : [];
+    });
+  const body = isRecord(card.body) ? card.body : {};
+  return walk(Array.isArray(body.elements) ? body.elements : []);
 }
 
 /** A Markdown table starts where a header row is followed by a |---| separator row. */

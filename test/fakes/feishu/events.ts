@@ -78,3 +78,36 @@ export function textEvent(text: string, spec: Omit<MessageSpec, "content" | "mes
 export function otherEvent(eventType: string, token = "verify-token"): object {
   return { schema: "2.0", header: { event_id: `ev_${randomUUID()}`, event_type: eventType, token }, event: {} };
 }
+
+export interface CardActionSpec {
+  /** The open_id of who pressed. */
+  operatorOpenId: string;
+  /** The card message and its chat. */
+  messageId: string;
+  chatId: string;
+  /** The button's callback value. */
+  value: Record<string, unknown>;
+  token?: string;
+}
+
+/** A card.action.trigger callback as Feishu sends it when a card's callback button is pressed. */
+export function cardActionEvent(spec: CardActionSpec): object {
+  return {
+    schema: "2.0",
+    header: {
+      event_id: `ev_${randomUUID()}`,
+      event_type: "card.action.trigger",
+      create_time: String(Date.now() * 1000),
+      token: spec.token ?? "verify-token",
+      app_id: "cli_a1b2c3d4e5f60718",
+      tenant_key: "tenant-fake",
+    },
+    event: {
+      operator: { tenant_key: "tenant-fake", open_id: spec.operatorOpenId, union_id: `on_${spec.operatorOpenId}` },
+      token: `c-${randomUUID()}`,
+      action: { value: spec.value, tag: "button" },
+      host: "im_message",
+      context: { open_message_id: spec.messageId, open_chat_id: spec.chatId },
+    },
+  };
+}

@@ -31,7 +31,7 @@ export interface FakeFeishu {
   api: FakeOpenApi;
   socket: FakeLongConnection;
   /** Pushes an event over the long connection; resolves with the client's acknowledgment payload. */
-  pushSocket(envelope: Envelope): Promise<unknown>;
+  pushSocket(envelope: Envelope | object): Promise<unknown>;
   /** POSTs an event to `url` as Feishu's webhook delivery does. */
   pushWebhook(url: string, envelope: Envelope | object, opts?: PushOptions): Promise<WebhookAnswer>;
   /** Resolves with the bot's messages once there are at least `count`. */

@@ -198,6 +198,11 @@ export class FakeOpenApi {
     if (!isRecord(body) || typeof body.receive_id !== "string" || body.receive_id === "") {
       return refusal({ status: 400, code: 230001, msg: "invalid request param: receive_id" });
     }
+    // An id of one kind given as another is refused, as Feishu does (oc_ chat ids, ou_ open ids).
+    const prefix = { chat_id: "oc_", open_id: "ou_" }[idType as "chat_id" | "open_id"] as string | undefined;
+    if (prefix !== undefined && !body.receive_id.startsWith(prefix)) {
+      return refusal({ status: 400, code: 230001, msg: `invalid request param: receive_id is not a valid ${idType}` });
+    }
     return this.record(body, body.receive_id, undefined, false);
   }
 

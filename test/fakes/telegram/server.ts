@@ -8,6 +8,8 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ApiError } from "./api-error.js";
+import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton } from "./keyboards.js";
 import { parseTelegramHtml } from "./html.js";
 import { boundaryOf, parseMultipart } from "./multipart.js";
 import { UpdateQueue, type PollAnswer } from "./update-queue.js";
@@ -41,7 +43,11 @@ export interface SentRecord {
   file?: { field: string; filename?: string; data: Buffer };
   /** Set by deleteMessage: the message is gone from the chat. */
   deleted?: boolean;
+  /** The inline keyboard under the message now (reply_markup.inline_keyboard). */
+  keyboard?: InlineButton[][];
 }
+
+export type { CallbackUser, InlineButton } from "./keyboards.js";
 
 /** An editMessageText that changed a message, or a sendMessageDraft, with the time the fake received it. */
 export interface TimedText {
@@ -74,6 +80,12 @@ export interface FakeTelegram {
   edits: TimedText[];
   /** Drafts shown in private chats, oldest first. */
   drafts: TimedText[];
+  /** answerCallbackQuery calls, oldest first. */
+  callbackAnswers: Array<{ queryId: string; text?: string }>;
+  /** The command menus set with setMyCommands: scope ("all_private_chats", "chat:123", ...) -> command names. */
+  commandMenus: Map<string, string[]>;
+  /** Presses the inline button labelled `label` under the message as `from` would: a callback_query update. */
+  press(chatId: string, messageId: number, label: string, from: CallbackUser): string;
   /** The bot's reactions on messages now: "chatId/messageId" -> emoji. */
   reactions: Map<string, string[]>;
   /** The messages of a chat as its members see them now (deleted ones left out). */
@@ -103,14 +115,6 @@ const CAPTION_LIMIT = 1024;
 const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 const UPLOAD_FIELDS: Record<string, string> = { sendPhoto: "photo", sendDocument: "document", sendVoice: "voice", sendAudio: "audio", sendVideo: "video" };
 
-class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly description: string,
-  ) {
-    super(description);
-  }
-}
 
 export async function startFakeTelegram(opts: { token?: string; username?: string } = {}): Promise<FakeTelegram> {
   const token = opts.token ?? "123456:TEST-fake-telegram-token";
@@ -123,6 +127,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
   const files = new Map<string, FakeFile & { path: string; data: Buffer }>();
   let nextMessageId = 5000;
   let nextFile = 1;
+  const keyboards = new FakeKeyboards();
 
   const fake: FakeTelegram = {
     url: "",
@@ -133,6 +138,15 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     edits: [],
     drafts: [],
     reactions: new Map(),
+    callbackAnswers: keyboards.answers,
+    commandMenus: keyboards.menus,
+    press(chatId, messageId, label, from) {
+      const target = fake.sent.find((m) => m.chatId === chatId && m.messageId === messageId && !m.deleted);
+      if (!target) throw new Error(`fake-telegram: no message ${messageId} in chat ${chatId}`);
+      const { queryId, update } = keyboards.press({ chatId, messageId, text: target.text }, label, from, bot);
+      queue.add(update);
+      return queryId;
+    },
     visible: (chatId) => fake.sent.filter((s) => s.chatId === chatId && !s.deleted),
     chatActions: [],
     webhook: undefined,
@@ -196,6 +210,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
 
   function record(method: string, chatId: string, params: Record<string, unknown>, extra: Partial<SentRecord>): object {
     const messageId = nextMessageId++;
+    keyboards.show(chatId, messageId, keyboardOf(params));
     fake.sent.push({
       method,
       messageId,
@@ -203,6 +218,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
       ...(typeof params.parse_mode === "string" ? { parseMode: params.parse_mode } : {}),
       ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
       ...(replyTarget(params) !== undefined ? { replyTo: replyTarget(params) } : {}),
+      ...(keyboardOf(params) ? { keyboard: keyboardOf(params) } : {}),
       ...extra,
     });
     const chat = { id: Number(chatId), type: Number(chatId) > 0 ? "private" : "supergroup" };
@@ -274,6 +290,22 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const chat = { id: Number(target.chatId), type: Number(target.chatId) > 0 ? "private" : "supergroup" };
         return { message_id: target.messageId, date: Math.floor(Date.now() / 1000), chat, text };
       }
+      case "editMessageReplyMarkup": {
+        const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
+        if (!target) throw new ApiError(400, "Bad Request: message to edit not found");
+        const keyboard = keyboardOf(params) ?? [];
+        if (JSON.stringify(keyboard) === JSON.stringify(target.keyboard ?? [])) {
+          throw new ApiError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+        }
+        keyboards.show(target.chatId, target.messageId, keyboard);
+        if (keyboard.length > 0) target.keyboard = keyboard;
+        else delete target.keyboard;
+        return true;
+      }
+      case "answerCallbackQuery":
+        return keyboards.answer(params);
+      case "setMyCommands":
+        return keyboards.setCommands(params);
       case "deleteMessage": {
         const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to delete not found");
