@@ -5,7 +5,7 @@ import { parseStoreUrl } from "./store-url.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { connectRedisStore } from "./redis-store.js";
 
-export type { Coordinator, ItemLists, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+export type { Coordinator, ItemLists, MessageBus, Namespace, NamespaceName, SharedCounters, Store, StoreBackend, Ticket } from "./types.js";
 export { NAMESPACES } from "./types.js";
 export { LockTimeoutError, StoreError } from "./errors.js";
 

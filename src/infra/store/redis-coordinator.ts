@@ -7,9 +7,12 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { RedisClientType } from "@keyv/redis";
 import type { Logger } from "../log.js";
-import type { Coordinator } from "./types.js";
+import type { Coordinator, SharedCounters, Ticket } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { LockTimeoutError } from "./errors.js";
+import { keepLeaseAlive } from "./lease-keeper.js";
+import { RedisCounters } from "./redis-counters.js";
+import { RedisTickets } from "./redis-tickets.js";
 import { requireDuration, requireKey, resolveLockOptions, type LockOptions } from "./checks.js";
 
 const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -27,12 +30,26 @@ interface HeldLock {
 }
 
 export class RedisCoordinator implements Coordinator {
+  readonly shared: SharedCounters;
+  readonly #tickets: RedisTickets;
+
   constructor(
     private readonly client: RedisClientType,
     private readonly guard: BackendGuard,
     private readonly keyPrefix: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.shared = new RedisCounters(client, guard, keyPrefix, log);
+    this.#tickets = new RedisTickets(client, guard, keyPrefix, log);
+  }
+
+  takeTicket(line: string, opts?: { leaseMs?: number }): Promise<Ticket> {
+    return this.#tickets.take(line, opts);
+  }
+
+  fence(resource: string, token: number): Promise<boolean> {
+    return this.#tickets.fence(resource, token);
+  }
 
   async setIfAbsent(key: string, ttlMs: number): Promise<boolean> {
     requireKey(key, "setIfAbsent");
@@ -47,7 +64,7 @@ export class RedisCoordinator implements Coordinator {
     const { leaseMs, waitMs } = resolveLockOptions(key, opts);
     const lock: HeldLock = { key, redisKey: `${this.keyPrefix}lock:${key}`, token: randomUUID(), leaseMs };
     await this.acquire(lock, waitMs);
-    const renewal = this.keepAlive(lock);
+    const renewal = keepLeaseAlive({ lock: key }, leaseMs, () => this.renew(lock), this.log);
     try {
       return await fn();
     } finally {
@@ -69,41 +86,12 @@ export class RedisCoordinator implements Coordinator {
     }
   }
 
-  /** Extends the lease every third of it while `fn` runs; stop() waits for a renewal in flight. */
-  private keepAlive(lock: HeldLock): { stop(): Promise<void> } {
-    let stopped = false;
-    let inFlight: Promise<void> = Promise.resolve();
-    let timer: NodeJS.Timeout | undefined;
-    const schedule = (): void => {
-      timer = setTimeout(() => {
-        inFlight = this.renew(lock).then((held) => {
-          if (stopped) return;
-          if (held) schedule();
-          else this.log.warn({ lock: lock.key }, "lock lease expired while its holder was still running");
-        });
-      }, lock.leaseMs / 3);
-    };
-    schedule();
-    return {
-      stop: async () => {
-        stopped = true;
-        clearTimeout(timer);
-        await inFlight;
-      },
-    };
-  }
-
-  /** True while the lock is still ours. A failed renewal is logged and retried at the next tick. */
+  /** True while the lock is still ours. */
   private async renew(lock: HeldLock): Promise<boolean> {
-    try {
-      const reply = await this.guard.run("renew lock", `lock:${lock.key}`, () =>
-        this.client.eval(RENEW_SCRIPT, { keys: [lock.redisKey], arguments: [lock.token, String(lock.leaseMs)] }),
-      );
-      return reply === 1;
-    } catch (err) {
-      this.log.warn({ err, lock: lock.key }, "lock lease renewal failed; retrying");
-      return true;
-    }
+    const reply = await this.guard.run("renew lock", `lock:${lock.key}`, () =>
+      this.client.eval(RENEW_SCRIPT, { keys: [lock.redisKey], arguments: [lock.token, String(lock.leaseMs)] }),
+    );
+    return reply === 1;
   }
 
   /** A failed release is logged, not thrown: the lease expires on its own and `fn`'s outcome stands. */
