@@ -5,7 +5,7 @@
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { createLogger, type Logger } from "../src/infra/log.js";
-import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/infra/store/index.js";
+import { LockTimeoutError, StoreError, type Coordinator, type Store, type Ticket } from "../src/infra/store/index.js";
 import { eventually } from "./helpers/wait.js";
 
 export interface StoreFixture {
@@ -229,7 +229,7 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
 
   it("tickets of one line run one at a time in the order taken, whenever run is called; tokens grow", async () => {
     const store = await open();
-    const tickets = [];
+    const tickets: Ticket[] = [];
     for (let i = 0; i < 4; i++) tickets.push(await store.coordinator.takeTicket("line-a", { leaseMs: 5_000 }));
     const other = await store.coordinator.takeTicket("line-b", { leaseMs: 5_000 });
     expect(await other.run(async () => "another line does not wait")).toBe("another line does not wait");
