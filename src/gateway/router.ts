@@ -11,7 +11,7 @@ import type { Agent } from "../agent/agent.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
-import type { Store } from "../infra/store/types.js";
+import type { Store, Ticket } from "../infra/store/types.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
@@ -148,8 +148,29 @@ export class Router {
       const text = `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`;
       return { outcome: this.replyOutcome(delivery, text) };
     }
+    const turn = await this.placeTurn(delivery, admission);
+    if (turn.kind === "busy") return { outcome: this.notify(delivery, turn.notice) };
     // enqueueTurn takes the queue's place before its first await.
-    return { outcome: this.enqueueTurn(delivery, this.deps.agent, admission) };
+    return { outcome: this.enqueueTurn(delivery, this.deps.agent, turn) };
+  }
+
+  /**
+   * The turn's places, taken while the intake holds the session: the user's turn slot, then the session's ticket.
+   * Tickets are numbered by the store (one counter per session, shared by the replicas), so a session's turns run
+   * one at a time in the order their messages reached a router, on whichever replica; platform timestamps would
+   * not do, as WebChat has none and redeliveries keep theirs.
+   */
+  private async placeTurn(d: Delivery, admitted: Admitted): Promise<PlacedTurn | { kind: "busy"; notice: string }> {
+    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
+    if (claim.kind === "busy") return claim;
+    try {
+      const leaseMs = this.deps.config.sessions.turnLeaseMs;
+      const ticket = await this.deps.store.coordinator.takeTicket(`session:${d.sessionKey}`, { leaseMs });
+      return { kind: "placed", permissions: admitted.permissions, ticket, releaseSlot: claim.release };
+    } catch (err) {
+      claim.release();
+      throw err;
+    }
   }
 
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
@@ -166,9 +187,7 @@ export class Router {
     }
   }
 
-  private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
-    const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
-    if (claim.kind === "busy") return this.notify(d, claim.notice);
+  private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
@@ -182,9 +201,8 @@ export class Router {
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
-          const result = await this.deps.store.coordinator.withLock(
-            `session:${d.sessionKey}`,
-            () =>
+          const result = await turn.ticket.run(
+            (fence) =>
               agent.runTurn({
                 sessionKey: d.sessionKey,
                 message: d.message,
@@ -193,11 +211,12 @@ export class Router {
                 log: d.log,
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
-                permissions: admitted.permissions,
+                permissions: turn.permissions,
                 earlierMessages,
+                fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
               }),
-            { leaseMs: 60_000, waitMs: 15 * 60_000 },
+            { waitMs: 15 * 60_000 },
           );
           // A failed turn's apology takes the place of its half-written preview.
           const outcome = await this.replyOutcome(d, result.text, live);
@@ -220,7 +239,9 @@ export class Router {
       d.log.error({ err }, "turn failed");
       return "failed";
     } finally {
-      claim.release();
+      turn.releaseSlot();
+      // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
+      await turn.ticket.release();
     }
   }
 
@@ -366,6 +387,14 @@ export class Router {
 }
 
 type Admitted = Extract<Admission, { kind: "admit" }>;
+
+/** A turn with its places taken (see placeTurn); both are given back when it ends, however. */
+interface PlacedTurn {
+  kind: "placed";
+  permissions: Admitted["permissions"];
+  ticket: Ticket;
+  releaseSlot: () => void;
+}
 
 /** Messages the bot never answers, whoever sent them, and why; who may talk is the access policy's call. */
 function ignoreReason(message: InboundMessage, channel: Channel): string | null {

@@ -72,6 +72,7 @@ export const coreConfigShape = {
       dedupTtlHours: z.number().positive().default(72),
       dedupLeaseMinutes: z.number().positive().default(15),
       shutdownGraceMs: duration.default(15_000),
+      turnLeaseMs: duration.default(30_000),
     })
     .prefault({}),
   outbound: z

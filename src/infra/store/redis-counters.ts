@@ -52,6 +52,11 @@ export class RedisCounters implements SharedCounters {
     return Number(reply);
   }
 
+  async windowCount(key: string): Promise<number> {
+    requireKey(key, "windowCount");
+    return Number((await this.guard.run("count", `window:${key}`, () => this.client.get(`${this.keyPrefix}window:${key}`))) ?? 0);
+  }
+
   async claimSlot(pool: string, holder: string, max: number, opts?: { leaseMs?: number }): Promise<(() => Promise<void>) | null> {
     requireKey(pool, "claimSlot");
     if (holder.includes("\n")) throw new TypeError(`claimSlot "${pool}": the holder must not contain a line break`);

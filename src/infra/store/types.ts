@@ -54,6 +54,8 @@ export interface SharedCounters {
    * this event included.
    */
   countInWindow(key: string, windowMs: number): Promise<number>;
+  /** Events in `key`'s current window, without counting one; 0 when none is open. */
+  windowCount(key: string): Promise<number>;
   /**
    * Claims a slot of `pool`, which holds at most `max` distinct holders at once (a holder that has a slot may claim
    * again): a release function, or null when the pool is full. Kept alive until released; a dead process's slots
