@@ -132,7 +132,7 @@ export class Gateway {
     logTail: LogTail | null;
   }): Promise<Gateway> {
     const { config, modules, log, secrets, releaseDataDir, logTail } = start;
-    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    const store = await createStore({ url: config.store.url, keyPrefix: config.store.keyPrefix, dataDir: config.dataDir, log });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
     const channels = createChannels(config, modules, { store, log, http });

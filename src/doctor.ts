@@ -60,7 +60,7 @@ async function attempt(name: string, fix: string, check: () => Promise<string>):
 
 function checkStore(config: Config, log: Logger): Promise<CheckResult> {
   return attempt("store", "check store.url / REDIS_URL, or that the data dir is writable", async () => {
-    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log });
+    const store = await createStore({ url: config.store.url, keyPrefix: config.store.keyPrefix, dataDir: config.dataDir, log });
     try {
       await store.ping();
       return store.backend === "sqlite" ? `sqlite in ${config.dataDir}` : "redis answers";

@@ -40,6 +40,7 @@ export const coreConfigShape = {
         .regex(/^(sqlite|redis|rediss):\/\//, "must start with sqlite://, redis:// or rediss://")
         .nullable()
         .default(null),
+      keyPrefix: z.string().min(1).default("switchboard:"),
     })
     .prefault({}),
   llm: z
