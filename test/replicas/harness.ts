@@ -11,7 +11,7 @@ import { Gateway } from "../../src/app.js";
 import { channelModules } from "../../src/channels/modules.js";
 import { configSchemaFor, collectSecrets, type ConfigInput } from "../../src/config.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
-import { captureLog } from "../helpers/captured-log.js";
+import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 import type { ApiReply } from "../e2e/harness.js";
 
 export const REDIS_URL = process.env.REDIS_URL;
@@ -19,6 +19,8 @@ export const REDIS_URL = process.env.REDIS_URL;
 export interface Replica {
   gateway: Gateway;
   url: string;
+  /** Its log lines at warn and above. */
+  logs: LogRecord[];
   post(body: unknown): Promise<ApiReply>;
 }
 
@@ -42,12 +44,13 @@ export async function startReplicas(count: number, overrides: ConfigInput = {}):
       llm: { baseUrl: fake.url, model: "fake-model", apiKey: "sk-replica-secret", maxRetries: 0, timeoutMs: 10_000 },
       log: { level: "warn" },
     });
-    const { log } = captureLog(collectSecrets(config, channelModules), "warn");
+    const { log, logs } = captureLog(collectSecrets(config, channelModules), "warn");
     const gateway = await Gateway.create(config, { log });
     const url = (await gateway.start()).url;
     replicas.push({
       gateway,
       url,
+      logs,
       async post(body) {
         const response = await fetch(`${url}/api/v1/messages`, {
           method: "POST",

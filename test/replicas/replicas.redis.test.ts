@@ -27,6 +27,11 @@ describe.skipIf(!REDIS_URL)("replicas on one Redis", () => {
     running.fake.enqueue({ text: reply, streaming: { pieceSize: 4, delayMs: 5 } });
     const tab = await openChat(a!.url, "c1", "alice");
     sockets.push(tab);
+    // A frame nobody can read (another program on the channel) is logged and dropped; the next ones still arrive.
+    const redis = createClient({ url: REDIS_URL! });
+    await redis.connect();
+    await redis.publish(`${running.keyPrefix}bus:web:frames`, "not a frame");
+    await redis.close();
 
     const answered = await b!.post({ chatId: "c1", userId: "alice", text: "hello from another tab" });
     expect(answered.body.replies?.map((r) => r.text)).toEqual([reply]);
@@ -39,6 +44,7 @@ describe.skipIf(!REDIS_URL)("replicas on one Redis", () => {
     expect(deltas.join("")).toBe(reply);
     const kinds = seen.map((f) => f.type);
     expect(kinds.indexOf("draft_end")).toBeLessThan(kinds.lastIndexOf("message"));
+    expect(a!.logs.some((line) => line.msg === "a chat frame from another replica could not be read; dropped")).toBe(true);
   });
 
   it("three messages of one session at two replicas run one after the other, in the order they arrived", async () => {

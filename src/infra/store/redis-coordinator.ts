@@ -10,6 +10,7 @@ import type { Logger } from "../log.js";
 import type { Coordinator, SharedCounters, Ticket } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { LockTimeoutError } from "./errors.js";
+import { KeyedMutex } from "./keyed-mutex.js";
 import { keepLeaseAlive } from "./lease-keeper.js";
 import { RedisCounters } from "./redis-counters.js";
 import { RedisTickets } from "./redis-tickets.js";
@@ -32,6 +33,7 @@ interface HeldLock {
 export class RedisCoordinator implements Coordinator {
   readonly shared: SharedCounters;
   readonly #tickets: RedisTickets;
+  readonly #local = new KeyedMutex();
 
   constructor(
     private readonly client: RedisClientType,
@@ -60,8 +62,18 @@ export class RedisCoordinator implements Coordinator {
     return reply !== null;
   }
 
+  /**
+   * Callers in this process queue here first, so only one of them at a time polls Redis for a key: without it, many
+   * local waiters of one hot key (an inbox, the session directory) poll with growing backoff and the lock sits free
+   * between their polls.
+   */
   async withLock<T>(key: string, fn: () => Promise<T>, opts?: Partial<LockOptions>): Promise<T> {
     const { leaseMs, waitMs } = resolveLockOptions(key, opts);
+    const deadline = Date.now() + waitMs;
+    return this.#local.run(key, () => this.withRedisLock(key, fn, leaseMs, Math.max(0, deadline - Date.now())), waitMs);
+  }
+
+  private async withRedisLock<T>(key: string, fn: () => Promise<T>, leaseMs: number, waitMs: number): Promise<T> {
     const lock: HeldLock = { key, redisKey: `${this.keyPrefix}lock:${key}`, token: randomUUID(), leaseMs };
     await this.acquire(lock, waitMs);
     const renewal = keepLeaseAlive({ lock: key }, leaseMs, () => this.renew(lock), this.log);
