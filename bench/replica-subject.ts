@@ -1,7 +1,7 @@
 /**
  * One replica for bench/replicas.bench.ts, in its own process: the whole gateway on Redis (the parent's key prefix),
  * WebChat on and Telegram in webhook mode, answering through the parent's fake Bot API and instant fake LLM. It
- * tells the parent its URL once started and stops when told (or when the parent goes away).
+ * tells the parent its URL once started, its CPU time when asked, and stops when told (or when the parent goes away).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,8 +17,8 @@ export interface ReplicaEnv {
   webhookPath: string;
 }
 
-export type ReplicaParentMessage = { type: "stop" };
-export type ReplicaChildMessage = { type: "ready"; url: string } | { type: "stopped" };
+export type ReplicaParentMessage = { type: "stats" } | { type: "stop" };
+export type ReplicaChildMessage = { type: "ready"; url: string } | { type: "stats"; cpuMicros: number } | { type: "stopped" };
 
 const env = JSON.parse(process.env.SWITCHBOARD_BENCH_REPLICA ?? "null") as ReplicaEnv | null;
 if (!env) throw new Error("bench/replica-subject.ts runs as a child of bench/replicas.bench.ts");
@@ -47,7 +47,11 @@ const gateway = await Gateway.create(config, { log: createLogger({ level: "silen
 const { url } = await gateway.start();
 
 process.on("message", (message: ReplicaParentMessage) => {
-  if (message.type !== "stop") return;
+  if (message.type === "stats") {
+    const cpu = process.cpuUsage();
+    send({ type: "stats", cpuMicros: cpu.user + cpu.system });
+    return;
+  }
   void gateway
     .stop()
     .then(() => rm(dataDir, { recursive: true, force: true }))

@@ -34,6 +34,9 @@ interface RunResult {
   replicas: number;
   webPerSecond: number;
   telegramPerSecond: number;
+  /** CPU time of all replicas together per message: what scaling out costs beside what it buys. */
+  webCpuMs: number;
+  telegramCpuMs: number;
 }
 
 export async function run(): Promise<BenchResult> {
@@ -60,6 +63,8 @@ export async function run(): Promise<BenchResult> {
       "WebChat vs 1": `${(r.webPerSecond / one!.webPerSecond).toFixed(2)}x`,
       "Telegram webhook msg/s": r.telegramPerSecond.toFixed(1),
       "Telegram vs 1": `${(r.telegramPerSecond / one!.telegramPerSecond).toFixed(2)}x`,
+      "WebChat CPU/msg (all replicas)": `${r.webCpuMs.toFixed(1)} ms`,
+      "Telegram CPU/msg (all replicas)": `${r.telegramCpuMs.toFixed(1)} ms`,
     })),
   };
 }
@@ -75,10 +80,14 @@ async function measure(count: number, fakes: Pick<ReplicaEnv, "apiRoot" | "token
     const telegram = (i: number) => replies.post(replicas[i % count]!.url, userOf(i % CHATS), `tg ${i}`);
     await inFlight(WARM_UP, web);
     await inFlight(WARM_UP, telegram);
+    const cpuMs = async () => (await Promise.all(replicas.map((r) => r.cpuMicros()))).reduce((a, b) => a + b, 0) / 1000;
+    const cpu0 = await cpuMs();
     const webPerSecond = MESSAGES / (await timed(() => inFlight(MESSAGES, web)));
+    const cpu1 = await cpuMs();
     const telegramPerSecond = MESSAGES / (await timed(() => inFlight(MESSAGES, telegram)));
+    const cpu2 = await cpuMs();
     process.stderr.write(`replicas bench: ${count} replica(s): WebChat ${webPerSecond.toFixed(1)} msg/s, Telegram ${telegramPerSecond.toFixed(1)} msg/s, lost ${replies.lost}\n`);
-    return { replicas: count, webPerSecond, telegramPerSecond };
+    return { replicas: count, webPerSecond, telegramPerSecond, webCpuMs: (cpu1 - cpu0) / MESSAGES, telegramCpuMs: (cpu2 - cpu1) / MESSAGES };
   } finally {
     replies.stop();
     await Promise.all(replicas.map((r) => r.stop()));
@@ -186,6 +195,12 @@ class Replica {
     });
     const ready = (await next(child, "ready")) as Extract<ReplicaChildMessage, { type: "ready" }>;
     return new Replica(child, ready.url);
+  }
+
+  async cpuMicros(): Promise<number> {
+    const answer = next(this.child, "stats");
+    this.child.send({ type: "stats" } satisfies ReplicaParentMessage);
+    return ((await answer) as Extract<ReplicaChildMessage, { type: "stats" }>).cpuMicros;
   }
 
   async stop(): Promise<void> {
