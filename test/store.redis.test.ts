@@ -125,8 +125,15 @@ describe.skipIf(!REDIS_URL)("Redis store", () => {
 
     it("shared counters: a window counts both replicas' events; a slot pool holds max holders across replicas", async () => {
       const [a, b] = await twoReplicas();
-      const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).coordinator.shared!.countInWindow("user:1", 60_000)));
+      const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).coordinator.shared!.countInWindow("user:1", 60_000, Date.now())));
       expect([...counts].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      // The caller's clock ends the window: a window opened at t lasts until t + windowMs.
+      const t = 5_000_000;
+      expect(await a.coordinator.shared!.countInWindow("user:2", 1_000, t)).toBe(1);
+      expect(await b.coordinator.shared!.countInWindow("user:2", 1_000, t + 999)).toBe(2);
+      expect(await b.coordinator.shared!.windowCount("user:2", 1_000, t + 999)).toBe(2);
+      expect(await a.coordinator.shared!.windowCount("user:2", 1_000, t + 1_000)).toBe(0);
+      expect(await a.coordinator.shared!.countInWindow("user:2", 1_000, t + 1_000)).toBe(1);
 
       const shared = b.coordinator.shared!;
       const slotA = await a.coordinator.shared!.claimSlot("user:1", "session-1", 2, { leaseMs: 300 });

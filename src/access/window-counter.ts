@@ -28,7 +28,7 @@ export class WindowCounter {
   async hit(subject: string): Promise<number> {
     const key = this.keyOf(subject);
     const shared = this.store.coordinator.shared;
-    if (shared) return shared.countInWindow(key, this.windowMs);
+    if (shared) return shared.countInWindow(key, this.windowMs, this.now());
     return this.store.coordinator.withLock(key, async () => {
       const now = this.now();
       const current = await this.current(key, now);
@@ -41,7 +41,7 @@ export class WindowCounter {
   /** Events in the subject's current window; 0 when none is open. */
   async count(subject: string): Promise<number> {
     const shared = this.store.coordinator.shared;
-    if (shared) return shared.windowCount(this.keyOf(subject));
+    if (shared) return shared.windowCount(this.keyOf(subject), this.windowMs, this.now());
     return (await this.current(this.keyOf(subject), this.now()))?.count ?? 0;
   }
 

@@ -1,5 +1,5 @@
 /**
- * Counters shared by replicas: a rate window is one key (INCR, and PEXPIRE at its first event); a slot pool is a
+ * Counters shared by replicas: a rate window is one hash (its start and count, changed by one script); a slot pool is a
  * sorted set of `<holder>\n<claim id>` scored by lease deadline (Redis server time), purged of expired claims at
  * each claim, so slots of a replica that died free themselves.
  */
@@ -11,9 +11,18 @@ import type { BackendGuard } from "./backend-guard.js";
 import { keepLeaseAlive } from "./lease-keeper.js";
 import { DEFAULT_LEASE_MS, requireDuration, requireKey } from "./checks.js";
 
-const COUNT_SCRIPT = `local n = redis.call("incr", KEYS[1])
-if n == 1 then redis.call("pexpire", KEYS[1], ARGV[1]) end
-return n`;
+/** ARGV: window ms, now (the caller's clock). The window's start and count are one hash. */
+const COUNT_SCRIPT = `local window, now = tonumber(ARGV[1]), tonumber(ARGV[2])
+local start = tonumber(redis.call("hget", KEYS[1], "start"))
+local count = 1
+if start == nil or now - start >= window then
+  start = now
+  redis.call("hset", KEYS[1], "start", ARGV[2], "count", 1)
+else
+  count = redis.call("hincrby", KEYS[1], "count", 1)
+end
+redis.call("pexpire", KEYS[1], math.max(1, start + window - now))
+return count`;
 const NOW_MS = `local t = redis.call("time") local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
 /** ARGV: holder, max, claim id, lease ms. 1 when claimed, 0 when the pool is full. */
 const CLAIM_SCRIPT = `${NOW_MS}
@@ -43,18 +52,20 @@ export class RedisCounters implements SharedCounters {
     private readonly log: Logger,
   ) {}
 
-  async countInWindow(key: string, windowMs: number): Promise<number> {
+  async countInWindow(key: string, windowMs: number, now: number): Promise<number> {
     requireKey(key, "countInWindow");
     requireDuration(windowMs, "windowMs", `countInWindow "${key}"`);
     const reply = await this.guard.run("count", `window:${key}`, () =>
-      this.client.eval(COUNT_SCRIPT, { keys: [`${this.keyPrefix}window:${key}`], arguments: [String(windowMs)] }),
+      this.client.eval(COUNT_SCRIPT, { keys: [`${this.keyPrefix}window:${key}`], arguments: [String(windowMs), String(Math.round(now))] }),
     );
     return Number(reply);
   }
 
-  async windowCount(key: string): Promise<number> {
+  async windowCount(key: string, windowMs: number, now: number): Promise<number> {
     requireKey(key, "windowCount");
-    return Number((await this.guard.run("count", `window:${key}`, () => this.client.get(`${this.keyPrefix}window:${key}`))) ?? 0);
+    const [start, count] = await this.guard.run("count", `window:${key}`, () => this.client.hmGet(`${this.keyPrefix}window:${key}`, ["start", "count"]));
+    if (start === null || start === undefined || now - Number(start) >= windowMs) return 0;
+    return Number(count ?? 0);
   }
 
   async claimSlot(pool: string, holder: string, max: number, opts?: { leaseMs?: number }): Promise<(() => Promise<void>) | null> {

@@ -50,12 +50,12 @@ export interface Coordinator {
 /** Counters across replicas (Redis), each one atomic operation. */
 export interface SharedCounters {
   /**
-   * Counts one event of `key` in a window that opens at its first event and lasts `windowMs`; returns the count,
-   * this event included.
+   * Counts one event of `key` at `now` (ms) in a window that opens at its first event and lasts `windowMs`; returns
+   * the count, this event included. The caller's clock decides when a window ends, as on the one-process backend.
    */
-  countInWindow(key: string, windowMs: number): Promise<number>;
-  /** Events in `key`'s current window, without counting one; 0 when none is open. */
-  windowCount(key: string): Promise<number>;
+  countInWindow(key: string, windowMs: number, now: number): Promise<number>;
+  /** Events in `key`'s window open at `now`, without counting one; 0 when none is open. */
+  windowCount(key: string, windowMs: number, now: number): Promise<number>;
   /**
    * Claims a slot of `pool`, which holds at most `max` distinct holders at once (a holder that has a slot may claim
    * again): a release function, or null when the pool is full. Kept alive until released; a dead process's slots
