@@ -105,6 +105,22 @@ describe.skipIf(!REDIS_URL)("Redis store", () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     });
 
+    it("a waiting ticket that lost its place (its lease ran out, its holder alive) takes a new one and still runs", async () => {
+      const [a, b] = await twoReplicas();
+      const first = await a.coordinator.takeTicket("session:lost", { leaseMs: 5_000 });
+      const second = await b.coordinator.takeTicket("session:lost", { leaseMs: 5_000 });
+      const raw = createClient({ url: REDIS_URL! });
+      await raw.connect();
+      const [prefix] = (await raw.keys(`${RUN_PREFIX}*line:session:lost`)).map((key) => key.slice(0, -"line:session:lost".length));
+      // As if renewals had failed past the lease: another replica purged the ticket.
+      await raw.hDel(`${prefix}line:session:lost`, `t${second.token}`);
+      await raw.close();
+      const lostToken = second.token;
+      const ran = second.run(async (token) => token, { waitMs: 5_000 });
+      await first.release();
+      expect(await ran).toBeGreaterThan(lostToken);
+    });
+
     it("fence: a token older than one that wrote is refused", async () => {
       const [a, b] = await twoReplicas();
       expect(await a.coordinator.fence("session:z", 1)).toBe(true);
