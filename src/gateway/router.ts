@@ -24,6 +24,7 @@ import { isRetryableSend } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn } from "./acknowledge.js";
 import { SessionQueue } from "./session-queue.js";
+import { StopRelay } from "./stop-relay.js";
 import { targetOf, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 
 export interface RouterDeps {
@@ -59,6 +60,7 @@ const TYPING_REFRESH_MS = 5_000;
 
 export class Router {
   private readonly queue: SessionQueue;
+  private readonly stops: StopRelay;
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
@@ -69,6 +71,7 @@ export class Router {
 
   constructor(private readonly deps: RouterDeps) {
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
+    this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
     this.dedup = new InboundDedup(deps.store, { ttlMs: dedupTtlHours * 3_600_000, leaseMs: dedupLeaseMinutes * 60_000 });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
@@ -176,6 +179,7 @@ export class Router {
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
   async drain(graceMs: number): Promise<void> {
     this.accepting = false;
+    await this.stops.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
     const finished = await Promise.race([this.queue.idle().then(() => "idle" as const), deadline]);
@@ -281,9 +285,11 @@ export class Router {
         summary: "cancel the running turn and drop queued messages",
         run: async (_args, ctx) => {
           const { running, queued } = this.queue.cancel(ctx.sessionKey);
+          await this.stops.announce(ctx.sessionKey);
           const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
           if (running) return `Stopped the running turn${dropped}.`;
-          return queued > 0 ? `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.` : "Nothing is running right now.";
+          if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
+          return this.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
         },
       },
     ];

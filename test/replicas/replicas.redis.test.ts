@@ -79,6 +79,17 @@ describe.skipIf(!REDIS_URL)("replicas on one Redis", () => {
     expect(answersSeen[2]!.some((t) => t.includes("answer to second"))).toBe(true);
   });
 
+  it("/stop on replica B stops the session's turn running on A", async () => {
+    running = await startReplicas(2);
+    const [a, b] = running.replicas;
+    running.fake.respondWith(() => ({ text: "a very long answer that takes its time", streaming: { pieceSize: 1, delayMs: 200 } }));
+    const long = a!.post({ chatId: "c6", userId: "u", text: "tell me everything" });
+    await running.fake.waitForRequests(1);
+    const stop = await b!.post({ chatId: "c6", userId: "u", text: "/stop" });
+    expect(stop.body.replies?.[0]?.text).toMatch(/the others were told to stop/);
+    expect((await long).body.outcome).toBe("stopped");
+  });
+
   it("the per-user rate limit counts the messages of both replicas", async () => {
     running = await startReplicas(2, { access: { web: { limits: true }, limits: { perUser: { messages: 2, windowSeconds: 60 } } } });
     const [a, b] = running.replicas;
