@@ -102,7 +102,7 @@ function commandSetup(): { cfg: Config; log: Logger } {
 
 /** The gateway's store, for commands that read or change what it keeps. */
 function openStore({ cfg, log }: { cfg: Config; log: Logger } = commandSetup()): Promise<Store> {
-  return createStore({ url: cfg.store.url, dataDir: cfg.dataDir, log });
+  return createStore({ url: cfg.store.url, keyPrefix: cfg.store.keyPrefix, dataDir: cfg.dataDir, log });
 }
 
 registerSkillsCommands(program, {

@@ -5,7 +5,7 @@
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { createLogger, type Logger } from "../src/infra/log.js";
-import { LockTimeoutError, StoreError, type Coordinator, type Store } from "../src/infra/store/index.js";
+import { LockTimeoutError, StoreError, type Coordinator, type Store, type Ticket } from "../src/infra/store/index.js";
 import { eventually } from "./helpers/wait.js";
 
 export interface StoreFixture {
@@ -289,6 +289,57 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await expect(coordinator.announce("g", "", "{}", 1_000)).rejects.toThrow(TypeError);
     await expect(coordinator.announce("g", "a", "{}", -1)).rejects.toThrow(/ttlMs/);
     expect(await coordinator.leaseHolder("k")).toBeNull();
+  });
+
+  it("tickets of one line run one at a time in the order taken, whenever run is called; tokens grow", async () => {
+    const store = await open();
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 4; i++) tickets.push(await store.coordinator.takeTicket("line-a", { leaseMs: 5_000 }));
+    const other = await store.coordinator.takeTicket("line-b", { leaseMs: 5_000 });
+    expect(await other.run(async () => "another line does not wait")).toBe("another line does not wait");
+    const order: number[] = [];
+    let inside = 0;
+    const runs = [3, 1, 0, 2].map((i) =>
+      tickets[i]!.run(async (token) => {
+        inside += 1;
+        expect(inside).toBe(1);
+        await new Promise((resolve) => setImmediate(resolve));
+        order.push(i);
+        inside -= 1;
+        return token;
+      }),
+    );
+    const tokens = await Promise.all(runs);
+    expect(order).toEqual([0, 1, 2, 3]);
+    expect([tokens[2], tokens[1], tokens[3], tokens[0]]).toEqual([...tokens].sort((a, b) => a! - b!));
+  });
+
+  it("a released ticket lets the next one in; a ticket that waits too long gives up with a LockTimeoutError", async () => {
+    const store = await open();
+    const first = await store.coordinator.takeTicket("line", { leaseMs: 5_000 });
+    const second = await store.coordinator.takeTicket("line", { leaseMs: 5_000 });
+    await expect(second.run(async () => "late", { waitMs: 50 })).rejects.toThrow(LockTimeoutError);
+    const third = await store.coordinator.takeTicket("line", { leaseMs: 5_000 });
+    await first.release();
+    await first.release();
+    expect(await third.run(async () => "in")).toBe("in");
+  });
+
+  it("bus: a subscriber gets what is published on its topic, in order, until it unsubscribes", async () => {
+    const store = await open();
+    const got: string[] = [];
+    const other: string[] = [];
+    const unsubscribe = await store.bus.subscribe("topic-a", (m) => got.push(m));
+    await store.bus.subscribe("topic-b", (m) => other.push(m));
+    for (let i = 0; i < 20; i++) await store.bus.publish("topic-a", `m${i}`);
+    await until("all 20 delivered", () => got.length === 20);
+    expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+    expect(other).toEqual([]);
+    await unsubscribe();
+    await store.bus.publish("topic-a", "after");
+    await store.bus.publish("topic-b", "marker");
+    await until("marker delivered", () => other.length === 1);
+    expect(got).toHaveLength(20);
   });
 
   it("close is idempotent, and calls after close fail clearly", async () => {

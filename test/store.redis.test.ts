@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@keyv/redis";
 import { createStore, LockTimeoutError, StoreError, type Store } from "../src/infra/store/index.js";
-import { captureLog, holdLock, racingIncrements, storeContract } from "./store-contract.js";
+import { captureLog, holdLock, racingIncrements, storeContract, until } from "./store-contract.js";
 
 const REDIS_URL = process.env.REDIS_URL;
 /** Every key of this run starts with this, so runs never collide and cleanup finds them. */
@@ -82,6 +82,91 @@ describe.skipIf(!REDIS_URL)("Redis store", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       holder.release();
       expect(await holder.finished).toBe("finished");
+    });
+
+    it("tickets taken on two replicas run in the order taken; a ticket whose holder died is skipped after its lease", async () => {
+      const [a, b] = await twoReplicas();
+      const first = await a.coordinator.takeTicket("session:x", { leaseMs: 300 });
+      const second = await b.coordinator.takeTicket("session:x", { leaseMs: 300 });
+      const third = await a.coordinator.takeTicket("session:x", { leaseMs: 300 });
+      const order: string[] = [];
+      const thirdRun = third.run(async () => order.push("third"));
+      const secondRun = second.run(async () => order.push("second"), { waitMs: 5_000 });
+      await first.run(async () => order.push("first"));
+      await Promise.all([secondRun, thirdRun]);
+      expect(order).toEqual(["first", "second", "third"]);
+
+      // A holder that dies: its lease is no longer renewed, and the next ticket runs once it ran out.
+      const dying = await a.coordinator.takeTicket("session:y", { leaseMs: 300 });
+      const next = await b.coordinator.takeTicket("session:y", { leaseMs: 300 });
+      await a.close();
+      const started = Date.now();
+      expect(await next.run(async (token) => token, { waitMs: 5_000 })).toBeGreaterThan(dying.token);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    });
+
+    it("a waiting ticket that lost its place (its lease ran out, its holder alive) takes a new one and still runs", async () => {
+      const [a, b] = await twoReplicas();
+      const first = await a.coordinator.takeTicket("session:lost", { leaseMs: 5_000 });
+      const second = await b.coordinator.takeTicket("session:lost", { leaseMs: 5_000 });
+      const raw = createClient({ url: REDIS_URL! });
+      await raw.connect();
+      const [prefix] = (await raw.keys(`${RUN_PREFIX}*line:session:lost`)).map((key) => key.slice(0, -"line:session:lost".length));
+      // As if renewals had failed past the lease: another replica purged the ticket.
+      await raw.hDel(`${prefix}line:session:lost`, `t${second.token}`);
+      await raw.close();
+      const lostToken = second.token;
+      const ran = second.run(async (token) => token, { waitMs: 5_000 });
+      await first.release();
+      expect(await ran).toBeGreaterThan(lostToken);
+    });
+
+    it("fence: a token older than one that wrote is refused", async () => {
+      const [a, b] = await twoReplicas();
+      expect(await a.coordinator.fence("session:z", 1)).toBe(true);
+      expect(await b.coordinator.fence("session:z", 2)).toBe(true);
+      expect(await a.coordinator.fence("session:z", 1)).toBe(false);
+      expect(await b.coordinator.fence("session:z", 2)).toBe(true);
+    });
+
+    it("the bus carries messages between replicas", async () => {
+      const [a, b] = await twoReplicas();
+      const got: string[] = [];
+      await b.bus.subscribe("web", (m) => got.push(m));
+      expect(a.bus.crossesProcesses).toBe(true);
+      await a.bus.publish("web", "hello from a");
+      await until("b got it", () => got.length === 1);
+      expect(got).toEqual(["hello from a"]);
+    });
+
+    it("shared counters: a window counts both replicas' events; a slot pool holds max holders across replicas", async () => {
+      const [a, b] = await twoReplicas();
+      const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).coordinator.shared!.countInWindow("user:1", 60_000, Date.now())));
+      expect([...counts].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      // The caller's clock ends the window: a window opened at t lasts until t + windowMs.
+      const t = 5_000_000;
+      expect(await a.coordinator.shared!.countInWindow("user:2", 1_000, t)).toBe(1);
+      expect(await b.coordinator.shared!.countInWindow("user:2", 1_000, t + 999)).toBe(2);
+      expect(await b.coordinator.shared!.windowCount("user:2", 1_000, t + 999)).toBe(2);
+      expect(await a.coordinator.shared!.windowCount("user:2", 1_000, t + 1_000)).toBe(0);
+      expect(await a.coordinator.shared!.countInWindow("user:2", 1_000, t + 1_000)).toBe(1);
+
+      const shared = b.coordinator.shared!;
+      const slotA = await a.coordinator.shared!.claimSlot("user:1", "session-1", 2, { leaseMs: 300 });
+      const again = await shared.claimSlot("user:1", "session-1", 2, { leaseMs: 300 });
+      const slotB = await shared.claimSlot("user:1", "session-2", 2, { leaseMs: 300 });
+      expect([slotA, again, slotB].every((slot) => slot !== null)).toBe(true);
+      expect(await shared.claimSlot("user:1", "session-3", 2)).toBeNull();
+      await again!();
+      await slotB!();
+      // Held past several leases by renewal while a lives; then a's slot dies with a and frees the pool.
+      const slotC = await shared.claimSlot("user:1", "session-3", 2, { leaseMs: 300 });
+      expect(await shared.claimSlot("user:1", "session-4", 2)).toBeNull();
+      await a.close();
+      let slotD: (() => Promise<void>) | null = null;
+      await until("a's slot expired", async () => (slotD = await shared.claimSlot("user:1", "session-4", 2)) !== null, 5_000);
+      await slotD!();
+      await slotC!();
     });
   });
 });

@@ -61,7 +61,7 @@ export class AccessControl {
     this.pairing = new PairingBook(deps.store, deps.channels, this.now);
     this.policy = new AccessPolicy(deps.config, (channel, userId) => this.pairing.isApproved(channel, userId), deps.webAuthenticated ?? false);
     this.limits = new MessageLimits(deps.config.limits, deps.store, this.now);
-    this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser);
+    this.slots = new TurnSlots(deps.config.limits.maxConcurrentTurnsPerUser, deps.store);
     this.recent = new RecentMessages(deps.config.groupContext, deps.store, this.now);
   }
 
@@ -94,9 +94,9 @@ export class AccessControl {
   }
 
   /** A turn's slot under the per-user cap; release it when the turn is over. */
-  claimTurn(message: InboundMessage, sessionKey: string, role: Role, log: Logger): TurnClaim {
+  async claimTurn(message: InboundMessage, sessionKey: string, role: Role, log: Logger): Promise<TurnClaim> {
     if (this.exempt(message, role)) return { kind: "claimed", release: () => {} };
-    const release = this.slots.claim(`${message.channel}:${message.sender.id}`, sessionKey);
+    const release = await this.slots.claim(`${message.channel}:${message.sender.id}`, sessionKey);
     if (release) return { kind: "claimed", release };
     const max = this.config.limits.maxConcurrentTurnsPerUser;
     audit(log, message, `over the cap of ${max} concurrent turns per user`);

@@ -2,7 +2,8 @@
  * Counts events per subject within a window that opens at the subject's first event and lasts `windowMs`, in
  * the store, so that every replica sees the same counts. A burst is counted in one window, whenever it starts.
  * Kept over rate-limiter-flexible: its store-backed limiters need the raw Redis or SQLite client, which the Store
- * port hides; this one counts through the store and its coordinator's lock, so replicas on Redis share the counts.
+ * port hides. On Redis the store's shared counter counts for every replica in one atomic step; on SQLite the count
+ * is a record read and written under the coordinator's (in-process) lock.
  */
 import { z } from "zod";
 import type { Namespace, Store } from "../infra/store/types.js";
@@ -26,6 +27,8 @@ export class WindowCounter {
   /** Counts one event for `subject`; returns how many its current window holds, this one included. */
   async hit(subject: string): Promise<number> {
     const key = this.keyOf(subject);
+    const shared = this.store.coordinator.shared;
+    if (shared) return shared.countInWindow(key, this.windowMs, this.now());
     return this.store.coordinator.withLock(key, async () => {
       const now = this.now();
       const current = await this.current(key, now);
@@ -37,6 +40,8 @@ export class WindowCounter {
 
   /** Events in the subject's current window; 0 when none is open. */
   async count(subject: string): Promise<number> {
+    const shared = this.store.coordinator.shared;
+    if (shared) return shared.windowCount(this.keyOf(subject), this.windowMs, this.now());
     return (await this.current(this.keyOf(subject), this.now()))?.count ?? 0;
   }
 

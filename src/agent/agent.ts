@@ -136,7 +136,7 @@ export class Agent {
     });
     const loaded = await this.history.load(input.sessionKey);
     loaded.messages.push(user.forHistory);
-    await this.history.save(input.sessionKey, loaded);
+    await this.history.save(input.sessionKey, loaded, input.fence);
     const record = await this.compact(loaded, input, log);
     progress.record = record;
     const { disclosedTools } = progress;
@@ -153,7 +153,7 @@ export class Agent {
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
     record.disclosedTools = [...disclosedTools];
-    await this.history.save(input.sessionKey, record);
+    await this.history.save(input.sessionKey, record, input.fence);
 
     const durationMs = Math.round(performance.now() - progress.started);
     const { steps, toolCalls } = progress;
@@ -176,7 +176,7 @@ export class Agent {
       ...(keepProposals ? { onProposals: (found: ProposedMemory[]) => void proposals.push(...found) } : {}),
     });
     if (compacted === null) return record;
-    await this.history.save(input.sessionKey, compacted);
+    await this.history.save(input.sessionKey, compacted, input.fence);
     if (keepProposals && proposals.length > 0) {
       await keepProposals(input.message, proposals, log).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
     }
@@ -298,7 +298,7 @@ export class Agent {
     if (record && stepMessages.length > 0) {
       record.messages.push(...stepMessages);
       record.disclosedTools = [...progress.disclosedTools];
-      await this.history.save(input.sessionKey, record).catch((saveErr: unknown) => {
+      await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
         log.error({ errorId, err: saveErr }, "could not save the finished steps of a failed turn");
       });
     }

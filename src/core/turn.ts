@@ -25,6 +25,12 @@ export interface TurnInput {
   permissions?: ToolPermissions;
   /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
   earlierMessages?: EarlierChatMessage[];
+  /**
+   * The fencing token of the session's turn lock (see the router): the history refuses to save with a token older
+   * than one that already saved, so a replica that lost the session (its lease ran out) cannot overwrite the turn
+   * that took over. Absent: the history is written unchecked (scheduled turns of a task's own session).
+   */
+  fence?: number;
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
 }

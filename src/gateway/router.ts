@@ -11,7 +11,7 @@ import type { Agent } from "../agent/agent.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
-import type { Store } from "../infra/store/types.js";
+import type { Store, Ticket } from "../infra/store/types.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext, CommandReply } from "../core/commands.js";
@@ -25,13 +25,8 @@ import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn } from "./acknowledge.js";
 import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
+import { StopRelay } from "./stop-relay.js";
 import { targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
-
-/**
- * The session lock's lease on Redis: renewed every third of it while the turn runs, so it only matters when the
- * replica running the turn dies; then the session waits this long before another replica may run its next turn.
- */
-const SESSION_LOCK_LEASE_MS = 10_000;
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -68,6 +63,7 @@ const TYPING_REFRESH_MS = 5_000;
 
 export class Router {
   private readonly queue: SessionQueue;
+  private readonly stops: StopRelay;
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
@@ -82,6 +78,7 @@ export class Router {
   constructor(private readonly deps: RouterDeps) {
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
+    this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
     const { dedupTtlHours, dedupLeaseMinutes } = deps.config.sessions;
     this.dedup = new InboundDedup(deps.store, {
       ttlMs: dedupTtlHours * 3_600_000,
@@ -176,13 +173,35 @@ export class Router {
       const text = `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`;
       return { outcome: this.replyOutcome(delivery, text) };
     }
+    const turn = await this.placeTurn(delivery, admission);
+    if (turn.kind === "busy") return { outcome: this.notify(delivery, turn.notice) };
     // enqueueTurn takes the queue's place before its first await.
-    return { outcome: this.enqueueTurn(delivery, this.deps.agent, admission) };
+    return { outcome: this.enqueueTurn(delivery, this.deps.agent, turn) };
+  }
+
+  /**
+   * The turn's places, taken while the intake holds the session: the user's turn slot, then the session's ticket.
+   * Tickets are numbered by the store (one counter per session, shared by the replicas), so a session's turns run
+   * one at a time in the order their messages reached a router, on whichever replica; platform timestamps would
+   * not do, as WebChat has none and redeliveries keep theirs.
+   */
+  private async placeTurn(d: Delivery, admitted: Admitted): Promise<PlacedTurn | { kind: "busy"; notice: string }> {
+    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
+    if (claim.kind === "busy") return claim;
+    try {
+      const leaseMs = this.deps.config.sessions.turnLeaseMs;
+      const ticket = await this.deps.store.coordinator.takeTicket(`session:${d.sessionKey}`, { leaseMs });
+      return { kind: "placed", permissions: admitted.permissions, ticket, releaseSlot: claim.release };
+    } catch (err) {
+      claim.release();
+      throw err;
+    }
   }
 
   /** Stops taking messages, lets running turns finish until the deadline, then cancels the rest. */
   async drain(graceMs: number): Promise<void> {
     this.accepting = false;
+    await this.stops.close();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
     const finished = await Promise.race([this.queue.idle().then(() => "idle" as const), deadline]);
@@ -194,9 +213,7 @@ export class Router {
     }
   }
 
-  private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
-    const claim = this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
-    if (claim.kind === "busy") return this.notify(d, claim.notice);
+  private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
@@ -210,9 +227,8 @@ export class Router {
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
-          const result = await this.deps.store.coordinator.withLock(
-            `session:${d.sessionKey}`,
-            () =>
+          const result = await turn.ticket.run(
+            (fence) =>
               agent.runTurn({
                 sessionKey: d.sessionKey,
                 message: d.message,
@@ -221,11 +237,12 @@ export class Router {
                 log: d.log,
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
-                permissions: admitted.permissions,
+                permissions: turn.permissions,
                 earlierMessages,
+                fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
               }),
-            { leaseMs: SESSION_LOCK_LEASE_MS, waitMs: 15 * 60_000 },
+            { waitMs: 15 * 60_000 },
           );
           // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
           if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
@@ -252,7 +269,9 @@ export class Router {
       d.log.error({ err }, "turn failed");
       return "failed";
     } finally {
-      claim.release();
+      turn.releaseSlot();
+      // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
+      await turn.ticket.release();
     }
   }
 
@@ -294,9 +313,11 @@ export class Router {
         summary: "cancel the running turn and drop queued messages",
         run: async (_args, ctx) => {
           const { running, queued } = this.queue.cancel(ctx.sessionKey);
+          await this.stops.announce(ctx.sessionKey);
           const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
           if (running) return `Stopped the running turn${dropped}.`;
-          return queued > 0 ? `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.` : "Nothing is running right now.";
+          if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
+          return this.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
         },
       },
     ];
@@ -401,6 +422,14 @@ export class Router {
 }
 
 type Admitted = Extract<Admission, { kind: "admit" }>;
+
+/** A turn with its places taken (see placeTurn); both are given back when it ends, however. */
+interface PlacedTurn {
+  kind: "placed";
+  permissions: Admitted["permissions"];
+  ticket: Ticket;
+  releaseSlot: () => void;
+}
 
 /** Messages the bot never answers, whoever sent them, and why; who may talk is the access policy's call. */
 function ignoreReason(message: InboundMessage, channel: Channel): string | null {

@@ -8,7 +8,7 @@ import { modelMessageSchema, type ModelMessage } from "ai";
 import { z } from "zod";
 import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
-import type { ItemLists, Namespace, Store } from "../infra/store/types.js";
+import type { Coordinator, ItemLists, Namespace, Store } from "../infra/store/types.js";
 
 export interface SessionRecord {
   messages: ModelMessage[];
@@ -67,9 +67,22 @@ export function estimateTokens(record: { messages: readonly ModelMessage[]; summ
   return tokens;
 }
 
+/** A turn that lost its session to another replica (its lock lease ran out) tried to save the history. */
+export class StaleTurnError extends Error {
+  override readonly name = "StaleTurnError";
+
+  constructor(
+    readonly sessionKey: string,
+    readonly token: number,
+  ) {
+    super(`session ${sessionKey}: the turn holding token ${token} lost its lock to a newer turn; its history write was refused`);
+  }
+}
+
 export class SessionHistory {
   private readonly headers: Namespace<unknown>;
   private readonly lists: ItemLists<unknown>;
+  private readonly coordinator: Coordinator;
   /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
   private readonly persisted = new WeakMap<SessionRecord, Persisted>();
 
@@ -79,6 +92,7 @@ export class SessionHistory {
   ) {
     this.headers = store.namespace<unknown>("sessions");
     this.lists = store.lists<unknown>("sessions");
+    this.coordinator = store.coordinator;
   }
 
   /**
@@ -100,8 +114,16 @@ export class SessionHistory {
     return this.quarantine(sessionKey, stored, issuesOf(header.error));
   }
 
-  /** Stores the record, stamping its updatedAt: only the new messages when it extends what was loaded or saved. */
-  async save(sessionKey: string, record: SessionRecord): Promise<void> {
+  /**
+   * Stores the record, stamping its updatedAt: only the new messages when it extends what was loaded or saved.
+   * With `fence`, throws a StaleTurnError and writes nothing when a turn with a newer token has saved this session.
+   * The check is one atomic step before the write, not with it: a newer holder that saves in between can still be
+   * overwritten by this one write, never by the later ones.
+   */
+  async save(sessionKey: string, record: SessionRecord, fence?: number): Promise<void> {
+    if (fence !== undefined && !(await this.coordinator.fence(`session:${sessionKey}`, fence))) {
+      throw new StaleTurnError(sessionKey, fence);
+    }
     record.updatedAt = new Date().toISOString();
     const known = this.persisted.get(record);
     const extends_ = known !== undefined && record.messages.length >= known.count && (known.count === 0 || record.messages[0] === known.first);

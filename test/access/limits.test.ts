@@ -64,19 +64,20 @@ describe("MessageLimits", () => {
 });
 
 describe("TurnSlots", () => {
-  it("caps the conversations a user has turns in, not the turns of one conversation", () => {
-    const slots = new TurnSlots(2);
-    const a1 = slots.claim("u", "a");
-    const a2 = slots.claim("u", "a");
-    const b = slots.claim("u", "b");
+  it("caps the conversations a user has turns in, not the turns of one conversation", async () => {
+    t = await openTestStore();
+    const slots = new TurnSlots(2, t.store);
+    const a1 = await slots.claim("u", "a");
+    const a2 = await slots.claim("u", "a");
+    const b = await slots.claim("u", "b");
     expect([a1, a2, b].every((r) => r !== null)).toBe(true);
-    expect(slots.claim("u", "c")).toBeNull();
-    expect(slots.claim("someone else", "c")).not.toBeNull();
+    expect(await slots.claim("u", "c")).toBeNull();
+    expect(await slots.claim("someone else", "c")).not.toBeNull();
     a1!();
     a1!(); // releasing twice frees one slot, not two
-    expect(slots.claim("u", "c")).toBeNull();
+    expect(await slots.claim("u", "c")).toBeNull();
     a2!();
-    expect(slots.claim("u", "c")).not.toBeNull();
+    expect(await slots.claim("u", "c")).not.toBeNull();
   });
 });
 

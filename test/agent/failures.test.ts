@@ -99,6 +99,7 @@ describe("when the store fails", () => {
     const failingWrites: Store = {
       backend: h.store.backend,
       coordinator: h.store.coordinator,
+      bus: h.store.bus,
       ping: () => h.store.ping(),
       close: () => Promise.resolve(),
       lists: (name) => h.store.lists(name),

@@ -23,6 +23,7 @@ import { BackendGuard } from "../../src/infra/store/backend-guard.js";
 import { createStore, type NamespaceName, type Store } from "../../src/infra/store/index.js";
 import { jsonKeyv, KeyvNamespace } from "../../src/infra/store/keyv-namespace.js";
 import { KeyvStore } from "../../src/infra/store/keyv-store.js";
+import { LocalBus } from "../../src/infra/store/local-bus.js";
 import { LocalCoordinator } from "../../src/infra/store/local-coordinator.js";
 import type { Logger } from "../../src/infra/log.js";
 import { MemoryLists } from "../helpers/memory-lists.js";
@@ -131,6 +132,7 @@ export function memoryStore(): Store {
     guard,
     keyPrefix: "test:",
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", "test:")),
+    bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
     roundTrip: async () => undefined,
     shutdown: async () => undefined,

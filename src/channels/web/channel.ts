@@ -25,6 +25,7 @@ import type {
 import { WebFiles } from "./files.js";
 import { ChatHub } from "./hub.js";
 import { WebLiveReply } from "./live.js";
+import { ChatRelay } from "./relay.js";
 import { PendingReplies } from "./replies.js";
 import { registerWebRoutes, type AskResult } from "./routes.js";
 import { toInboundMessage, type ApiMessage, type ChatEntry, type WebAttachment, type WebInbound } from "./schema.js";
@@ -67,6 +68,7 @@ export class WebChannel implements Channel {
   private readonly files: WebFiles;
   private readonly hub = new ChatHub();
   private readonly pending = new PendingReplies();
+  private readonly relay: ChatRelay;
   private handler: InboundHandler | undefined;
   /** Hono cannot remove routes, so a restarted channel keeps the ones it registered first. */
   private routesRegistered = false;
@@ -87,6 +89,7 @@ export class WebChannel implements Channel {
     };
     this.transcript = new Transcript(opts.store);
     this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
+    this.relay = new ChatRelay(opts.store.bus, this.hub, this.pending, opts.log);
   }
 
   async start(onMessage: InboundHandler): Promise<void> {
@@ -108,11 +111,13 @@ export class WebChannel implements Channel {
       });
       this.routesRegistered = true;
     }
+    await this.relay.start();
     this.handler = onMessage;
   }
 
   async stop(): Promise<void> {
     this.handler = undefined;
+    await this.relay.stop();
     this.hub.closeAll(SHUTDOWN, "WebChat stopped");
   }
 
@@ -137,12 +142,12 @@ export class WebChannel implements Channel {
   }
 
   async typing(to: OutboundTarget): Promise<void> {
-    this.hub.broadcast(to.chatId, { type: "typing" });
+    this.relay.broadcast(to.chatId, { type: "typing" });
   }
 
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
     if (this.capabilities.streaming === "off") return undefined;
-    return new WebLiveReply(this.hub, to.chatId, (text) => this.sendText(to, text, opts));
+    return new WebLiveReply(this.relay, to.chatId, (text) => this.sendText(to, text, opts));
   }
 
   download(attachment: Attachment): Promise<string> {
@@ -151,8 +156,7 @@ export class WebChannel implements Channel {
 
   private async deliver(chatId: string, entry: ChatEntry, replyTo: string | undefined): Promise<void> {
     await this.transcript.append(chatId, entry);
-    this.hub.broadcast(chatId, { type: "message", ...entry });
-    if (replyTo !== undefined) this.pending.add(chatId, replyTo, { text: entry.text, attachments: entry.attachments });
+    this.relay.broadcast(chatId, { type: "message", ...entry }, replyTo);
   }
 
   /** Shows the user's message (transcript, open tabs), then hands it to the router. */
@@ -163,7 +167,7 @@ export class WebChannel implements Channel {
     const receivedAt = new Date();
     const entry: ChatEntry = { id: input.messageId, role: "user", text: input.text, attachments: [], at: receivedAt.toISOString() };
     await this.transcript.append(input.chatId, entry);
-    this.hub.broadcast(input.chatId, { type: "message", ...entry });
+    this.relay.broadcast(input.chatId, { type: "message", ...entry });
     return { handled: handler(toInboundMessage(input, receivedAt)) };
   }
 

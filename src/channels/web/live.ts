@@ -4,14 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { LiveReply, SentMessage } from "../../core/types.js";
-import type { ChatHub } from "./hub.js";
+import type { ChatRelay } from "./relay.js";
 
 export class WebLiveReply implements LiveReply {
   private readonly draftId = randomUUID();
   private sent = "";
 
   constructor(
-    private readonly hub: ChatHub,
+    private readonly frames: ChatRelay,
     private readonly chatId: string,
     private readonly sendFinal: (text: string) => Promise<SentMessage[]>,
   ) {}
@@ -21,7 +21,7 @@ export class WebLiveReply implements LiveReply {
     const grown = text.startsWith(this.sent);
     const frame = grown ? { delta: text.slice(this.sent.length) } : { text };
     this.sent = text;
-    this.hub.broadcast(this.chatId, { type: "draft", draftId: this.draftId, ...frame });
+    this.frames.broadcast(this.chatId, { type: "draft", draftId: this.draftId, ...frame });
   }
 
   async finish(text: string): Promise<SentMessage[]> {
@@ -34,6 +34,6 @@ export class WebLiveReply implements LiveReply {
   }
 
   private end(): void {
-    if (this.sent !== "") this.hub.broadcast(this.chatId, { type: "draft_end", draftId: this.draftId });
+    if (this.sent !== "") this.frames.broadcast(this.chatId, { type: "draft_end", draftId: this.draftId });
   }
 }

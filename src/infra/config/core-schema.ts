@@ -83,6 +83,7 @@ export const coreConfigShape = {
       dedupTtlHours: z.number().positive().default(72),
       dedupLeaseMinutes: z.number().positive().default(1),
       shutdownGraceMs: duration.default(15_000),
+      turnLeaseMs: duration.default(10_000),
     })
     .prefault({}),
   outbound: z

@@ -5,7 +5,20 @@ import { parseStoreUrl } from "./store-url.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { connectRedisStore } from "./redis-store.js";
 
-export type { Coordinator, ItemLists, LeaseGrant, Leases, Namespace, NamespaceName, Presence, Store, StoreBackend } from "./types.js";
+export type {
+  Coordinator,
+  ItemLists,
+  LeaseGrant,
+  Leases,
+  MessageBus,
+  Namespace,
+  NamespaceName,
+  Presence,
+  SharedCounters,
+  Store,
+  StoreBackend,
+  Ticket,
+} from "./types.js";
 export { NAMESPACES } from "./types.js";
 export { LockTimeoutError, StoreError } from "./errors.js";
 

@@ -5,6 +5,13 @@
 import { raceDeadline } from "./deadline.js";
 import { LockTimeoutError } from "./errors.js";
 
+/** A place in a key's chain: `ready` resolves when every earlier place is released. */
+export interface Place {
+  ready: Promise<void>;
+  /** Lets the next place in; idempotent. */
+  release(): void;
+}
+
 /**
  * One promise chain per key: each caller waits for the one before it, in arrival order. A key's entry is
  * removed once its chain is idle, so keys used once (chat ids, message ids) do not accumulate.
@@ -17,8 +24,8 @@ export class KeyedMutex {
     return this.#tails.size;
   }
 
-  /** Runs `fn` alone for `key`; with `waitMs`, gives up with a LockTimeoutError if the key stays held that long. */
-  async run<T>(key: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {
+  /** Takes the next place of `key` now; the caller waits for `ready` and must release it, whatever happens. */
+  reserve(key: string): Place {
     const previous = this.#tails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const done = new Promise<void>((resolve) => {
@@ -30,12 +37,22 @@ export class KeyedMutex {
     void tail.then(() => {
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     });
+    return { ready: previous, release };
+  }
+
+  /** Runs `fn` alone for `key`; with `waitMs`, gives up with a LockTimeoutError if the key stays held that long. */
+  async run<T>(key: string, fn: () => Promise<T>, waitMs?: number): Promise<T> {
+    const place = this.reserve(key);
     try {
-      if (waitMs !== undefined) await raceDeadline(previous, waitMs, () => new LockTimeoutError(key, waitMs));
-      else await previous;
+      await waitFor(place, key, waitMs);
       return await fn();
     } finally {
-      release();
+      place.release();
     }
   }
+}
+
+export async function waitFor(place: Place, key: string, waitMs: number | undefined): Promise<void> {
+  if (waitMs !== undefined) await raceDeadline(place.ready, waitMs, () => new LockTimeoutError(key, waitMs));
+  else await place.ready;
 }

@@ -1,6 +1,6 @@
 /** The Store both backends share: namespaces over one Keyv, a coordinator, ping and an idempotent close. */
 import type { Keyv } from "keyv";
-import type { Coordinator, ItemLists, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+import type { Coordinator, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { KeyvNamespace } from "./keyv-namespace.js";
 
@@ -10,6 +10,7 @@ export interface KeyvStoreParts {
   guard: BackendGuard;
   keyPrefix: string;
   coordinator: Coordinator;
+  bus: MessageBus;
   /** The backend's item lists of a namespace. */
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** A round trip to the backend. */
@@ -21,6 +22,7 @@ export interface KeyvStoreParts {
 export class KeyvStore implements Store {
   readonly backend: StoreBackend;
   readonly coordinator: Coordinator;
+  readonly bus: MessageBus;
   readonly #parts: KeyvStoreParts;
   readonly #namespaces = new Map<NamespaceName, KeyvNamespace<unknown>>();
   #closing: Promise<void> | undefined;
@@ -28,6 +30,7 @@ export class KeyvStore implements Store {
   constructor(parts: KeyvStoreParts) {
     this.backend = parts.backend;
     this.coordinator = parts.coordinator;
+    this.bus = parts.bus;
     this.#parts = parts;
   }
 

@@ -2,15 +2,18 @@
  * The coordinator for one process (the SQLite backend): locks are in-process mutexes, and once-only markers
  * are persisted through the store so that deduplication still holds after a restart.
  */
-import type { Coordinator, LeaseGrant, Namespace } from "./types.js";
+import type { Coordinator, LeaseGrant, Namespace, Ticket } from "./types.js";
 import { LocalLeases } from "./local-leases.js";
-import { KeyedMutex } from "./keyed-mutex.js";
+import { KeyedMutex, waitFor } from "./keyed-mutex.js";
 import { requireDuration, requireKey, resolveLockOptions, type LockOptions } from "./checks.js";
 
 export class LocalCoordinator implements Coordinator {
   readonly #locks = new KeyedMutex();
   readonly #markerGuards = new KeyedMutex();
   private readonly leases = new LocalLeases();
+  readonly #lines = new KeyedMutex();
+  /** One counter for every line: increasing within each line is all a fencing token needs. */
+  #lastToken = 0;
 
   /** `markers`: where once-only markers live, with their TTL. */
   constructor(private readonly markers: Namespace<1>) {}
@@ -60,8 +63,33 @@ export class LocalCoordinator implements Coordinator {
     return this.#locks.run(key, fn, waitMs);
   }
 
+  /** The place is taken now, so tickets run in the order they were taken; a crash ends every ticket with the process. */
+  async takeTicket(line: string): Promise<Ticket> {
+    requireKey(line, "takeTicket");
+    const place = this.#lines.reserve(line);
+    const token = ++this.#lastToken;
+    return {
+      token,
+      run: async (fn, opts) => {
+        try {
+          await waitFor(place, line, opts?.waitMs);
+          return await fn(token);
+        } finally {
+          place.release();
+        }
+      },
+      release: async () => place.release(),
+    };
+  }
+
+  /** In one process no ticket is ever lost (there is no lease to run out), so no newer token can have written. */
+  async fence(resource: string): Promise<boolean> {
+    requireKey(resource, "fence");
+    return true;
+  }
+
   /** Keys currently locked or awaited, for leak checks. */
   get activeLocks(): number {
-    return this.#locks.activeKeys + this.#markerGuards.activeKeys;
+    return this.#locks.activeKeys + this.#markerGuards.activeKeys + this.#lines.activeKeys;
   }
 }

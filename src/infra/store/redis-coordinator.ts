@@ -7,10 +7,14 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { RedisClientType } from "@keyv/redis";
 import type { Logger } from "../log.js";
-import type { Coordinator, LeaseGrant } from "./types.js";
+import type { Coordinator, LeaseGrant, SharedCounters, Ticket } from "./types.js";
 import { RedisLeases } from "./redis-leases.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { LockTimeoutError } from "./errors.js";
+import { KeyedMutex } from "./keyed-mutex.js";
+import { keepLeaseAlive } from "./lease-keeper.js";
+import { RedisCounters } from "./redis-counters.js";
+import { RedisTickets } from "./redis-tickets.js";
 import { requireDuration, requireKey, resolveLockOptions, type LockOptions } from "./checks.js";
 
 const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -29,6 +33,9 @@ interface HeldLock {
 
 export class RedisCoordinator implements Coordinator {
   private readonly leases: RedisLeases;
+  readonly shared: SharedCounters;
+  readonly #tickets: RedisTickets;
+  readonly #local = new KeyedMutex();
 
   constructor(
     private readonly client: RedisClientType,
@@ -37,6 +44,8 @@ export class RedisCoordinator implements Coordinator {
     private readonly log: Logger,
   ) {
     this.leases = new RedisLeases(client, guard, keyPrefix);
+    this.shared = new RedisCounters(client, guard, keyPrefix, log);
+    this.#tickets = new RedisTickets(client, guard, keyPrefix, log);
   }
 
   acquireLease(key: string, holder: string, ttlMs: number): Promise<number | null> {
@@ -67,6 +76,14 @@ export class RedisCoordinator implements Coordinator {
     return this.leases.present(group);
   }
 
+  takeTicket(line: string, opts?: { leaseMs?: number }): Promise<Ticket> {
+    return this.#tickets.take(line, opts);
+  }
+
+  fence(resource: string, token: number): Promise<boolean> {
+    return this.#tickets.fence(resource, token);
+  }
+
   async setIfAbsent(key: string, ttlMs: number): Promise<boolean> {
     requireKey(key, "setIfAbsent");
     requireDuration(ttlMs, "ttlMs", `setIfAbsent "${key}"`);
@@ -76,11 +93,21 @@ export class RedisCoordinator implements Coordinator {
     return reply !== null;
   }
 
+  /**
+   * Callers in this process queue here first, so only one of them at a time polls Redis for a key: without it, many
+   * local waiters of one hot key (an inbox, the session directory) poll with growing backoff and the lock sits free
+   * between their polls.
+   */
   async withLock<T>(key: string, fn: () => Promise<T>, opts?: Partial<LockOptions>): Promise<T> {
     const { leaseMs, waitMs } = resolveLockOptions(key, opts);
+    const deadline = Date.now() + waitMs;
+    return this.#local.run(key, () => this.withRedisLock(key, fn, leaseMs, Math.max(0, deadline - Date.now())), waitMs);
+  }
+
+  private async withRedisLock<T>(key: string, fn: () => Promise<T>, leaseMs: number, waitMs: number): Promise<T> {
     const lock: HeldLock = { key, redisKey: `${this.keyPrefix}lock:${key}`, token: randomUUID(), leaseMs };
     await this.acquire(lock, waitMs);
-    const renewal = this.keepAlive(lock);
+    const renewal = keepLeaseAlive({ lock: key }, leaseMs, () => this.renew(lock), this.log);
     try {
       return await fn();
     } finally {
@@ -102,41 +129,12 @@ export class RedisCoordinator implements Coordinator {
     }
   }
 
-  /** Extends the lease every third of it while `fn` runs; stop() waits for a renewal in flight. */
-  private keepAlive(lock: HeldLock): { stop(): Promise<void> } {
-    let stopped = false;
-    let inFlight: Promise<void> = Promise.resolve();
-    let timer: NodeJS.Timeout | undefined;
-    const schedule = (): void => {
-      timer = setTimeout(() => {
-        inFlight = this.renew(lock).then((held) => {
-          if (stopped) return;
-          if (held) schedule();
-          else this.log.warn({ lock: lock.key }, "lock lease expired while its holder was still running");
-        });
-      }, lock.leaseMs / 3);
-    };
-    schedule();
-    return {
-      stop: async () => {
-        stopped = true;
-        clearTimeout(timer);
-        await inFlight;
-      },
-    };
-  }
-
-  /** True while the lock is still ours. A failed renewal is logged and retried at the next tick. */
+  /** True while the lock is still ours. */
   private async renew(lock: HeldLock): Promise<boolean> {
-    try {
-      const reply = await this.guard.run("renew lock", `lock:${lock.key}`, () =>
-        this.client.eval(RENEW_SCRIPT, { keys: [lock.redisKey], arguments: [lock.token, String(lock.leaseMs)] }),
-      );
-      return reply === 1;
-    } catch (err) {
-      this.log.warn({ err, lock: lock.key }, "lock lease renewal failed; retrying");
-      return true;
-    }
+    const reply = await this.guard.run("renew lock", `lock:${lock.key}`, () =>
+      this.client.eval(RENEW_SCRIPT, { keys: [lock.redisKey], arguments: [lock.token, String(lock.leaseMs)] }),
+    );
+    return reply === 1;
   }
 
   /** A failed release is logged, not thrown: the lease expires on its own and `fn`'s outcome stands. */

@@ -11,6 +11,7 @@ import { BackendGuard } from "./backend-guard.js";
 import { raceDeadline } from "./deadline.js";
 import { jsonKeyv } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
+import { RedisBus } from "./redis-bus.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
 import { RedisLists } from "./redis-lists.js";
 
@@ -31,6 +32,7 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
   const guard = new BackendGuard(target.password === null ? [] : [target.password]);
   const client = await connect(target, guard, log);
   const keyv = jsonKeyv(new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true }));
+  const bus = new RedisBus(client, guard, keyPrefix, log);
   log.info({ backend: "redis", url: target.safeUrl }, "store opened");
   return new KeyvStore({
     backend: "redis",
@@ -38,9 +40,13 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
     guard,
     keyPrefix,
     coordinator: new RedisCoordinator(client, guard, keyPrefix, log),
+    bus,
     lists: (name) => new RedisLists(client, guard, name, keyPrefix),
     roundTrip: () => client.ping(),
-    shutdown: () => disconnect(client),
+    shutdown: async () => {
+      await bus.close();
+      await disconnect(client);
+    },
   });
 }
 

@@ -13,6 +13,7 @@ import { BackendGuard } from "./backend-guard.js";
 import { StoreError } from "./errors.js";
 import { jsonKeyv, KeyvNamespace } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
+import { LocalBus } from "./local-bus.js";
 import { LocalCoordinator } from "./local-coordinator.js";
 import { createListTable, SqliteLists } from "./sqlite-lists.js";
 
@@ -62,6 +63,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     guard,
     keyPrefix,
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", keyPrefix)),
+    bus: new LocalBus(),
     lists: (name) => new SqliteLists(adapter, guard, name, keyPrefix),
     roundTrip: () => keyv.get(`${keyPrefix}ping`),
     shutdown: async () => {

@@ -62,6 +62,58 @@ export interface Coordinator extends Leases, Presence {
   setIfAbsent(key: string, ttlMs: number): Promise<boolean>;
   /** Runs `fn` while holding an exclusive lock on `key` (across processes on Redis). */
   withLock<T>(key: string, fn: () => Promise<T>, opts?: { leaseMs?: number; waitMs?: number }): Promise<T>;
+  /**
+   * Takes the next ticket of `line`: tickets of one line run one at a time, in the order they were taken, in every
+   * process sharing the store. The ticket is kept alive (its lease renewed) until released; a ticket whose holder
+   * died is skipped once its lease runs out.
+   */
+  takeTicket(line: string, opts?: { leaseMs?: number }): Promise<Ticket>;
+  /**
+   * Records `token` as the newest writer of `resource`; false (nothing recorded) when a newer token has written
+   * already: its holder lost the ticket (its lease ran out) and must not write.
+   */
+  fence(resource: string, token: number): Promise<boolean>;
+  /** Counting shared by processes; absent on the one-process backend, whose callers count in memory or in the store. */
+  readonly shared?: SharedCounters;
+}
+
+/** Counters across replicas (Redis), each one atomic operation. */
+export interface SharedCounters {
+  /**
+   * Counts one event of `key` at `now` (ms) in a window that opens at its first event and lasts `windowMs`; returns
+   * the count, this event included. The caller's clock decides when a window ends, as on the one-process backend.
+   */
+  countInWindow(key: string, windowMs: number, now: number): Promise<number>;
+  /** Events in `key`'s window open at `now`, without counting one; 0 when none is open. */
+  windowCount(key: string, windowMs: number, now: number): Promise<number>;
+  /**
+   * Claims a slot of `pool`, which holds at most `max` distinct holders at once (a holder that has a slot may claim
+   * again): a release function, or null when the pool is full. Kept alive until released; a dead process's slots
+   * expire with their lease.
+   */
+  claimSlot(pool: string, holder: string, max: number, opts?: { leaseMs?: number }): Promise<(() => Promise<void>) | null>;
+}
+
+/** A place in a line (see Coordinator.takeTicket). */
+export interface Ticket {
+  /** Grows with each ticket of the line: the fencing token of the turn it runs. */
+  readonly token: number;
+  /** Waits until every earlier ticket is done (or its holder dead), runs `fn`, then releases the ticket. */
+  run<T>(fn: (token: number) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
+  /** Gives the place up without running; idempotent, and a no-op after run. */
+  release(): Promise<void>;
+}
+
+/**
+ * Messages between the processes sharing the store (Redis pub/sub); in one process, between its parts.
+ * Delivery is at most once, in publishing order per publisher, only to subscribers present when it is published.
+ */
+export interface MessageBus {
+  /** False for the in-process bus: there is nobody else to tell. */
+  readonly crossesProcesses: boolean;
+  publish(topic: string, message: string): Promise<void>;
+  /** Resolves once subscribed; the returned function unsubscribes. */
+  subscribe(topic: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
 }
 
 export type StoreBackend = "sqlite" | "redis";
@@ -69,6 +121,7 @@ export type StoreBackend = "sqlite" | "redis";
 export interface Store {
   readonly backend: StoreBackend;
   readonly coordinator: Coordinator;
+  readonly bus: MessageBus;
   namespace<T>(name: NamespaceName): Namespace<T>;
   /** Item-by-item lists under the namespace's name (kept apart from its key-value entries). */
   lists<T>(name: NamespaceName): ItemLists<T>;
