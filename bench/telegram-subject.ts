@@ -19,7 +19,7 @@ export interface SubjectEnv {
 }
 
 export type ParentMessage = { type: "stats" } | { type: "stop" };
-export type ChildMessage = { type: "ready" } | { type: "stats"; cpuMicros: number; rss: number } | { type: "stopped" };
+export type ChildMessage = { type: "ready" } | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number } | { type: "stopped" };
 
 const env = JSON.parse(process.env.SWITCHBOARD_BENCH_SUBJECT ?? "null") as SubjectEnv | null;
 if (!env) throw new Error("bench/telegram-subject.ts runs as a child of bench/telegram.bench.ts");
@@ -51,7 +51,28 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   };
 }
 
+/** SQL statements run so far: every store round trip on SQLite is one (sqlite3's Database#all, which @keyv/sqlite uses). */
+let storeQueries = 0;
+/** BENCH_TG_SQL=1: counts by statement, printed at the end, to see which part makes the round trips. */
+const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, number>() : undefined;
+
+async function countStoreQueries(): Promise<void> {
+  const { default: sqlite3 } = await import("sqlite3");
+  const all = sqlite3.Database.prototype.all;
+  sqlite3.Database.prototype.all = function (this: unknown, ...args: Parameters<typeof all>) {
+    storeQueries += 1;
+    if (queryShapes) {
+      // The statement and the namespace (and first part of the key) it touched.
+      const key = typeof args[1] === "string" ? args[1].split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
+      const shape = `${String(args[0]).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
+      queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
+    }
+    return all.apply(this as never, args);
+  } as typeof all;
+}
+
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
+  await countStoreQueries();
   const { configSchema } = await import("../src/config.js");
   const { Gateway } = await import("../src/app.js");
   const { createLogger } = await import("../src/infra/log.js");
@@ -78,9 +99,10 @@ const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboa
 process.on("message", (message: ParentMessage) => {
   if (message.type === "stats") {
     const cpu = process.cpuUsage();
-    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries });
     return;
   }
+  if (queryShapes) for (const [shape, n] of [...queryShapes].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n}\t${shape}\n`);
   void stop().finally(() => send({ type: "stopped" }));
 });
 // The parent went away (killed or crashed): do not linger.

@@ -4,6 +4,7 @@
  * served from this process. The machine is shared and noisy, so the ratios matter more than the absolute figures.
  * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
  * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
+ * BENCH_TG_PROFILE=<dir> runs Switchboard under `node --cpu-prof` and writes its profile there, for attribution.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -26,6 +27,8 @@ const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.u
 
 interface Measures {
   cpuMsPerMessage: number;
+  /** Store round trips (SQL statements) per message in the burst; 0 for grammY, which keeps no state. */
+  storeQueriesPerMessage: number;
   perSecond: number;
   rates: Array<{ p50: number; p99: number }>;
   oneSession: { first100Ms: number; last100Ms: number; cpuFirst100: number; cpuLast100: number };
@@ -37,7 +40,9 @@ export async function run(): Promise<BenchResult> {
   const llm = await startFakeOpenAI();
   llm.respondWith(() => ({ text: "ok" }));
   try {
-    const grammy = await measureSubject("grammy", llm);
+    // BENCH_TG_ONLY=switchboard skips the baseline while iterating; the table then compares with zeros.
+    const only = process.env.BENCH_TG_ONLY;
+    const grammy = only === "switchboard" ? skipped() : await measureSubject("grammy", llm);
     const switchboard = await measureSubject("switchboard", llm);
     return {
       name: "telegram",
@@ -63,6 +68,7 @@ function table(g: Measures, s: Measures): Array<Record<string, string>> {
   return [
     row("CPU per message (burst)", g.cpuMsPerMessage, s.cpuMsPerMessage, "ms", "<= 1.5x"),
     row("throughput (burst)", g.perSecond, s.perSecond, "msg/s", ">= 0.7x"),
+    { metric: "store queries per message (burst)", "grammY + LLM": "-", Switchboard: s.storeQueriesPerMessage.toFixed(1), ratio: "", goal: "" },
     ...RATES.flatMap((rate, i) => [
       row(`latency p50 at ${rate.perSecond}/s`, g.rates[i]!.p50, s.rates[i]!.p50, "ms", ""),
       row(`latency p99 at ${rate.perSecond}/s`, g.rates[i]!.p99, s.rates[i]!.p99, "ms", rate.perSecond === 200 ? "added p99 <= 25 ms" : ""),
@@ -91,7 +97,8 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const seconds = (performance.now() - started) / 1000;
     const after = await bot.stats();
 
-    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, lost ${replies.lost}`);
+    const storeQueriesPerMessage = (after.storeQueries - before.storeQueries) / BURST.messages;
+    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) rates.push(await offered(replies, users, rate));
 
@@ -103,6 +110,7 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const rssAfterUsers = (await bot.stats()).rss;
     return {
       cpuMsPerMessage: (after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages,
+      storeQueriesPerMessage,
       perSecond: BURST.messages / seconds,
       rates,
       oneSession,
@@ -113,6 +121,19 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     await bot.stop();
     await tg.close();
   }
+}
+
+function skipped(): Measures {
+  const none = { p50: 0, p99: 0 };
+  return {
+    cpuMsPerMessage: 0,
+    storeQueriesPerMessage: 0,
+    perSecond: 0,
+    rates: RATES.map(() => none),
+    oneSession: { first100Ms: 0, last100Ms: 0, cpuFirst100: 0, cpuLast100: 0 },
+    rssIdle: 0,
+    rssAfterUsers: 0,
+  };
 }
 
 /** Progress on stderr: the run takes minutes on a busy machine. */
@@ -203,13 +224,18 @@ class Replies {
   }
 }
 
+function profileArgs(subject: SubjectEnv["subject"]): string[] {
+  const dir = process.env.BENCH_TG_PROFILE;
+  return dir && subject === "switchboard" ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** The bot's child process. */
 class Subject {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(env: SubjectEnv): Promise<Subject> {
     const child = fork(subjectFile, [], {
-      execArgv: ["--import", "tsx"],
+      execArgv: ["--import", "tsx", ...profileArgs(env.subject)],
       env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify(env) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
@@ -218,10 +244,10 @@ class Subject {
     return subject;
   }
 
-  async stats(): Promise<{ cpuMicros: number; rss: number }> {
+  async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number }> {
     const answer = this.next("stats");
     this.child.send({ type: "stats" } satisfies ParentMessage);
-    return (await answer) as { cpuMicros: number; rss: number };
+    return (await answer) as { cpuMicros: number; rss: number; storeQueries: number };
   }
 
   async stop(): Promise<void> {
