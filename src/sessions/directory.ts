@@ -36,16 +36,42 @@ const PREVIEW_CHARS = 120;
 
 export class SessionDirectory {
   private readonly records: Namespace<unknown>;
+  /** Touches not written yet, by session key: they go into the next write together. */
+  private readonly pending = new Map<string, SessionEntry>();
+  /** The write in progress; the next one starts after it. */
+  private writing: Promise<void> = Promise.resolve();
+  /** The write that takes the pending touches, once scheduled. */
+  private next: Promise<void> | undefined;
 
   constructor(private readonly store: Store) {
     this.records = store.namespace<unknown>("sessions");
   }
 
-  /** Moves the session to the top of the list with its latest message. */
-  async touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): Promise<void> {
+  /**
+   * Moves the session to the top of the list with its latest message. Touches that arrive while a write is under
+   * way are written together after it (one read and one write of the list for all of them), since every turn
+   * touches the directory; resolves once the touch is stored.
+   */
+  touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): Promise<void> {
     const { text, ...where } = entry;
     const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
-    await this.update((entries) => [fresh, ...entries.filter((e) => e.key !== entry.key)].slice(0, MAX_ENTRIES));
+    this.pending.delete(entry.key);
+    this.pending.set(entry.key, fresh);
+    if (!this.next) {
+      const next = this.writing.then(() => this.writePending());
+      this.next = next;
+      this.writing = next.catch(() => undefined);
+    }
+    return this.next;
+  }
+
+  private async writePending(): Promise<void> {
+    this.next = undefined;
+    // Newest last in the map: the newest goes on top.
+    const touched = [...this.pending.values()].reverse();
+    this.pending.clear();
+    const keys = new Set(touched.map((e) => e.key));
+    await this.update((entries) => [...touched, ...entries.filter((e) => !keys.has(e.key))].slice(0, MAX_ENTRIES));
   }
 
   async forget(key: string): Promise<void> {
