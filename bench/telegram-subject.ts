@@ -16,6 +16,8 @@ export interface SubjectEnv {
   apiRoot: string;
   token: string;
   llmUrl: string;
+  /** Switchboard from dist/ (the compiled build) instead of src/ through tsx. */
+  dist: boolean;
 }
 
 export type ParentMessage = { type: "stats" } | { type: "stop" };
@@ -26,16 +28,36 @@ if (!env) throw new Error("bench/telegram-subject.ts runs as a child of bench/te
 
 const send = (message: ChildMessage) => process.send?.(message);
 
+/**
+ * Up to three tries, as Switchboard's outbound service retries a failed connection or a 5xx: without them a reset
+ * connection under a 200 msg/s burst lost the baseline's reply while Switchboard's went out.
+ */
+async function attempts<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   const provider = createOpenAICompatible({ name: "bench", baseURL: e.llmUrl, apiKey: "sk-bench" });
   const model = provider.chatModel("fake-model");
   const bot = new Bot(e.token, { client: { apiRoot: e.apiRoot } });
   const answer = async (chatId: number, messageId: number, text: string) => {
-    const result = await generateText({ model, messages: [{ role: "user", content: text }], maxRetries: 0 });
-    await bot.api.sendMessage(chatId, result.text, { reply_parameters: { message_id: messageId } });
+    const result = await attempts(() => generateText({ model, messages: [{ role: "user", content: text }], maxRetries: 0 }));
+    await attempts(() => bot.api.sendMessage(chatId, result.text, { reply_parameters: { message_id: messageId } }));
   };
-  // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
-  bot.on("message:text", (ctx) => void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch(() => undefined));
+  // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently. A reply
+  // that still fails is reported, not swallowed: the parent counts it as lost.
+  bot.on("message:text", (ctx) =>
+    void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch((err: unknown) => {
+      process.stderr.write(`grammY baseline: no reply to message ${ctx.message.message_id}: ${String(err)}\n`);
+    }),
+  );
   // bot.start stops for good on an error (a 409 when a late poll overlaps the next one on a loaded machine);
   // polling again keeps the baseline alive, as Switchboard's poller does.
   let stopping = false;
@@ -51,31 +73,36 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   };
 }
 
-/** SQL statements run so far: every store round trip on SQLite is one (sqlite3's Database#all, which @keyv/sqlite uses). */
+/** SQL statements run so far: every store round trip on SQLite is one (a prepared statement's all or run). */
 let storeQueries = 0;
 /** BENCH_TG_SQL=1: counts by statement, printed at the end, to see which part makes the round trips. */
 const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, number>() : undefined;
 
 async function countStoreQueries(): Promise<void> {
   const { default: sqlite3 } = await import("sqlite3");
-  const all = sqlite3.Database.prototype.all;
-  sqlite3.Database.prototype.all = function (this: unknown, ...args: Parameters<typeof all>) {
-    storeQueries += 1;
-    if (queryShapes) {
-      // The statement and the namespace (and first part of the key) it touched.
-      const key = typeof args[1] === "string" ? args[1].split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
-      const shape = `${String(args[0]).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
-      queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
-    }
-    return all.apply(this as never, args);
-  } as typeof all;
+  const proto = sqlite3.Statement.prototype as unknown as Record<"all" | "run", (...args: unknown[]) => unknown>;
+  for (const method of ["all", "run"] as const) {
+    const original = proto[method];
+    proto[method] = function (this: { sql?: string }, ...args: unknown[]) {
+      storeQueries += 1;
+      if (queryShapes) {
+        // The statement and the namespace (and first part of the key) it touched.
+        const first = Array.isArray(args[0]) ? args[0][0] : undefined;
+        const key = typeof first === "string" ? first.split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
+        const shape = `${String(this.sql).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
+        queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
+      }
+      return original.apply(this, args);
+    };
+  }
 }
 
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
   await countStoreQueries();
-  const { configSchema } = await import("../src/config.js");
-  const { Gateway } = await import("../src/app.js");
-  const { createLogger } = await import("../src/infra/log.js");
+  const root = e.dist ? "../dist" : "../src";
+  const { configSchema } = (await import(`${root}/config.js`)) as typeof import("../src/config.js");
+  const { Gateway } = (await import(`${root}/app.js`)) as typeof import("../src/app.js");
+  const { createLogger } = (await import(`${root}/infra/log.js`)) as typeof import("../src/infra/log.js");
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-tg-"));
   const unlimited = { messages: 1_000_000, windowSeconds: 60 };
   const config = configSchema.parse({

@@ -5,9 +5,16 @@
  * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
  * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
  * BENCH_TG_PROFILE=<dir> runs Switchboard under `node --cpu-prof` and writes its profile there, for attribution.
+ * BENCH_TG_DIST=1 runs Switchboard from the compiled build (dist/, `npx tsc -p tsconfig.build.json` first), as it is
+ * deployed: without tsx compiling it in the process, its RSS and CPU are its own. The cold start (process start
+ * to the first getUpdates, `node dist/cli.js start`) is measured whenever dist/cli.js exists.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAI, type FakeOpenAI } from "../test/fakes/openai-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../test/fakes/telegram/server.js";
@@ -24,6 +31,7 @@ const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
 const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
 const REPLY_DEADLINE_MS = 20_000;
 const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
+const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 
 interface Measures {
   cpuMsPerMessage: number;
@@ -47,9 +55,9 @@ export async function run(): Promise<BenchResult> {
     return {
       name: "telegram",
       workload:
-        `Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
+        `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/" : "src/ (tsx)"}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
         `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users`,
-      rows: table(grammy, switchboard),
+      rows: [...table(grammy, switchboard), await coldStartRow(llm)],
     };
   } finally {
     await llm.close();
@@ -81,6 +89,46 @@ function table(g: Measures, s: Measures): Array<Record<string, string>> {
     row("RSS idle", mib(g.rssIdle), mib(s.rssIdle), "MiB", "<= 120 MiB"),
     row(`RSS after ${NEW_USERS + BURST.users + 1} users`, mib(g.rssAfterUsers), mib(s.rssAfterUsers), "MiB", "<= 200 MiB at 10,000"),
   ];
+}
+
+/** Process start to the first getUpdates of `node dist/cli.js start`, median of 3; the goal is <= 1 s. */
+async function coldStartRow(llm: FakeOpenAI): Promise<Record<string, string>> {
+  const row = { metric: "cold start to first getUpdates (dist, median of 3)", "grammY + LLM": "-", ratio: "", goal: "<= 1 s" };
+  if (!existsSync(compiledCli)) return { ...row, Switchboard: "no dist/ (npm run build)" };
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) times.push(await coldStart(llm));
+  times.sort((a, b) => a - b);
+  return { ...row, Switchboard: `${(times[1]! / 1000).toFixed(2)} s` };
+}
+
+async function coldStart(llm: FakeOpenAI): Promise<number> {
+  const tg = await startFakeTelegram();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-cold-"));
+  const started = performance.now();
+  const child = spawn(process.execPath, [compiledCli, "start"], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: dataDir,
+      TELEGRAM_BOT_TOKEN: tg.token,
+      TELEGRAM_API_ROOT: tg.url,
+      LLM_BASE_URL: llm.url,
+      LLM_API_KEY: "sk-bench",
+      LLM_MODEL: "fake-model",
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_PORT: "0",
+    },
+    stdio: "ignore",
+  });
+  try {
+    await tg.waitFor(() => tg.callsOf("getUpdates").length > 0, 30_000);
+    return performance.now() - started;
+  } finally {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    await exited;
+    await tg.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): Promise<Measures> {
@@ -161,7 +209,8 @@ async function singleSession(replies: Replies, bot: Subject) {
   const latencies: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < ONE_SESSION; i++) {
-    if (i === 0 || i === 100 || i === ONE_SESSION - 100) cpu.push((await bot.stats()).cpuMicros);
+    if (i === 0 || i === 100) cpu.push((await bot.stats()).cpuMicros);
+    if (i === ONE_SESSION - 100) cpu.push((await bot.stats()).cpuMicros);
     latencies.push(await replies.send(textFrom(user!, `in turn ${i}`)));
   }
   cpu.push((await bot.stats()).cpuMicros);
@@ -233,10 +282,10 @@ function profileArgs(subject: SubjectEnv["subject"]): string[] {
 class Subject {
   private constructor(private readonly child: ChildProcess) {}
 
-  static async start(env: SubjectEnv): Promise<Subject> {
+  static async start(env: Omit<SubjectEnv, "dist">): Promise<Subject> {
     const child = fork(subjectFile, [], {
       execArgv: ["--import", "tsx", ...profileArgs(env.subject)],
-      env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify(env) },
+      env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify({ ...env, dist: Boolean(process.env.BENCH_TG_DIST) } satisfies SubjectEnv) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const subject = new Subject(child);

@@ -1,15 +1,13 @@
-/** The Store both backends share: namespaces over one Keyv, a coordinator, ping and an idempotent close. */
-import type { Keyv } from "keyv";
+/** The Store both backends share: their namespaces (made once each), a coordinator, ping and an idempotent close. */
 import type { Coordinator, ItemLists, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { KeyvNamespace } from "./keyv-namespace.js";
 
 export interface KeyvStoreParts {
   backend: StoreBackend;
-  keyv: Keyv;
   guard: BackendGuard;
-  keyPrefix: string;
   coordinator: Coordinator;
+  /** The backend's key-value namespace `name` (Redis: over Keyv; SQLite: over its own statements). */
+  namespace(name: NamespaceName): Namespace<unknown>;
   /** The backend's item lists of a namespace. */
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** A round trip to the backend. */
@@ -22,7 +20,7 @@ export class KeyvStore implements Store {
   readonly backend: StoreBackend;
   readonly coordinator: Coordinator;
   readonly #parts: KeyvStoreParts;
-  readonly #namespaces = new Map<NamespaceName, KeyvNamespace<unknown>>();
+  readonly #namespaces = new Map<NamespaceName, Namespace<unknown>>();
   #closing: Promise<void> | undefined;
 
   constructor(parts: KeyvStoreParts) {
@@ -34,7 +32,7 @@ export class KeyvStore implements Store {
   namespace<T>(name: NamespaceName): Namespace<T> {
     let ns = this.#namespaces.get(name);
     if (!ns) {
-      ns = new KeyvNamespace<unknown>(this.#parts.keyv, this.#parts.guard, name, this.#parts.keyPrefix);
+      ns = this.#parts.namespace(name);
       this.#namespaces.set(name, ns);
     }
     return ns as Namespace<T>;
