@@ -176,7 +176,7 @@ export class Router {
         const stopTyping = this.keepTyping(d);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
-        const clearAck = await acknowledgeTurn(d.channel, d.message, d.log);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -209,7 +209,7 @@ export class Router {
           throw err;
         } finally {
           stopTyping();
-          await clearAck();
+          await endAck();
         }
       });
     } catch (err) {
