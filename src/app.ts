@@ -249,7 +249,7 @@ export class Gateway {
     }
     const isOwner = (ctx: CommandContext) => access.isOwner(ctx.message.channel, ctx.message.sender.id);
     const taskCommands = scheduler ? schedulerCommands(scheduler, { isOwner }) : [];
-    const sessions = new SessionDirectory(store);
+    const sessions = new SessionDirectory(store, log);
     const router = new Router({
       config,
       store,

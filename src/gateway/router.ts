@@ -164,6 +164,7 @@ export class Router {
       this.queue.cancelAll();
       await this.queue.idle();
     }
+    await this.deps.sessions?.flush().catch((err: unknown) => this.deps.log.warn({ err }, "could not write the session directory at shutdown"));
   }
 
   private async enqueueTurn(d: Delivery, agent: Agent, admitted: Admitted): Promise<HandleOutcome> {
@@ -172,7 +173,7 @@ export class Router {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        await this.noteSession(d);
+        this.noteSession(d);
         const stopTyping = this.keepTyping(d);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
@@ -285,19 +286,17 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private async noteSession(d: Delivery): Promise<void> {
+  private noteSession(d: Delivery): void {
     const { message } = d;
-    await this.deps.sessions
-      ?.touch({
-        key: d.sessionKey,
-        channel: message.channel,
-        chatId: message.chat.id,
-        ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
-        userId: message.sender.id,
-        ...(message.sender.name ? { userName: message.sender.name } : {}),
-        text: message.text,
-      })
-      .catch((err: unknown) => d.log.warn({ err }, "could not note the session in the directory"));
+    this.deps.sessions?.touch({
+      key: d.sessionKey,
+      channel: message.channel,
+      chatId: message.chat.id,
+      ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
+      userId: message.sender.id,
+      ...(message.sender.name ? { userName: message.sender.name } : {}),
+      text: message.text,
+    });
   }
 
   private async statusText(sessionKey: string): Promise<string> {
