@@ -72,7 +72,8 @@ describe("memory through the gateway", () => {
   });
 
   it("/memory lists, /forget all deletes everything kept about the sender, profile and time zone included", async () => {
-    t = await startTestGateway();
+    const gateway = await startTestGateway();
+    t = gateway;
     t.fake.enqueue(
       { toolCalls: [{ name: "add_memory", arguments: { content: "Collects vinyl records", kind: "fact" } }] },
       { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "update_user_profile" } }] },
@@ -94,7 +95,7 @@ describe("memory through the gateway", () => {
     // history until /new, kept as its own list of messages, the WebChat page's transcript, and the console's list
     // of sessions, which names who wrote last and is written within seconds), which /forget all leaves to /new.
     const left = await eventually(async () => {
-      const rows = await rowsAbout(t, /vinyl|Sound engineer|alice/);
+      const rows = await rowsAbout(gateway, /vinyl|Sound engineer|alice/);
       return rows.length === 2 && rows;
     }, "the session directory written");
     expect(left.map((row) => row.split(" ")[0]).sort()).toEqual(["switchboard:sessions:#directory", "switchboard:web:c1"]);
