@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText } from "ai";
 import { Bot } from "grammy";
+import type * as AppModule from "../src/app.js";
+import type * as ConfigModule from "../src/config.js";
+import type * as LogModule from "../src/infra/log.js";
 
 export interface SubjectEnv {
   subject: "grammy" | "switchboard";
@@ -100,9 +103,9 @@ async function countStoreQueries(): Promise<void> {
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
   await countStoreQueries();
   const root = e.dist ? "../dist" : "../src";
-  const { configSchema } = (await import(`${root}/config.js`)) as typeof import("../src/config.js");
-  const { Gateway } = (await import(`${root}/app.js`)) as typeof import("../src/app.js");
-  const { createLogger } = (await import(`${root}/infra/log.js`)) as typeof import("../src/infra/log.js");
+  const { configSchema } = (await import(`${root}/config.js`)) as typeof ConfigModule;
+  const { Gateway } = (await import(`${root}/app.js`)) as typeof AppModule;
+  const { createLogger } = (await import(`${root}/infra/log.js`)) as typeof LogModule;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-tg-"));
   const unlimited = { messages: 1_000_000, windowSeconds: 60 };
   const config = configSchema.parse({
