@@ -57,9 +57,10 @@ interface Persisted {
 /**
  * Validated messages of recently used sessions, by session key, so that a turn reads and validates only what it
  * has not seen (on Redis, another replica's turns). The header is still read every time and decides whether the
- * copy holds: same generation, no more messages than stored. Bounded by messages, not sessions.
+ * copy holds: same generation, no more messages than stored. Bounded by the tokens the messages hold (about 4 MB
+ * of text), not by sessions, since one message can be a large tool result.
  */
-const CACHED_MESSAGES = 20_000;
+const CACHED_TOKENS = 1_000_000;
 
 interface CachedMessages {
   generation: string;
@@ -98,8 +99,8 @@ export class SessionHistory {
   /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
   private readonly persisted = new WeakMap<SessionRecord, Persisted>();
   private readonly cache = new LRUCache<string, CachedMessages>({
-    maxSize: CACHED_MESSAGES,
-    sizeCalculation: (entry) => entry.messages.length + 1,
+    maxSize: CACHED_TOKENS,
+    sizeCalculation: (entry) => estimateTokens({ messages: entry.messages, summary: null }) + 1,
   });
 
   constructor(
