@@ -23,8 +23,12 @@ export interface SubjectEnv {
   dist: boolean;
 }
 
-export type ParentMessage = { type: "stats" } | { type: "stop" };
-export type ChildMessage = { type: "ready" } | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number } | { type: "stopped" };
+export type ParentMessage = { type: "stats" } | { type: "retained" } | { type: "stop" };
+export type ChildMessage =
+  | { type: "ready" }
+  | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number }
+  | { type: "retained"; rss: number; heap: number }
+  | { type: "stopped" };
 
 const env = JSON.parse(process.env.SWITCHBOARD_BENCH_SUBJECT ?? "null") as SubjectEnv | null;
 if (!env) throw new Error("bench/telegram-subject.ts runs as a child of bench/telegram.bench.ts");
@@ -130,6 +134,15 @@ process.on("message", (message: ParentMessage) => {
   if (message.type === "stats") {
     const cpu = process.cpuUsage();
     send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries });
+    return;
+  }
+  if (message.type === "retained") {
+    // Only between measurements: a collection here would count in no CPU window.
+    global.gc?.();
+    setTimeout(() => {
+      const memory = process.memoryUsage();
+      send({ type: "retained", rss: memory.rss, heap: memory.heapUsed });
+    }, 1_000);
     return;
   }
   if (queryShapes) for (const [shape, n] of [...queryShapes].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n}\t${shape}\n`);

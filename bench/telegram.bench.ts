@@ -42,6 +42,8 @@ interface Measures {
   oneSession: { first100Ms: number; last100Ms: number; cpuFirst100: number; cpuLast100: number };
   rssIdle: number;
   rssAfterUsers: number;
+  /** After the new users, a full GC and a quiet second: what the process keeps rather than its peak. */
+  retained: { rss: number; heap: number };
 }
 
 export async function run(): Promise<BenchResult> {
@@ -88,6 +90,8 @@ function table(g: Measures, s: Measures): Array<Record<string, string>> {
     row("one session: CPU last 100, per msg", g.oneSession.cpuLast100, s.oneSession.cpuLast100, "ms", ""),
     row("RSS idle", mib(g.rssIdle), mib(s.rssIdle), "MiB", "<= 120 MiB"),
     row(`RSS after ${NEW_USERS + BURST.users + 1} users`, mib(g.rssAfterUsers), mib(s.rssAfterUsers), "MiB", "<= 200 MiB at 10,000"),
+    row("  then after a full GC and 1 s: RSS", mib(g.retained.rss), mib(s.retained.rss), "MiB", ""),
+    row("  then after a full GC and 1 s: heap used", mib(g.retained.heap), mib(s.retained.heap), "MiB", ""),
   ];
 }
 
@@ -156,6 +160,7 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const newUsers = usersFrom(2_000_000, NEW_USERS);
     await replies.all(newUsers.map((user) => textFrom(user, "hello")));
     const rssAfterUsers = (await bot.stats()).rss;
+    const retained = await bot.retained();
     return {
       cpuMsPerMessage: (after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages,
       storeQueriesPerMessage,
@@ -164,6 +169,7 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
       oneSession,
       rssIdle,
       rssAfterUsers,
+      retained,
     };
   } finally {
     await bot.stop();
@@ -181,6 +187,7 @@ function skipped(): Measures {
     oneSession: { first100Ms: 0, last100Ms: 0, cpuFirst100: 0, cpuLast100: 0 },
     rssIdle: 0,
     rssAfterUsers: 0,
+    retained: { rss: 0, heap: 0 },
   };
 }
 
@@ -284,13 +291,19 @@ class Subject {
 
   static async start(env: Omit<SubjectEnv, "dist">): Promise<Subject> {
     const child = fork(subjectFile, [], {
-      execArgv: ["--import", "tsx", ...profileArgs(env.subject)],
+      execArgv: ["--import", "tsx", "--expose-gc", ...profileArgs(env.subject)],
       env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify({ ...env, dist: Boolean(process.env.BENCH_TG_DIST) } satisfies SubjectEnv) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const subject = new Subject(child);
     await subject.next("ready");
     return subject;
+  }
+
+  async retained(): Promise<{ rss: number; heap: number }> {
+    const answer = this.next("retained");
+    this.child.send({ type: "retained" } satisfies ParentMessage);
+    return (await answer) as { rss: number; heap: number };
   }
 
   async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number }> {
