@@ -65,6 +65,8 @@ export class SessionDirectory {
     const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
     this.pending.delete(entry.key);
     this.pending.set(entry.key, fresh);
+    // While the store refuses writes, only the newest touches wait: the list keeps no more anyway.
+    if (this.pending.size > MAX_ENTRIES) this.pending.delete(this.pending.keys().next().value!);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((err: unknown) => this.log?.warn({ err }, "could not write the session directory; retrying with the next touch"));
@@ -93,8 +95,12 @@ export class SessionDirectory {
     try {
       await this.update((entries) => [...touched, ...entries.filter((e) => !keys.has(e.key))].slice(0, MAX_ENTRIES));
     } catch (err) {
-      // Kept for the next write, unless a newer touch of the same session came meanwhile.
-      for (const entry of touched.reverse()) if (!this.pending.has(entry.key)) this.pending.set(entry.key, entry);
+      // Kept for the next write, before the touches that came meanwhile (which win for their session).
+      const newer = [...this.pending];
+      const newerKeys = new Set(this.pending.keys());
+      this.pending.clear();
+      for (const entry of touched.reverse()) if (!newerKeys.has(entry.key)) this.pending.set(entry.key, entry);
+      for (const [key, entry] of newer) this.pending.set(key, entry);
       throw err;
     }
   }
