@@ -29,6 +29,7 @@ const RATES = [
 ];
 const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
 const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
+const NEW_USERS_WAVE = 200;
 const REPLY_DEADLINE_MS = 20_000;
 const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -157,8 +158,12 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     progress(subject, `offered rates: ${JSON.stringify(rates)}, lost ${replies.lost}`);
     const oneSession = await singleSession(replies, bot);
     progress(subject, `one session: ${JSON.stringify(oneSession)}, lost ${replies.lost}`);
+    // In waves, so that what is measured is the users' state and not a backlog of unanswered messages.
     const newUsers = usersFrom(2_000_000, NEW_USERS);
-    await replies.all(newUsers.map((user) => textFrom(user, "hello")));
+    for (let from = 0; from < newUsers.length; from += NEW_USERS_WAVE) {
+      await replies.all(newUsers.slice(from, from + NEW_USERS_WAVE).map((user) => textFrom(user, "hello")));
+    }
+    progress(subject, `${NEW_USERS} new users answered, lost ${replies.lost}`);
     const rssAfterUsers = (await bot.stats()).rss;
     const retained = await bot.retained();
     return {
