@@ -57,10 +57,11 @@ interface Persisted {
 /**
  * Validated messages of recently used sessions, by session key, so that a turn reads and validates only what it
  * has not seen (on Redis, another replica's turns). The header is still read every time and decides whether the
- * copy holds: same generation, no more messages than stored. Bounded by the tokens the messages hold (about 4 MB
- * of text), not by sessions, since one message can be a large tool result.
+ * copy holds: same generation, no more messages than stored. Bounded by the tokens the messages hold (about ten
+ * sessions at their full history budget, a megabyte of text), not by sessions: one message can be a large tool
+ * result, and a session that went quiet is cheap to read again.
  */
-const CACHED_TOKENS = 1_000_000;
+const CACHED_TOKENS = 250_000;
 
 interface CachedMessages {
   generation: string;
