@@ -211,17 +211,18 @@ export class Router {
       this.queue.cancelAll();
       await this.queue.idle();
     }
+    await this.deps.sessions?.flush().catch((err: unknown) => this.deps.log.warn({ err }, "could not write the session directory at shutdown"));
   }
 
   private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        await this.noteSession(d);
+        this.noteSession(d);
         const stopTyping = this.keepTyping(d);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
-        const clearAck = await acknowledgeTurn(d.channel, d.message, d.log);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -258,7 +259,7 @@ export class Router {
           throw err;
         } finally {
           stopTyping();
-          await clearAck();
+          await endAck();
         }
       });
     } catch (err) {
@@ -340,19 +341,17 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private async noteSession(d: Delivery): Promise<void> {
+  private noteSession(d: Delivery): void {
     const { message } = d;
-    await this.deps.sessions
-      ?.touch({
-        key: d.sessionKey,
-        channel: message.channel,
-        chatId: message.chat.id,
-        ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
-        userId: message.sender.id,
-        ...(message.sender.name ? { userName: message.sender.name } : {}),
-        text: message.text,
-      })
-      .catch((err: unknown) => d.log.warn({ err }, "could not note the session in the directory"));
+    this.deps.sessions?.touch({
+      key: d.sessionKey,
+      channel: message.channel,
+      chatId: message.chat.id,
+      ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
+      userId: message.sender.id,
+      ...(message.sender.name ? { userName: message.sender.name } : {}),
+      text: message.text,
+    });
   }
 
   private async statusText(sessionKey: string): Promise<string> {
