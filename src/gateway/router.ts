@@ -16,7 +16,8 @@ import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext, CommandReply } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
-import { commandTable, helpText, parseCommand } from "./commands.js";
+import { commandTable, parseCommand } from "./commands.js";
+import { coreCommands } from "./core-commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
@@ -67,7 +68,6 @@ export class Router {
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
-  private readonly startedAt = Date.now();
   /** Every command, the router's own first: /help and the platforms' native menus list them. */
   readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
@@ -86,7 +86,16 @@ export class Router {
       keepWaiting: () => this.accepting,
     });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
-    this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
+    const core = coreCommands({
+      config: deps.config,
+      agent: deps.agent,
+      llmProblem: deps.llmProblem,
+      queue: this.queue,
+      stops: this.stops,
+      allCommands: () => this.commands,
+      resetSession: (sessionKey) => this.resetSession(sessionKey),
+    });
+    this.commands = [...core, ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
   }
 
@@ -290,40 +299,6 @@ export class Router {
     return this.replyOutcome(d, text);
   }
 
-  private coreCommands(): ChatCommand[] {
-    return [
-      { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(this.deps.config.agent.name, this.commands) },
-      {
-        name: "new",
-        aliases: ["reset"],
-        menu: "everyone",
-        summary: "start a new conversation (forget the history of this chat)",
-        run: async (_args, ctx) => {
-          try {
-            await this.resetSession(ctx.sessionKey);
-            return "Started a new conversation. Earlier messages are forgotten.";
-          } catch {
-            return "Stopped before the conversation was reset.";
-          }
-        },
-      },
-      { name: "status", summary: "show the model, this session's size and whether a turn is running", menu: "everyone", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
-      {
-        name: "stop",
-        menu: "everyone",
-        summary: "cancel the running turn and drop queued messages",
-        run: async (_args, ctx) => {
-          const { running, queued } = this.queue.cancel(ctx.sessionKey);
-          await this.stops.announce(ctx.sessionKey);
-          const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
-          if (running) return `Stopped the running turn${dropped}.`;
-          if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
-          return this.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
-        },
-      },
-    ];
-  }
-
   /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
   async resetSession(sessionKey: string): Promise<void> {
     await this.queue.run(sessionKey, async () => this.deps.agent?.resetSession(sessionKey));
@@ -352,20 +327,6 @@ export class Router {
       ...(message.sender.name ? { userName: message.sender.name } : {}),
       text: message.text,
     });
-  }
-
-  private async statusText(sessionKey: string): Promise<string> {
-    const { llm } = this.deps.config;
-    const lines = [`Session: ${sessionKey}`];
-    lines.push(this.deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${this.deps.llmProblem})`);
-    if (this.deps.agent) {
-      const info = await this.deps.agent.sessionInfo(sessionKey);
-      lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
-    }
-    const state = this.queue.state(sessionKey);
-    lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
-    lines.push(`Uptime: ${Math.round((Date.now() - this.startedAt) / 1000)} s`);
-    return lines.join("\n");
   }
 
   /**
