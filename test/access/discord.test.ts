@@ -4,14 +4,11 @@ import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type FakeUser } from "../fakes/discord/index.js";
 import { catalogOf, pairingCli, pairingCodeIn } from "./helpers.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let fake: FakeDiscord | undefined;
 let t: TestGateway | undefined;
-afterEach(async () => {
-  await t?.close();
-  await fake?.close();
-  t = fake = undefined;
-});
+afterEach(() => closeInOrder([t, fake]).then(() => (t = fake = undefined)));
 
 const dora = user("dora");
 const eve = user("eve");

@@ -5,14 +5,11 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, directChat, groupChat, messageOf, text, type TgChat, type TgUser } from "../fakes/telegram/updates.js";
 import { catalogOf, pairingCli, pairingCodeIn } from "./helpers.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
-afterEach(async () => {
-  await t?.close();
-  await tg?.close();
-  t = tg = undefined;
-});
+afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
 const carol: TgUser = { id: 1003, is_bot: false, first_name: "Carol", username: "carol" };
 const otherGroup: TgChat = { id: -1005555555555, type: "supergroup", title: "Strangers" };

@@ -6,15 +6,11 @@ import { cardButtons } from "../fakes/feishu/content-rules.js";
 import { cardActionEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type BotSent, type FakeFeishu } from "../fakes/feishu/index.js";
 import { eventually } from "../helpers/wait.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
-afterEach(async () => {
-  await gw?.close();
-  await feishu?.close();
-  gw = undefined;
-  feishu = undefined;
-});
+afterEach(() => closeInOrder([gw, feishu]).then(() => (gw = feishu = undefined)));
 
 const OWNER = "ou_owner";
 

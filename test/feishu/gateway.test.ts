@@ -8,15 +8,11 @@ import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messageEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
-afterEach(async () => {
-  await gw?.close();
-  await feishu?.close();
-  gw = undefined;
-  feishu = undefined;
-});
+afterEach(() => closeInOrder([gw, feishu]).then(() => (gw = feishu = undefined)));
 
 const ENCRYPT_KEY = "gateway-encrypt-key";
 const bot = () => ({ key: "@_user_1", openId: feishu!.botOpenId, name: "Switchboard Bot" });

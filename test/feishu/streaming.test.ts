@@ -14,14 +14,11 @@ import { startFakeFeishu, type BotSent, type FakeFeishu } from "../fakes/feishu/
 import type { FakeReply } from "../fakes/openai-server.js";
 import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "../helpers/wait.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
-afterEach(async () => {
-  await gw?.close();
-  await feishu?.close();
-  gw = feishu = undefined;
-});
+afterEach(() => closeInOrder([gw, feishu]).then(() => (gw = feishu = undefined)));
 
 async function start(settings: Record<string, unknown>): Promise<{ t: TestGateway; fs: FakeFeishu }> {
   feishu = await startFakeFeishu();

@@ -10,14 +10,11 @@ import { directChat, text, type TgUser } from "../fakes/telegram/updates.js";
 import { FAST_OUTBOUND } from "../helpers/outbound.js";
 import { seededRandom } from "../helpers/seeded-random.js";
 import { eventually } from "../helpers/wait.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
-afterEach(async () => {
-  await t?.close();
-  await tg?.close();
-  t = tg = undefined;
-});
+afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
 const user = (n: number): TgUser => ({ id: 3000 + n, is_bot: false, first_name: `User${n}` });
 

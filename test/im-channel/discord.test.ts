@@ -4,14 +4,11 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { FINAL_ANSWER, lastToolOutput, mixedBatchReceipts, placeHugeFile, placeWorkspaceFile, REPORT, scriptDelivery } from "./delivery-script.js";
 import { sineWav } from "./media-fixtures.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let fake: FakeDiscord | undefined;
 let t: TestGateway | undefined;
-afterEach(async () => {
-  await t?.close();
-  await fake?.close();
-  t = fake = undefined;
-});
+afterEach(() => closeInOrder([t, fake]).then(() => (t = fake = undefined)));
 
 const alice = user("alice");
 

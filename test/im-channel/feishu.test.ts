@@ -5,14 +5,11 @@ import { messageEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";
 import { FINAL_ANSWER, lastToolOutput, mixedBatchReceipts, placeHugeFile, placeWorkspaceFile, REPORT, scriptDelivery } from "./delivery-script.js";
 import { hasFfmpeg, sineWav } from "./media-fixtures.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
-afterEach(async () => {
-  await gw?.close();
-  await feishu?.close();
-  gw = feishu = undefined;
-});
+afterEach(() => closeInOrder([gw, feishu]).then(() => (gw = feishu = undefined)));
 
 const CHAT = "oc_dm_alice";
 

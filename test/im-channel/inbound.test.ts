@@ -9,15 +9,11 @@ import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { inbound, startImHarness, type ImHarness, type ImHarnessOptions } from "./harness.js";
 import { PNG, sineWav } from "./media-fixtures.js";
 import { TestChannel } from "./test-channel.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let h: ImHarness | undefined;
 let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await h?.close();
-  await fake?.close();
-  h = undefined;
-  fake = undefined;
-});
+afterEach(() => closeInOrder([h, fake]).then(() => (h = fake = undefined)));
 
 const WAV = sineWav(0.5);
 const voice: Attachment = { kind: "voice", ref: "voice-1", mime: "audio/wav", durationSec: 1 };

@@ -6,14 +6,11 @@ import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/
 import { alice, directChat, messageOf, messageUpdate, text } from "../fakes/telegram/updates.js";
 import { FINAL_ANSWER, lastToolOutput, mixedBatchReceipts, placeHugeFile, placeWorkspaceFile, REPORT, scriptDelivery } from "./delivery-script.js";
 import { PNG, sineWav } from "./media-fixtures.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
-afterEach(async () => {
-  await t?.close();
-  await tg?.close();
-  t = tg = undefined;
-});
+afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
 const SESSION = `telegram:${alice.id}`;
 

@@ -4,14 +4,11 @@ import { createEmbedder } from "../../src/memory/embeddings.js";
 import { embeddingsConfigSchema } from "../../src/memory/config.js";
 import { startFakeEmbeddings, type FakeEmbeddings } from "../fakes/embeddings-server.js";
 import { ANN_DM, BACKENDS, BOB_DM, openMemoryWorld, type MemoryWorld } from "./helpers.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let world: MemoryWorld | undefined;
 let fake: FakeEmbeddings | undefined;
-afterEach(async () => {
-  await world?.close();
-  await fake?.close();
-  world = fake = undefined;
-});
+afterEach(() => closeInOrder([world, fake]).then(() => (world = fake = undefined)));
 
 const CONCEPTS = [
   ["vegetarian", "meat", "fish", "vegan", "素食"],

@@ -5,14 +5,11 @@ import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
 import { alice, bob, directChat, groupChat, messageOf, text, type TgUser } from "../fakes/telegram/updates.js";
 import { eventually } from "./harness.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
-afterEach(async () => {
-  await t?.close();
-  await tg?.close();
-  t = tg = undefined;
-});
+afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
 const carol: TgUser = { id: 1003, is_bot: false, first_name: "Carol", username: "carol" };
 

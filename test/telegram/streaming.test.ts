@@ -9,14 +9,11 @@ import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from ".
 import { alice, directChat, groupChat, text } from "../fakes/telegram/updates.js";
 import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "./harness.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
-afterEach(async () => {
-  await t?.close();
-  await tg?.close();
-  t = tg = undefined;
-});
+afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
 async function start(streaming: StreamingMode, ackReaction: string | null = "👀"): Promise<{ t: TestGateway; tg: FakeTelegram }> {
   tg = await startFakeTelegram();
