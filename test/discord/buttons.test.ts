@@ -3,14 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type PostedMessage } from "../fakes/discord/index.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-  await fake.close();
-});
+afterEach(() => closeInOrder([t, fake]).then(() => (t = undefined)));
 
 const owner = user("owner");
 const stranger = user("stranger");

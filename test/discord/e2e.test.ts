@@ -5,14 +5,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type FakeDiscordOptions, type MessageOptions } from "../fakes/discord/index.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-  await fake.close();
-});
+afterEach(() => closeInOrder([t, fake]).then(() => (t = undefined)));
 
 const alice = user("alice");
 

@@ -4,14 +4,11 @@ import { splitMessage } from "../../src/channels/discord/outbound.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { longMarkdown } from "../helpers/long-markdown.js";
+import { closeInOrder } from "../helpers/close.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-  await fake.close();
-});
+afterEach(() => closeInOrder([t, fake]).then(() => (t = undefined)));
 
 async function start(streaming: "off" | "preview"): Promise<TestGateway> {
   fake = await startFakeDiscord();
