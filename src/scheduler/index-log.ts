@@ -43,6 +43,8 @@ export class IndexLog {
   private flushing: Promise<void> | null = null;
   private refreshInFlight: Promise<void> = Promise.resolve();
   private refreshQueued: Promise<void> | null = null;
+  /** When the last completed refresh started (ms, this process's clock). */
+  private refreshedAt = -Infinity;
 
   constructor(private readonly store: Store) {
     this.ns = store.namespace<unknown>("tasks");
@@ -82,14 +84,22 @@ export class IndexLog {
    * starts after the one in flight, so it sees every write that finished before it was called.
    */
   refresh(): Promise<void> {
+    const startedAt = Date.now();
     this.refreshQueued ??= this.refreshInFlight
       .catch(() => undefined)
       .then(() => {
         this.refreshQueued = null;
-        this.refreshInFlight = this.readNew();
+        this.refreshInFlight = this.readNew().then(() => {
+          this.refreshedAt = Math.max(this.refreshedAt, startedAt);
+        });
         return this.refreshInFlight;
       });
     return this.refreshQueued;
+  }
+
+  /** Refreshes unless a refresh started within the last `maxAgeMs`: for counts that may lag others' writes a little. */
+  async refreshIfOlder(maxAgeMs: number): Promise<void> {
+    if (Date.now() - this.refreshedAt >= maxAgeMs) await this.refresh();
   }
 
   private async readNew(): Promise<void> {

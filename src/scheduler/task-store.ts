@@ -14,6 +14,13 @@ export type { IndexEntry } from "./types.js";
 const ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz";
 const ID_LENGTH = 8;
 const LOCK = { leaseMs: 30_000, waitMs: 60_000 };
+/**
+ * How stale the per-user count may be: the cap was never atomic across replicas (count, then create), and a
+ * second of lag spares a store read per task created.
+ */
+const COUNT_MAX_AGE_MS = 1_000;
+/** Random bytes drawn at a time for ids: one call per id costs more than the rest of creating a task's id. */
+const RANDOM_POOL = 4_096;
 
 export function isLive(task: Pick<TaskRecord, "status">): boolean {
   return LIVE_STATUSES.includes(task.status);
@@ -34,6 +41,8 @@ export function sameEntry(a: IndexEntry, b: IndexEntry): boolean {
 export class TaskStore {
   private readonly ns: Namespace<unknown>;
   private readonly index: IndexLog;
+  private random = Buffer.alloc(0);
+  private randomUsed = 0;
 
   /** `keepFinishedMs`: how long a finished task (and its runs) stays readable. */
   constructor(
@@ -50,9 +59,18 @@ export class TaskStore {
    */
   newId(): string {
     for (;;) {
-      const id = [...randomBytes(ID_LENGTH)].map((b) => ID_ALPHABET[b % ID_ALPHABET.length]).join("");
+      let id = "";
+      for (let i = 0; i < ID_LENGTH; i++) id += ID_ALPHABET[this.randomByte() % ID_ALPHABET.length];
       if (!this.index.has(id)) return id;
     }
+  }
+
+  private randomByte(): number {
+    if (this.randomUsed >= this.random.length) {
+      this.random = randomBytes(RANDOM_POOL);
+      this.randomUsed = 0;
+    }
+    return this.random[this.randomUsed++]!;
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
@@ -82,9 +100,9 @@ export class TaskStore {
     return tasks.filter((t): t is TaskRecord => t !== undefined && isLive(t));
   }
 
-  /** How many live tasks `creator` has. */
+  /** How many live tasks `creator` has; others' changes of the last second may be missing. */
   async countLive(creator: Pick<TaskCreator, "channel" | "userId">): Promise<number> {
-    await this.index.refresh();
+    await this.index.refreshIfOlder(COUNT_MAX_AGE_MS);
     return this.index.idsOf(creatorOf(creator)).size;
   }
 
