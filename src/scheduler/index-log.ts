@@ -22,7 +22,7 @@ const LOCK_KEY = "tasks-index";
 const LOCK = { leaseMs: 30_000, waitMs: 60_000 };
 /** Items per write: a burst is written in a few large batches. */
 const BATCH = 2_000;
-/** Rewrite once superseded items exceed the live ones by this much. */
+/** Rewrite once superseded items exceed the live ones by this much (the default). */
 const COMPACT_SLACK = 10_000;
 
 const logKey = (generation: number): string => `index-log:${generation}`;
@@ -46,7 +46,10 @@ export class IndexLog {
   /** When the last completed refresh started (ms, this process's clock). */
   private refreshedAt = -Infinity;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    private readonly compactSlack = COMPACT_SLACK,
+  ) {
     this.ns = store.namespace<unknown>("tasks");
     this.lists = store.lists<LogItem>("tasks");
   }
@@ -75,7 +78,16 @@ export class IndexLog {
     const item: LogItem = entry ? [id, entry.due, entry.cron, entry.creator] : [id];
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ item, done: { resolve, reject } });
-      this.flushing ??= this.flushAll().finally(() => (this.flushing = null));
+      this.startFlush();
+    });
+  }
+
+  /** One flush at a time; items that arrive as one ends (after its last check) start the next. */
+  private startFlush(): void {
+    if (this.flushing || this.pending.length === 0) return;
+    this.flushing = this.flushAll().finally(() => {
+      this.flushing = null;
+      this.startFlush();
     });
   }
 
@@ -133,7 +145,7 @@ export class IndexLog {
     await this.ns.set(HEAD_KEY, grown);
     await this.catchUp(head);
     this.fold(grown.generation, head.length, items);
-    if (grown.length > 2 * this.live.size + COMPACT_SLACK) await this.compact(grown);
+    if (grown.length > 2 * this.live.size + this.compactSlack) await this.compact(grown);
   }
 
   /** Under the lock, with `live` folding all of `head`: writes the live entries as the next generation. */
