@@ -10,32 +10,61 @@ import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText } from "ai";
 import { Bot } from "grammy";
+import type * as AppModule from "../src/app.js";
+import type * as ConfigModule from "../src/config.js";
+import type * as LogModule from "../src/infra/log.js";
 
 export interface SubjectEnv {
   subject: "grammy" | "switchboard";
   apiRoot: string;
   token: string;
   llmUrl: string;
+  /** Switchboard from dist/ (the compiled build) instead of src/ through tsx. */
+  dist: boolean;
 }
 
-export type ParentMessage = { type: "stats" } | { type: "stop" };
-export type ChildMessage = { type: "ready" } | { type: "stats"; cpuMicros: number; rss: number } | { type: "stopped" };
+export type ParentMessage = { type: "stats" } | { type: "retained" } | { type: "stop" };
+export type ChildMessage =
+  | { type: "ready" }
+  | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number }
+  | { type: "retained"; rss: number; heap: number }
+  | { type: "stopped" };
 
 const env = JSON.parse(process.env.SWITCHBOARD_BENCH_SUBJECT ?? "null") as SubjectEnv | null;
 if (!env) throw new Error("bench/telegram-subject.ts runs as a child of bench/telegram.bench.ts");
 
 const send = (message: ChildMessage) => process.send?.(message);
 
+/**
+ * Up to three tries, as Switchboard's outbound service retries a failed connection or a 5xx: without them a reset
+ * connection under a 200 msg/s burst lost the baseline's reply while Switchboard's went out.
+ */
+async function attempts<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   const provider = createOpenAICompatible({ name: "bench", baseURL: e.llmUrl, apiKey: "sk-bench" });
   const model = provider.chatModel("fake-model");
   const bot = new Bot(e.token, { client: { apiRoot: e.apiRoot } });
   const answer = async (chatId: number, messageId: number, text: string) => {
-    const result = await generateText({ model, messages: [{ role: "user", content: text }], maxRetries: 0 });
-    await bot.api.sendMessage(chatId, result.text, { reply_parameters: { message_id: messageId } });
+    const result = await attempts(() => generateText({ model, messages: [{ role: "user", content: text }], maxRetries: 0 }));
+    await attempts(() => bot.api.sendMessage(chatId, result.text, { reply_parameters: { message_id: messageId } }));
   };
-  // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
-  bot.on("message:text", (ctx) => void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch(() => undefined));
+  // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently. A reply
+  // that still fails is reported, not swallowed: the parent counts it as lost.
+  bot.on("message:text", (ctx) =>
+    void answer(ctx.chat.id, ctx.message.message_id, ctx.message.text).catch((err: unknown) => {
+      process.stderr.write(`grammY baseline: no reply to message ${ctx.message.message_id}: ${String(err)}\n`);
+    }),
+  );
   // bot.start stops for good on an error (a 409 when a late poll overlaps the next one on a loaded machine);
   // polling again keeps the baseline alive, as Switchboard's poller does.
   let stopping = false;
@@ -51,10 +80,36 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
   };
 }
 
+/** SQL statements run so far: every store round trip on SQLite is one (a prepared statement's all or run). */
+let storeQueries = 0;
+/** BENCH_TG_SQL=1: counts by statement, printed at the end, to see which part makes the round trips. */
+const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, number>() : undefined;
+
+async function countStoreQueries(): Promise<void> {
+  const { default: sqlite3 } = await import("sqlite3");
+  const proto = sqlite3.Statement.prototype as unknown as Record<"all" | "run", (...args: unknown[]) => unknown>;
+  for (const method of ["all", "run"] as const) {
+    const original = proto[method];
+    proto[method] = function (this: { sql?: string }, ...args: unknown[]) {
+      storeQueries += 1;
+      if (queryShapes) {
+        // The statement and the namespace (and first part of the key) it touched.
+        const first = Array.isArray(args[0]) ? args[0][0] : undefined;
+        const key = typeof first === "string" ? first.split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
+        const shape = `${String(this.sql).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
+        queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
+      }
+      return original.apply(this, args);
+    };
+  }
+}
+
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
-  const { configSchema } = await import("../src/config.js");
-  const { Gateway } = await import("../src/app.js");
-  const { createLogger } = await import("../src/infra/log.js");
+  await countStoreQueries();
+  const root = e.dist ? "../dist" : "../src";
+  const { configSchema } = (await import(`${root}/config.js`)) as typeof ConfigModule;
+  const { Gateway } = (await import(`${root}/app.js`)) as typeof AppModule;
+  const { createLogger } = (await import(`${root}/infra/log.js`)) as typeof LogModule;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-tg-"));
   const unlimited = { messages: 1_000_000, windowSeconds: 60 };
   const config = configSchema.parse({
@@ -78,9 +133,19 @@ const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboa
 process.on("message", (message: ParentMessage) => {
   if (message.type === "stats") {
     const cpu = process.cpuUsage();
-    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries });
     return;
   }
+  if (message.type === "retained") {
+    // Only between measurements: a collection here would count in no CPU window.
+    global.gc?.();
+    setTimeout(() => {
+      const memory = process.memoryUsage();
+      send({ type: "retained", rss: memory.rss, heap: memory.heapUsed });
+    }, 1_000);
+    return;
+  }
+  if (queryShapes) for (const [shape, n] of [...queryShapes].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n}\t${shape}\n`);
   void stop().finally(() => send({ type: "stopped" }));
 });
 // The parent went away (killed or crashed): do not linger.

@@ -4,9 +4,17 @@
  * served from this process. The machine is shared and noisy, so the ratios matter more than the absolute figures.
  * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
  * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
+ * BENCH_TG_PROFILE=<dir> runs Switchboard under `node --cpu-prof` and writes its profile there, for attribution.
+ * BENCH_TG_DIST=1 runs Switchboard from the compiled build (dist/, `npx tsc -p tsconfig.build.json` first), as it is
+ * deployed: without tsx compiling it in the process, its RSS and CPU are its own. The cold start (process start
+ * to the first getUpdates, `node dist/cli.js start`) is measured whenever dist/cli.js exists.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAI, type FakeOpenAI } from "../test/fakes/openai-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../test/fakes/telegram/server.js";
@@ -21,30 +29,38 @@ const RATES = [
 ];
 const ONE_SESSION = Number(process.env.BENCH_TG_SESSION ?? 300);
 const NEW_USERS = Number(process.env.BENCH_TG_USERS ?? 600);
+const NEW_USERS_WAVE = 200;
 const REPLY_DEADLINE_MS = 20_000;
 const subjectFile = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
+const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 
 interface Measures {
   cpuMsPerMessage: number;
+  /** Store round trips (SQL statements) per message in the burst; 0 for grammY, which keeps no state. */
+  storeQueriesPerMessage: number;
   perSecond: number;
   rates: Array<{ p50: number; p99: number }>;
   oneSession: { first100Ms: number; last100Ms: number; cpuFirst100: number; cpuLast100: number };
   rssIdle: number;
   rssAfterUsers: number;
+  /** After the new users, a full GC and a quiet second: what the process keeps rather than its peak. */
+  retained: { rss: number; heap: number };
 }
 
 export async function run(): Promise<BenchResult> {
   const llm = await startFakeOpenAI();
   llm.respondWith(() => ({ text: "ok" }));
   try {
-    const grammy = await measureSubject("grammy", llm);
+    // BENCH_TG_ONLY=switchboard skips the baseline while iterating; the table then compares with zeros.
+    const only = process.env.BENCH_TG_ONLY;
+    const grammy = only === "switchboard" ? skipped() : await measureSubject("grammy", llm);
     const switchboard = await measureSubject("switchboard", llm);
     return {
       name: "telegram",
       workload:
-        `Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
+        `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/" : "src/ (tsx)"}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
         `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users`,
-      rows: table(grammy, switchboard),
+      rows: [...table(grammy, switchboard), await coldStartRow(llm)],
     };
   } finally {
     await llm.close();
@@ -63,6 +79,7 @@ function table(g: Measures, s: Measures): Array<Record<string, string>> {
   return [
     row("CPU per message (burst)", g.cpuMsPerMessage, s.cpuMsPerMessage, "ms", "<= 1.5x"),
     row("throughput (burst)", g.perSecond, s.perSecond, "msg/s", ">= 0.7x"),
+    { metric: "store queries per message (burst)", "grammY + LLM": "-", Switchboard: s.storeQueriesPerMessage.toFixed(1), ratio: "", goal: "" },
     ...RATES.flatMap((rate, i) => [
       row(`latency p50 at ${rate.perSecond}/s`, g.rates[i]!.p50, s.rates[i]!.p50, "ms", ""),
       row(`latency p99 at ${rate.perSecond}/s`, g.rates[i]!.p99, s.rates[i]!.p99, "ms", rate.perSecond === 200 ? "added p99 <= 25 ms" : ""),
@@ -74,7 +91,49 @@ function table(g: Measures, s: Measures): Array<Record<string, string>> {
     row("one session: CPU last 100, per msg", g.oneSession.cpuLast100, s.oneSession.cpuLast100, "ms", ""),
     row("RSS idle", mib(g.rssIdle), mib(s.rssIdle), "MiB", "<= 120 MiB"),
     row(`RSS after ${NEW_USERS + BURST.users + 1} users`, mib(g.rssAfterUsers), mib(s.rssAfterUsers), "MiB", "<= 200 MiB at 10,000"),
+    row("  then after a full GC and 1 s: RSS", mib(g.retained.rss), mib(s.retained.rss), "MiB", ""),
+    row("  then after a full GC and 1 s: heap used", mib(g.retained.heap), mib(s.retained.heap), "MiB", ""),
   ];
+}
+
+/** Process start to the first getUpdates of `node dist/cli.js start`, median of 3; the goal is <= 1 s. */
+async function coldStartRow(llm: FakeOpenAI): Promise<Record<string, string>> {
+  const row = { metric: "cold start to first getUpdates (dist, median of 3)", "grammY + LLM": "-", ratio: "", goal: "<= 1 s" };
+  if (!existsSync(compiledCli)) return { ...row, Switchboard: "no dist/ (npm run build)" };
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) times.push(await coldStart(llm));
+  times.sort((a, b) => a - b);
+  return { ...row, Switchboard: `${(times[1]! / 1000).toFixed(2)} s` };
+}
+
+async function coldStart(llm: FakeOpenAI): Promise<number> {
+  const tg = await startFakeTelegram();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-cold-"));
+  const started = performance.now();
+  const child = spawn(process.execPath, [compiledCli, "start"], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: dataDir,
+      TELEGRAM_BOT_TOKEN: tg.token,
+      TELEGRAM_API_ROOT: tg.url,
+      LLM_BASE_URL: llm.url,
+      LLM_API_KEY: "sk-bench",
+      LLM_MODEL: "fake-model",
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_PORT: "0",
+    },
+    stdio: "ignore",
+  });
+  try {
+    await tg.waitFor(() => tg.callsOf("getUpdates").length > 0, 30_000);
+    return performance.now() - started;
+  } finally {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    await exited;
+    await tg.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): Promise<Measures> {
@@ -91,28 +150,50 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const seconds = (performance.now() - started) / 1000;
     const after = await bot.stats();
 
-    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, lost ${replies.lost}`);
+    const storeQueriesPerMessage = (after.storeQueries - before.storeQueries) / BURST.messages;
+    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) rates.push(await offered(replies, users, rate));
 
     progress(subject, `offered rates: ${JSON.stringify(rates)}, lost ${replies.lost}`);
     const oneSession = await singleSession(replies, bot);
     progress(subject, `one session: ${JSON.stringify(oneSession)}, lost ${replies.lost}`);
+    // In waves, so that what is measured is the users' state and not a backlog of unanswered messages.
     const newUsers = usersFrom(2_000_000, NEW_USERS);
-    await replies.all(newUsers.map((user) => textFrom(user, "hello")));
+    for (let from = 0; from < newUsers.length; from += NEW_USERS_WAVE) {
+      await replies.all(newUsers.slice(from, from + NEW_USERS_WAVE).map((user) => textFrom(user, "hello")));
+    }
+    progress(subject, `${NEW_USERS} new users answered, lost ${replies.lost}`);
     const rssAfterUsers = (await bot.stats()).rss;
+    const retained = await bot.retained();
     return {
       cpuMsPerMessage: (after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages,
+      storeQueriesPerMessage,
       perSecond: BURST.messages / seconds,
       rates,
       oneSession,
       rssIdle,
       rssAfterUsers,
+      retained,
     };
   } finally {
     await bot.stop();
     await tg.close();
   }
+}
+
+function skipped(): Measures {
+  const none = { p50: 0, p99: 0 };
+  return {
+    cpuMsPerMessage: 0,
+    storeQueriesPerMessage: 0,
+    perSecond: 0,
+    rates: RATES.map(() => none),
+    oneSession: { first100Ms: 0, last100Ms: 0, cpuFirst100: 0, cpuLast100: 0 },
+    rssIdle: 0,
+    rssAfterUsers: 0,
+    retained: { rss: 0, heap: 0 },
+  };
 }
 
 /** Progress on stderr: the run takes minutes on a busy machine. */
@@ -140,7 +221,8 @@ async function singleSession(replies: Replies, bot: Subject) {
   const latencies: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < ONE_SESSION; i++) {
-    if (i === 0 || i === 100 || i === ONE_SESSION - 100) cpu.push((await bot.stats()).cpuMicros);
+    if (i === 0 || i === 100) cpu.push((await bot.stats()).cpuMicros);
+    if (i === ONE_SESSION - 100) cpu.push((await bot.stats()).cpuMicros);
     latencies.push(await replies.send(textFrom(user!, `in turn ${i}`)));
   }
   cpu.push((await bot.stats()).cpuMicros);
@@ -203,14 +285,19 @@ class Replies {
   }
 }
 
+function profileArgs(subject: SubjectEnv["subject"]): string[] {
+  const dir = process.env.BENCH_TG_PROFILE;
+  return dir && subject === "switchboard" ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** The bot's child process. */
 class Subject {
   private constructor(private readonly child: ChildProcess) {}
 
-  static async start(env: SubjectEnv): Promise<Subject> {
+  static async start(env: Omit<SubjectEnv, "dist">): Promise<Subject> {
     const child = fork(subjectFile, [], {
-      execArgv: ["--import", "tsx"],
-      env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify(env) },
+      execArgv: ["--import", "tsx", "--expose-gc", ...profileArgs(env.subject)],
+      env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify({ ...env, dist: Boolean(process.env.BENCH_TG_DIST) } satisfies SubjectEnv) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const subject = new Subject(child);
@@ -218,10 +305,16 @@ class Subject {
     return subject;
   }
 
-  async stats(): Promise<{ cpuMicros: number; rss: number }> {
+  async retained(): Promise<{ rss: number; heap: number }> {
+    const answer = this.next("retained");
+    this.child.send({ type: "retained" } satisfies ParentMessage);
+    return (await answer) as { rss: number; heap: number };
+  }
+
+  async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number }> {
     const answer = this.next("stats");
     this.child.send({ type: "stats" } satisfies ParentMessage);
-    return (await answer) as { cpuMicros: number; rss: number };
+    return (await answer) as { cpuMicros: number; rss: number; storeQueries: number };
   }
 
   async stop(): Promise<void> {

@@ -144,7 +144,7 @@ export class Gateway {
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
-    const channels = createChannels(config, modules, { store, log, http });
+    const channels = await createChannels(config, modules, { store, log, http });
     const replicas = new Replicas(newReplicaId(config.replica.id ?? undefined), { store, settings: config.replica, log, channels });
     for (const [name, runner] of replicas.runners) {
       http.addReadinessCheck(`channel:${name}`, () => {
@@ -263,7 +263,7 @@ export class Gateway {
     }
     const isOwner = (ctx: CommandContext) => access.isOwner(ctx.message.channel, ctx.message.sender.id);
     const taskCommands = scheduler ? schedulerCommands(scheduler, { isOwner }) : [];
-    const sessions = new SessionDirectory(store);
+    const sessions = new SessionDirectory(store, log);
     const router = new Router({
       config,
       store,
@@ -370,11 +370,11 @@ async function storeStatus(store: Store, secrets: readonly string[]): Promise<Co
 }
 
 /** One Channel per enabled module, built from its own settings section. */
-function createChannels(config: Config, modules: ChannelModules, deps: { store: Store; log: Logger; http: HttpServer }): Map<ChannelName, Channel> {
+async function createChannels(config: Config, modules: ChannelModules, deps: { store: Store; log: Logger; http: HttpServer }): Promise<Map<ChannelName, Channel>> {
   const channels = new Map<ChannelName, Channel>();
   for (const module of enabledChannels(config, modules)) {
     const settings = channelSettings(config, module);
-    channels.set(module.name, module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
+    channels.set(module.name, await module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
   }
   return channels;
 }

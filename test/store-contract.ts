@@ -5,6 +5,7 @@
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { createLogger, type Logger } from "../src/infra/log.js";
+import { DurableList } from "../src/infra/store/durable-list.js";
 import { LockTimeoutError, StoreError, type Coordinator, type Store, type Ticket } from "../src/infra/store/index.js";
 import { eventually } from "./helpers/wait.js";
 
@@ -159,6 +160,16 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await second.delete("chat:1");
     expect(await second.read("chat:1", 2)).toEqual([]);
     await expect(second.writeFrom("", 0, [{ n: 1 }])).rejects.toThrow(/key/);
+  });
+
+  it("durable list: concurrent changes written together, each with its own answer, in order", async () => {
+    const store = await open();
+    const list = new DurableList<{ id: string }>(store, "contract-list", (e) => e.id);
+    const added = await Promise.all([...["a", "b", "a", "c"].map((id) => list.add({ id })), list.remove("b").then(() => "removed")]);
+    expect(added).toEqual([true, true, false, true, "removed"]);
+    expect(await list.all()).toEqual([{ id: "a" }, { id: "c" }]);
+    const reopened = new DurableList<{ id: string }>(await open(), "contract-list", (e) => e.id);
+    expect(await reopened.all()).toEqual([{ id: "a" }, { id: "c" }]);
   });
 
   it("setIfAbsent: true once, then false, still false after a restart", async () => {

@@ -104,7 +104,10 @@ export class Agent {
     try {
       return await this.turn(input, progress, log);
     } catch (err) {
-      if (input.signal.aborted) throw abortError();
+      if (input.signal.aborted) {
+        await this.saveUnfinished(progress, input, log, {});
+        throw abortError();
+      }
       return this.failTurn(err, progress, input, log);
     }
   }
@@ -136,7 +139,8 @@ export class Agent {
     });
     const loaded = await this.history.load(input.sessionKey);
     loaded.messages.push(user.forHistory);
-    await this.history.save(input.sessionKey, loaded, input.fence);
+    // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
+    progress.record = loaded;
     const record = await this.compact(loaded, input, log);
     progress.record = record;
     const { disclosedTools } = progress;
@@ -285,6 +289,17 @@ export class Agent {
     return { text: text === "" ? EMPTY_ANSWER_REPLY : text, stepLimit: false };
   }
 
+  /** Saves the user's message and the steps that did finish, of a turn that failed or was stopped. */
+  private async saveUnfinished(progress: TurnProgress, input: TurnInput, log: Logger, context: { errorId?: string }): Promise<void> {
+    const { record, stepMessages } = progress;
+    if (!record) return;
+    record.messages.push(...stepMessages);
+    record.disclosedTools = [...progress.disclosedTools];
+    await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
+      log.error({ ...context, err: saveErr }, "could not save the finished steps of an unfinished turn");
+    });
+  }
+
   /** The apology for a turn that could not finish; the steps that did finish stay in the history. */
   private async failTurn(err: unknown, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
     const errorId = randomBytes(4).toString("hex");
@@ -294,14 +309,7 @@ export class Agent {
       { errorId, err: fromModel ? describeLlmError(err) : err, steps: progress.steps },
       fromModel ? "turn failed: no answer from the language model" : "turn failed",
     );
-    const { record, stepMessages } = progress;
-    if (record && stepMessages.length > 0) {
-      record.messages.push(...stepMessages);
-      record.disclosedTools = [...progress.disclosedTools];
-      await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
-        log.error({ errorId, err: saveErr }, "could not save the finished steps of a failed turn");
-      });
-    }
+    await this.saveUnfinished(progress, input, log, { errorId });
     await this.logTurn(input, progress, { outcome: "failed", errorId }, log);
     const text = fromModel ? llmFailureReply(errorId) : internalFailureReply(errorId);
     return { text, errorId, steps: progress.steps, toolCalls: progress.toolCalls };

@@ -42,7 +42,8 @@ export interface ChannelModule<S = unknown, N extends ChannelName = ChannelName>
   /** Environment variables that set a path inside the section. */
   envOverrides: Readonly<Record<string, EnvOverride>>;
   // Method syntax on purpose: a module for specific settings stands where any module is expected.
-  create(deps: ChannelDeps<S>): Channel;
+  /** May load the platform's SDK first: a channel that is not configured never loads it. */
+  create(deps: ChannelDeps<S>): Channel | Promise<Channel>;
   /** A live call with the configured credentials: resolves with what it found, rejects saying what failed. */
   check(settings: S, core: CoreConfig): Promise<string>;
   /** What to do when the check fails. */

@@ -5,17 +5,7 @@
  * why the agent calls it once at start-up.
  */
 export function describeLocalTime(now: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    weekday: "long",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "longOffset",
-  }).formatToParts(now);
+  const parts = formatterFor(timeZone).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
   // Some ICU versions write a zero offset as a bare "GMT".
   const offset = part("timeZoneName") === "GMT" ? "GMT+00:00" : part("timeZoneName");
@@ -23,4 +13,29 @@ export function describeLocalTime(now: Date, timeZone: string): string {
     `${part("weekday")} ${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ` +
     `(${timeZone}, ${offset})`
   );
+}
+
+/** Building an Intl.DateTimeFormat costs far more than using one (every turn's prompt shows the time): one per zone. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Zones in use are few; the cap only guards against a flood of distinct names. */
+const MAX_FORMATTERS = 500;
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      weekday: "long",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "longOffset",
+    });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
 }

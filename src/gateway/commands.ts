@@ -1,6 +1,6 @@
 /**
  * Slash commands: answered by the gateway itself, without the model, so they work even when no LLM is
- * configured. The router owns the core ones (/help, /new, /status, /stop); other parts of the gateway add theirs
+ * configured. The router owns the core ones (/help, /new, /status, /stop: core-commands.ts); other parts add theirs
  * (access control, the scheduler) through RouterDeps.commands.
  */
 import type { ChatCommand } from "../core/commands.js";

@@ -16,7 +16,8 @@ import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { ChatCommand, CommandContext, CommandReply } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
-import { commandTable, helpText, parseCommand } from "./commands.js";
+import { commandTable, parseCommand } from "./commands.js";
+import { coreCommands } from "./core-commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
@@ -67,7 +68,6 @@ export class Router {
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
   private readonly workspacesRoot: string;
-  private readonly startedAt = Date.now();
   /** Every command, the router's own first: /help and the platforms' native menus list them. */
   readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
@@ -86,7 +86,16 @@ export class Router {
       keepWaiting: () => this.accepting,
     });
     this.workspacesRoot = join(deps.config.dataDir, "workspaces");
-    this.commands = [...this.coreCommands(), ...(deps.commands ?? [])];
+    const core = coreCommands({
+      config: deps.config,
+      agent: deps.agent,
+      llmProblem: deps.llmProblem,
+      queue: this.queue,
+      stops: this.stops,
+      allCommands: () => this.commands,
+      resetSession: (sessionKey) => this.resetSession(sessionKey),
+    });
+    this.commands = [...core, ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
   }
 
@@ -211,17 +220,18 @@ export class Router {
       this.queue.cancelAll();
       await this.queue.idle();
     }
+    await this.deps.sessions?.flush().catch((err: unknown) => this.deps.log.warn({ err }, "could not write the session directory at shutdown"));
   }
 
   private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        await this.noteSession(d);
+        this.noteSession(d);
         const stopTyping = this.keepTyping(d);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
-        const clearAck = await acknowledgeTurn(d.channel, d.message, d.log);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
           await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
@@ -258,7 +268,7 @@ export class Router {
           throw err;
         } finally {
           stopTyping();
-          await clearAck();
+          await endAck();
         }
       });
     } catch (err) {
@@ -289,40 +299,6 @@ export class Router {
     return this.replyOutcome(d, text);
   }
 
-  private coreCommands(): ChatCommand[] {
-    return [
-      { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(this.deps.config.agent.name, this.commands) },
-      {
-        name: "new",
-        aliases: ["reset"],
-        menu: "everyone",
-        summary: "start a new conversation (forget the history of this chat)",
-        run: async (_args, ctx) => {
-          try {
-            await this.resetSession(ctx.sessionKey);
-            return "Started a new conversation. Earlier messages are forgotten.";
-          } catch {
-            return "Stopped before the conversation was reset.";
-          }
-        },
-      },
-      { name: "status", summary: "show the model, this session's size and whether a turn is running", menu: "everyone", run: (_args, ctx) => this.statusText(ctx.sessionKey) },
-      {
-        name: "stop",
-        menu: "everyone",
-        summary: "cancel the running turn and drop queued messages",
-        run: async (_args, ctx) => {
-          const { running, queued } = this.queue.cancel(ctx.sessionKey);
-          await this.stops.announce(ctx.sessionKey);
-          const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
-          if (running) return `Stopped the running turn${dropped}.`;
-          if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
-          return this.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
-        },
-      },
-    ];
-  }
-
   /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
   async resetSession(sessionKey: string): Promise<void> {
     await this.queue.run(sessionKey, async () => this.deps.agent?.resetSession(sessionKey));
@@ -340,33 +316,17 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private async noteSession(d: Delivery): Promise<void> {
+  private noteSession(d: Delivery): void {
     const { message } = d;
-    await this.deps.sessions
-      ?.touch({
-        key: d.sessionKey,
-        channel: message.channel,
-        chatId: message.chat.id,
-        ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
-        userId: message.sender.id,
-        ...(message.sender.name ? { userName: message.sender.name } : {}),
-        text: message.text,
-      })
-      .catch((err: unknown) => d.log.warn({ err }, "could not note the session in the directory"));
-  }
-
-  private async statusText(sessionKey: string): Promise<string> {
-    const { llm } = this.deps.config;
-    const lines = [`Session: ${sessionKey}`];
-    lines.push(this.deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${this.deps.llmProblem})`);
-    if (this.deps.agent) {
-      const info = await this.deps.agent.sessionInfo(sessionKey);
-      lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
-    }
-    const state = this.queue.state(sessionKey);
-    lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
-    lines.push(`Uptime: ${Math.round((Date.now() - this.startedAt) / 1000)} s`);
-    return lines.join("\n");
+    this.deps.sessions?.touch({
+      key: d.sessionKey,
+      channel: message.channel,
+      chatId: message.chat.id,
+      ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
+      userId: message.sender.id,
+      ...(message.sender.name ? { userName: message.sender.name } : {}),
+      text: message.text,
+    });
   }
 
   /**

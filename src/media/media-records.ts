@@ -37,6 +37,8 @@ export class MediaRecords {
 
   /** The stored record of `message`, or a fresh one made from it. */
   async of(message: InboundMessage): Promise<MediaRecord> {
+    // Only a message with attachments is ever saved: most messages need no lookup.
+    if (message.attachments.length === 0) return recordOf(message);
     return (await this.get(message.channel, message.chat.id, message.platformMessageId)) ?? recordOf(message);
   }
 

@@ -3,10 +3,27 @@
  * "明天早上9点 开会", "每天早上9点 喝水". The words are turned into the same `when` the tools take, so the
  * scheduler resolves them like any other; chrono-node reads the dates and times (English, then Chinese).
  */
-import * as chrono from "chrono-node";
+import { createRequire } from "node:module";
+import type { Chrono } from "chrono-node";
 import { DurationError, parseDuration } from "./durations.js";
 import type { When } from "./when-schema.js";
 import { wallParts } from "./zones.js";
+
+/**
+ * The English and Chinese parsers, loaded on first use: chrono-node with all its locales is about 20 MB that a
+ * gateway whose users never type /remind with a date does not need.
+ */
+let parsers: { en: Chrono; zh: Chrono } | undefined;
+function chrono(): { en: Chrono; zh: Chrono } {
+  if (!parsers) {
+    const load = createRequire(import.meta.url);
+    parsers = {
+      en: (load("chrono-node/en") as { casual: Chrono }).casual,
+      zh: (load("chrono-node/zh") as { casual: Chrono }).casual,
+    };
+  }
+  return parsers;
+}
 
 export interface ParsedReminder {
   when: When;
@@ -61,14 +78,14 @@ function recurring(text: string, now: number, zone: string): ParsedReminder | nu
     const rest = english[1]!;
     const day = /^(\w+?)s?\b\s*(?:at\s+)?(.*)$/is.exec(rest);
     const dow = day ? ENGLISH_DAYS[day[1]!.toLowerCase()] : undefined;
-    if (day && dow !== undefined) return daily(dow, day[2]!, chrono.en.casual, now, zone);
+    if (day && dow !== undefined) return daily(dow, day[2]!, chrono().en, now, zone);
     const split = leadingDuration(/^(?:hour|minute|day|week)\b/i.test(rest) ? `1 ${rest}` : rest);
     return split ? withText({ every: split.duration }, split.rest) : null;
   }
   const chineseDaily = CHINESE_DAILY.exec(text);
   if (chineseDaily) {
     const dow = chineseDaily[1] ? CHINESE_DAYS[chineseDaily[1]]! : String(CHINESE_WEEKDAYS.indexOf(chineseDaily[2]!.replace("天", "日")));
-    return daily(dow, chineseDaily[3]!, chrono.zh.casual, now, zone);
+    return daily(dow, chineseDaily[3]!, chrono().zh, now, zone);
   }
   const chineseEvery = CHINESE_EVERY.exec(text);
   if (!chineseEvery) return null;
@@ -76,7 +93,7 @@ function recurring(text: string, now: number, zone: string): ParsedReminder | nu
 }
 
 /** A cron rule for `dow` at the time said at the start of `rest` (09:00 when none is). */
-function daily(dow: string, rest: string, parser: chrono.Chrono, now: number, zone: string): ParsedReminder | null {
+function daily(dow: string, rest: string, parser: Chrono, now: number, zone: string): ParsedReminder | null {
   const found = parser.parse(rest, wallClockReference(now, zone), { forwardDate: true }).find((r) => r.index === 0);
   const hour = found?.start.isCertain("hour") ? found.start.get("hour")! : DEFAULT_HOUR;
   const minute = found?.start.isCertain("hour") ? (found.start.get("minute") ?? 0) : 0;
@@ -101,7 +118,7 @@ export function localDateTimeOf(text: string, now: number, zone: string): string
 /** The date and time at the start of `text` (after an optional "on" or "at"), and the words after it. */
 function leadingDateTime(text: string, now: number, zone: string): { at: string; rest: string } | null {
   const reference = wallClockReference(now, zone);
-  for (const parser of [chrono.en.casual, chrono.zh.casual]) {
+  for (const parser of [chrono().en, chrono().zh]) {
     const found = parser
       .parse(text, reference, { forwardDate: true })
       .find((r) => /^\s*(?:(?:on|at)\s*)?$/i.test(text.slice(0, r.index)));

@@ -4,6 +4,7 @@
  * the directory keeps only where it lives and a short preview.
  */
 import { z } from "zod";
+import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 
 export interface SessionEntry {
@@ -34,26 +35,84 @@ const DIRECTORY_KEY = "#directory";
 const MAX_ENTRIES = 1_000;
 const PREVIEW_CHARS = 120;
 
+/** Touches are written together at most this often: every turn touches the directory, and it is one record. */
+const WRITE_EVERY_MS = 2_000;
+
 export class SessionDirectory {
   private readonly records: Namespace<unknown>;
+  /** Touches not written yet, by session key, oldest first: they go into the next write together. */
+  private readonly pending = new Map<string, SessionEntry>();
+  private timer: NodeJS.Timeout | undefined;
+  /** The write in progress; the next one starts after it. */
+  private writing: Promise<void> = Promise.resolve();
+  /** The write that takes the pending touches, once scheduled. */
+  private next: Promise<void> | undefined;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    private readonly log?: Logger,
+  ) {
     this.records = store.namespace<unknown>("sessions");
   }
 
-  /** Moves the session to the top of the list with its latest message. */
-  async touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): Promise<void> {
+  /**
+   * Moves the session to the top of the list with its latest message, in memory at once (this process's list and
+   * lookups see it) and in the store within WRITE_EVERY_MS, with the other touches of that time: one read and one
+   * write of the list instead of one per turn. A crash loses those seconds of the index, not of any transcript.
+   */
+  touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): void {
     const { text, ...where } = entry;
     const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
-    await this.update((entries) => [fresh, ...entries.filter((e) => e.key !== entry.key)].slice(0, MAX_ENTRIES));
+    this.pending.delete(entry.key);
+    this.pending.set(entry.key, fresh);
+    // While the store refuses writes, only the newest touches wait: the list keeps no more anyway.
+    if (this.pending.size > MAX_ENTRIES) this.pending.delete(this.pending.keys().next().value!);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch((err: unknown) => this.log?.warn({ err }, "could not write the session directory; retrying with the next touch"));
+    }, WRITE_EVERY_MS).unref();
+  }
+
+  /** Writes the pending touches now (before reading the list, and at shutdown). */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0 && !this.next) return this.writing;
+    if (!this.next) {
+      const next = this.writing.then(() => this.writePending());
+      this.next = next;
+      this.writing = next.catch(() => undefined);
+    }
+    return this.next;
+  }
+
+  private async writePending(): Promise<void> {
+    this.next = undefined;
+    // Newest last in the map: the newest goes on top.
+    const touched = [...this.pending.values()].reverse();
+    this.pending.clear();
+    const keys = new Set(touched.map((e) => e.key));
+    try {
+      await this.update((entries) => [...touched, ...entries.filter((e) => !keys.has(e.key))].slice(0, MAX_ENTRIES));
+    } catch (err) {
+      // Kept for the next write, before the touches that came meanwhile (which win for their session).
+      const newer = [...this.pending];
+      const newerKeys = new Set(this.pending.keys());
+      this.pending.clear();
+      for (const entry of touched.reverse()) if (!newerKeys.has(entry.key)) this.pending.set(entry.key, entry);
+      for (const [key, entry] of newer) this.pending.set(key, entry);
+      throw err;
+    }
   }
 
   async forget(key: string): Promise<void> {
+    await this.flush();
     await this.update((entries) => entries.filter((e) => e.key !== key));
   }
 
   /** Newest first; `query` matches the key, chat, user or preview, ignoring case. */
   async list(query = ""): Promise<SessionEntry[]> {
+    await this.flush();
     const entries = await this.read();
     const wanted = query.trim().toLowerCase();
     if (!wanted) return entries;
@@ -63,6 +122,8 @@ export class SessionDirectory {
   }
 
   async has(key: string): Promise<boolean> {
+    if (this.pending.has(key)) return true;
+    await this.flush();
     return (await this.read()).some((e) => e.key === key);
   }
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { modelMessageSchema, type ModelMessage } from "ai";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
@@ -53,6 +54,20 @@ interface Persisted {
   first: ModelMessage | undefined;
 }
 
+/**
+ * Validated messages of recently used sessions, by session key, so that a turn reads and validates only what it
+ * has not seen (on Redis, another replica's turns). The header is still read every time and decides whether the
+ * copy holds: same generation, no more messages than stored. Bounded by the tokens the messages hold (about ten
+ * sessions at their full history budget, a megabyte of text), not by sessions: one message can be a large tool
+ * result, and a session that went quiet is cheap to read again.
+ */
+const CACHED_TOKENS = 250_000;
+
+interface CachedMessages {
+  generation: string;
+  messages: readonly ModelMessage[];
+}
+
 /** How long a record that failed validation is kept aside for inspection. */
 const QUARANTINE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -63,7 +78,19 @@ export function emptySession(): SessionRecord {
 /** Tokens the record adds to a prompt, counting each message as its JSON (an upper bound on its text). */
 export function estimateTokens(record: { messages: readonly ModelMessage[]; summary: string | null }): number {
   let tokens = record.summary === null ? 0 : countTokens(record.summary);
-  for (const message of record.messages) tokens += countTokens(JSON.stringify(message));
+  for (const message of record.messages) tokens += messageTokens(message);
+  return tokens;
+}
+
+/** Per message object: a session's messages stay the same objects from turn to turn (see CACHED_MESSAGES). */
+const tokensOfMessage = new WeakMap<ModelMessage, number>();
+
+function messageTokens(message: ModelMessage): number {
+  let tokens = tokensOfMessage.get(message);
+  if (tokens === undefined) {
+    tokens = countTokens(JSON.stringify(message));
+    tokensOfMessage.set(message, tokens);
+  }
   return tokens;
 }
 
@@ -85,6 +112,10 @@ export class SessionHistory {
   private readonly coordinator: Coordinator;
   /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
   private readonly persisted = new WeakMap<SessionRecord, Persisted>();
+  private readonly cache = new LRUCache<string, CachedMessages>({
+    maxSize: CACHED_TOKENS,
+    sizeCalculation: (entry) => estimateTokens({ messages: entry.messages, summary: null }) + 1,
+  });
 
   constructor(
     store: Store,
@@ -104,9 +135,13 @@ export class SessionHistory {
     if (stored === undefined) return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined });
     const header = sessionHeaderSchema.safeParse(stored);
     if (header.success) {
-      const messages = messagesSchema.safeParse(await this.lists.read(listKey(sessionKey, header.data.generation), header.data.count));
-      if (messages.success && messages.data.length === header.data.count) return this.fromHeader(header.data, messages.data);
-      return this.quarantine(sessionKey, stored, messages.success ? [`messages: ${messages.data.length} of ${header.data.count} stored`] : issuesOf(messages.error));
+      const { generation, count } = header.data;
+      const cached = this.cache.get(sessionKey);
+      const known = cached && cached.generation === generation && cached.messages.length <= count ? cached.messages : [];
+      const read = known.length === count ? [] : await this.lists.read(listKey(sessionKey, generation), count, known.length);
+      const messages = messagesSchema.safeParse(read);
+      if (messages.success && known.length + messages.data.length === count) return this.fromHeader(sessionKey, header.data, [...known, ...messages.data]);
+      return this.quarantine(sessionKey, stored, messages.success ? [`messages: ${known.length + messages.data.length} of ${count} stored`] : issuesOf(messages.error));
     }
     const legacy = legacyRecordSchema.safeParse(stored);
     // Not tracked: the first save writes it in the new layout.
@@ -140,16 +175,19 @@ export class SessionHistory {
     };
     await this.headers.set(sessionKey, header);
     this.track(record, { generation, count: record.messages.length, first: record.messages[0] });
+    this.cache.set(sessionKey, { generation, messages: record.messages.slice() });
     if (previous && previous.generation !== generation) await this.lists.delete(listKey(sessionKey, previous.generation));
   }
 
   async reset(sessionKey: string): Promise<void> {
+    this.cache.delete(sessionKey);
     const header = sessionHeaderSchema.safeParse(await this.headers.get(sessionKey));
     await this.headers.delete(sessionKey);
     if (header.success) await this.lists.delete(listKey(sessionKey, header.data.generation));
   }
 
-  private fromHeader(header: SessionHeader, messages: ModelMessage[]): SessionRecord {
+  private fromHeader(sessionKey: string, header: SessionHeader, messages: ModelMessage[]): SessionRecord {
+    this.cache.set(sessionKey, { generation: header.generation, messages: messages.slice() });
     const record = { messages, summary: header.summary, disclosedTools: header.disclosedTools, updatedAt: header.updatedAt };
     return this.track(record, { generation: header.generation, count: messages.length, first: messages[0] });
   }
@@ -160,6 +198,7 @@ export class SessionHistory {
   }
 
   private async quarantine(sessionKey: string, stored: unknown, issues: string[]): Promise<SessionRecord> {
+    this.cache.delete(sessionKey);
     const quarantineKey = `${sessionKey}#invalid-${Date.now()}`;
     await this.headers.set(quarantineKey, stored, QUARANTINE_TTL_MS);
     await this.headers.delete(sessionKey);

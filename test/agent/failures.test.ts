@@ -114,11 +114,13 @@ describe("when the store fails", () => {
     };
     const agent = new Agent({ config: h.config, secrets: collectSecrets(h.config), model: createModel(h.config.llm), registry: h.registry, catalog: h.catalog, store: failingWrites, log: h.log });
 
+    // The user's message is saved with the reply, in one append: the store's failure shows after the model call.
+    h.fake.enqueue({ text: "an answer that cannot be kept" });
     const result = await h.turn("hello", { agent });
 
     expect(result.text).toBe(internalFailureReply(result.errorId!));
     expect(errorLogs(h)[0]).toMatchObject({ errorId: result.errorId, msg: "turn failed", err: { message: "disk full" } });
-    expect(h.fake.requests).toHaveLength(0);
+    expect(h.fake.requests).toHaveLength(1);
   });
 });
 

@@ -34,6 +34,19 @@ function persistenceTests(opts: HarnessOptions): void {
     await restarted.resetSession(h.sessionKey);
     expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 0, summarized: false, disclosedTools: [] });
   });
+  it("sees turns another Agent (another replica) added since it last read the session", async () => {
+    h = await startHarness(opts);
+    const other = h.makeAgent();
+    h.fake.enqueue({ text: "one" }, { text: "two" }, { text: "three" });
+    await h.turn("first");
+    await h.turn("second", { agent: other });
+    await h.turn("third");
+
+    const messages = h.fake.requests[2]!.body.messages!;
+    expect(userTextsOf(messages).map((text) => /first|second|third/.exec(text)?.[0])).toEqual(["first", "second", "third"]);
+    expect(messages.filter((m) => m.role === "assistant").map((m) => m.content)).toEqual(["one", "two"]);
+    expect(await other.sessionInfo(h.sessionKey)).toMatchObject({ messages: 6 });
+  });
 }
 
 describe("session history on SQLite", () => persistenceTests({}));

@@ -3,6 +3,7 @@ import { KeyvSqlite } from "@keyv/sqlite";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemPromptOf } from "../fakes/openai-server.js";
+import { eventually } from "../helpers/wait.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 
 let t: TestGateway | undefined;
@@ -71,7 +72,8 @@ describe("memory through the gateway", () => {
   });
 
   it("/memory lists, /forget all deletes everything kept about the sender, profile and time zone included", async () => {
-    t = await startTestGateway();
+    const gateway = await startTestGateway();
+    t = gateway;
     t.fake.enqueue(
       { toolCalls: [{ name: "add_memory", arguments: { content: "Collects vinyl records", kind: "fact" } }] },
       { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "update_user_profile" } }] },
@@ -91,8 +93,11 @@ describe("memory through the gateway", () => {
     );
     // Nothing in memory, profile or time zone records; what remains is the conversation itself (the session
     // history until /new, kept as its own list of messages, the WebChat page's transcript, and the console's list
-    // of sessions, which names who wrote last), which /forget all leaves to /new.
-    const left = await rowsAbout(t, /vinyl|Sound engineer|alice/);
+    // of sessions, which names who wrote last and is written within seconds), which /forget all leaves to /new.
+    const left = await eventually(async () => {
+      const rows = await rowsAbout(gateway, /vinyl|Sound engineer|alice/);
+      return rows.length === 2 && rows;
+    }, "the session directory written");
     expect(left.map((row) => row.split(" ")[0]).sort()).toEqual(["switchboard:sessions:#directory", "switchboard:web:c1"]);
     expect(await rowsAbout(t, /^switchboard:memory:/)).toEqual([]);
     expect(replyOf(await t.post({ chatId: "c1", userId: "alice", text: "/memory" }))).toContain("What I remember about you (0):\n(nothing)");

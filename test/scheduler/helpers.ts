@@ -128,9 +128,8 @@ export function memoryStore(): Store {
   const memoryLists = new MemoryLists();
   return new KeyvStore({
     backend: "sqlite",
-    keyv,
     guard,
-    keyPrefix: "test:",
+    namespace: (name) => new KeyvNamespace(keyv, guard, name, "test:"),
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", "test:")),
     bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),

@@ -6,9 +6,7 @@ import { ApplicationFlags, PermissionFlagsBits } from "discord.js";
 import { z } from "zod";
 import { fetchJson } from "../module.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
-import { INTENTS_FIX, TOKEN_FIX } from "./diagnostics.js";
-
-export const discordFix = `check DISCORD_BOT_TOKEN (${TOKEN_FIX}) and DISCORD_API_URL`;
+import { INTENTS_FIX } from "./fixes.js";
 
 const botSchema = z.object({ id: z.string(), username: z.string() });
 const applicationSchema = z.object({ id: z.string(), flags: z.number().int().optional() });

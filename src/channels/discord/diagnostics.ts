@@ -4,12 +4,8 @@
  * MESSAGE CONTENT intent is off.
  */
 import { DiscordjsErrorCodes, GatewayCloseCodes } from "discord.js";
+import { INTENTS_FIX, TOKEN_FIX } from "./fixes.js";
 import { USER_MESSAGE_TYPES, type MessageCreate } from "./payload.js";
-
-export const INTENTS_FIX =
-  "open the Discord Developer Portal > Applications > your bot > Bot > Privileged Gateway Intents, turn on MESSAGE CONTENT INTENT, save, and restart Switchboard";
-
-export const TOKEN_FIX = "reset the token under Developer Portal > Applications > your bot > Bot > Reset Token, and set DISCORD_BOT_TOKEN";
 
 export const TOKEN_PROBLEM = `Discord rejected the bot token: ${TOKEN_FIX}`;
 

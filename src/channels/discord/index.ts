@@ -1,10 +1,9 @@
-/** The Discord channel module. */
+/** The Discord channel module. discord.js (about 40 MB) is loaded only when the channel runs or is checked. */
 import { defineChannel } from "../module.js";
-import { DiscordChannel } from "./channel.js";
-import { checkDiscord, discordFix } from "./check.js";
 import { discordConfigSchema } from "./config.js";
+import { discordFix } from "./fixes.js";
 
-export { DiscordChannel, type DiscordChannelOptions } from "./channel.js";
+export type { DiscordChannel, DiscordChannelOptions } from "./channel.js";
 
 export const discordChannel = defineChannel({
   name: "discord",
@@ -15,11 +14,12 @@ export const discordChannel = defineChannel({
     DISCORD_BOT_TOKEN: { path: "token", type: "string" },
     DISCORD_API_URL: { path: "apiUrl", type: "string" },
   },
-  create: ({ settings, log, store }) => {
+  create: async ({ settings, log, store }) => {
     // The config loader refuses an enabled Discord channel without a token, so this is a programming error.
     if (settings.token === null) throw new Error("channels.discord.token is not set (set DISCORD_BOT_TOKEN)");
+    const { DiscordChannel } = await import("./channel.js");
     return new DiscordChannel({ config: { ...settings, token: settings.token }, log, store });
   },
-  check: checkDiscord,
+  check: async (settings) => (await import("./check.js")).checkDiscord(settings),
   fix: discordFix,
 });

@@ -5,6 +5,7 @@
  * The first message answers the triggering one; the bot's messages ping nobody but the person answered, and
  * link previews are off unless configured. Files go as multipart attachments within the upload limit.
  */
+import { LRUCache } from "lru-cache";
 import { readFile, stat } from "node:fs/promises";
 import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
 import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
@@ -39,7 +40,8 @@ export function splitMessage(text: string): string[] {
 
 export class DiscordOutbound {
   /** User id -> DM channel id, for targets addressed by user. */
-  private readonly directChannels = new Map<string, string>();
+  /** user id -> their DM channel; bounded, since a forgotten one is only reopened (one more call). */
+  private readonly directChannels = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(private readonly opts: OutboundOptions) {}
 

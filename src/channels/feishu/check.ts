@@ -6,10 +6,6 @@ import { createLogger } from "../../infra/log.js";
 import { FeishuApi } from "./api.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";
 
-export const feishuFix =
-  "check FEISHU_APP_ID / FEISHU_APP_SECRET and FEISHU_DOMAIN (feishu, lark or your deployment's URL), " +
-  "and that the app has the bot capability enabled and is published";
-
 /** The SDK replaces the token this long before Feishu's own expiry. */
 const SDK_EARLY_REFRESH_MS = 3 * 60_000;
 

@@ -49,3 +49,8 @@ export type FeishuConfig = z.output<typeof feishuConfigSchema>;
 export function feishuBaseUrl(domain: string): string {
   return domain === "feishu" || domain === "lark" ? DOMAINS[domain] : domain.replace(/\/+$/, "");
 }
+
+/** What to do when the doctor's check fails. */
+export const feishuFix =
+  "check FEISHU_APP_ID / FEISHU_APP_SECRET and FEISHU_DOMAIN (feishu, lark or your deployment's URL), " +
+  "and that the app has the bot capability enabled and is published";

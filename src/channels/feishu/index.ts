@@ -1,10 +1,8 @@
-/** The Feishu / Lark channel module. */
+/** The Feishu / Lark channel module. The Lark SDK (about 65 MB) is loaded only when the channel runs or is checked. */
 import { defineChannel } from "../module.js";
-import { FeishuChannel, type FeishuChannelOptions } from "./channel.js";
-import { checkFeishu, feishuFix } from "./check.js";
-import { feishuConfigSchema } from "./config.js";
+import { feishuConfigSchema, feishuFix } from "./config.js";
 
-export { FeishuChannel, type FeishuChannelOptions };
+export type { FeishuChannel, FeishuChannelOptions } from "./channel.js";
 
 export const feishuChannel = defineChannel({
   name: "feishu",
@@ -22,11 +20,12 @@ export const feishuChannel = defineChannel({
     FEISHU_VERIFICATION_TOKEN: { path: "webhook.verificationToken", type: "string" },
     FEISHU_ENCRYPT_KEY: { path: "webhook.encryptKey", type: "string" },
   },
-  create: ({ settings, core, store, log, http }) => {
+  create: async ({ settings, core, store, log, http }) => {
     const { appId, appSecret } = settings;
     if (appId === null || appSecret === null) {
       throw new Error("The Feishu channel needs FEISHU_APP_ID and FEISHU_APP_SECRET");
     }
+    const { FeishuChannel } = await import("./channel.js");
     return new FeishuChannel({
       config: { ...settings, appId, appSecret },
       store,
@@ -35,6 +34,6 @@ export const feishuChannel = defineChannel({
       dedupTtlMs: core.sessions.dedupTtlHours * 3_600_000,
     });
   },
-  check: checkFeishu,
+  check: async (settings) => (await import("./check.js")).checkFeishu(settings),
   fix: feishuFix,
 });

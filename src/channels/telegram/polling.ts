@@ -92,9 +92,11 @@ export class Poller {
         if (failures > 0) this.opts.log.info("Telegram polling recovered");
         failures = 0;
         this.opts.onStatus(LONG_POLLING);
-        for (const update of updates) {
-          await this.opts.receive(update);
-          this.offset = update.update_id + 1;
+        // Recorded together (the inbox writes a batch in one go), confirmed up to the first that failed.
+        const received = await Promise.allSettled(updates.map((update) => this.opts.receive(update)));
+        for (const [i, result] of received.entries()) {
+          if (result.status === "rejected") throw result.reason;
+          this.offset = updates[i]!.update_id + 1;
         }
       } catch (err) {
         this.request = undefined;

@@ -2,11 +2,23 @@
  * A short list of records kept in the store under one key and changed only under the store's lock, so that
  * several replicas see one list. For work that must survive a crash until it is done: a channel's inbox of
  * messages not yet handled, the outbox of replies not yet sent. Each list stays short (entries leave when done).
+ * Changes that arrive while one is being written are applied together in the next write (a busy inbox adds and
+ * removes many entries at once), each caller still getting its own answer, in the order they were asked.
  */
 import type { Namespace, NamespaceName, Store } from "./types.js";
 
+type Edit<T> = (all: T[]) => T[] | undefined;
+
+interface PendingChange<T> {
+  edit: Edit<T>;
+  resolve: (changed: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
 export class DurableList<T> {
   private readonly records: Namespace<T[]>;
+  private readonly pending: Array<PendingChange<T>> = [];
+  private writing = false;
 
   constructor(
     private readonly store: Store,
@@ -37,14 +49,40 @@ export class DurableList<T> {
     return (await this.records.get(this.key)) ?? [];
   }
 
-  /** `edit` answers the new list, or undefined to leave it as it is. */
-  private change(edit: (all: T[]) => T[] | undefined): Promise<boolean> {
-    return this.store.coordinator.withLock(this.key, async () => {
-      const next = edit(await this.all());
+  /** `edit` answers the new list, or undefined to leave it as it is; resolves with whether it changed the list. */
+  private change(edit: Edit<T>): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ edit, resolve, reject });
+      if (!this.writing) void this.writePending();
+    });
+  }
+
+  private async writePending(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      try {
+        const changed = await this.store.coordinator.withLock(this.key, () => this.apply(batch.map((c) => c.edit)));
+        batch.forEach((c, i) => c.resolve(changed[i]!));
+      } catch (err) {
+        for (const c of batch) c.reject(err);
+      }
+    }
+    this.writing = false;
+  }
+
+  /** Applies the edits in order to the stored list and writes it once; which edits changed it. */
+  private async apply(edits: ReadonlyArray<Edit<T>>): Promise<boolean[]> {
+    let list = await this.all();
+    const changed = edits.map((edit) => {
+      const next = edit(list);
       if (next === undefined) return false;
-      if (next.length === 0) await this.records.delete(this.key);
-      else await this.records.set(this.key, next, this.opts.ttlMs);
+      list = next;
       return true;
     });
+    if (!changed.includes(true)) return changed;
+    if (list.length === 0) await this.records.delete(this.key);
+    else await this.records.set(this.key, list, this.opts.ttlMs);
+    return changed;
   }
 }

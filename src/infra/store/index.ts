@@ -3,7 +3,6 @@ import type { Logger } from "../log.js";
 import type { Store } from "./types.js";
 import { parseStoreUrl } from "./store-url.js";
 import { openSqliteStore } from "./sqlite-store.js";
-import { connectRedisStore } from "./redis-store.js";
 
 export type {
   Coordinator,
@@ -38,5 +37,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const keyPrefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const log = opts.log.child({ component: "store" });
   if (target.kind === "sqlite") return openSqliteStore(target.file, keyPrefix, log);
+  // The Redis client (several hundred files) is loaded only when a Redis URL is configured.
+  const { connectRedisStore } = await import("./redis-store.js");
   return connectRedisStore(target, keyPrefix, log);
 }

@@ -1,16 +1,14 @@
-/** The Store both backends share: namespaces over one Keyv, a coordinator, ping and an idempotent close. */
-import type { Keyv } from "keyv";
+/** The Store both backends share: their namespaces (made once each), a coordinator, ping and an idempotent close. */
 import type { Coordinator, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { KeyvNamespace } from "./keyv-namespace.js";
 
 export interface KeyvStoreParts {
   backend: StoreBackend;
-  keyv: Keyv;
   guard: BackendGuard;
-  keyPrefix: string;
   coordinator: Coordinator;
   bus: MessageBus;
+  /** The backend's key-value namespace `name` (Redis: over Keyv; SQLite: over its own statements). */
+  namespace(name: NamespaceName): Namespace<unknown>;
   /** The backend's item lists of a namespace. */
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** A round trip to the backend. */
@@ -24,7 +22,7 @@ export class KeyvStore implements Store {
   readonly coordinator: Coordinator;
   readonly bus: MessageBus;
   readonly #parts: KeyvStoreParts;
-  readonly #namespaces = new Map<NamespaceName, KeyvNamespace<unknown>>();
+  readonly #namespaces = new Map<NamespaceName, Namespace<unknown>>();
   #closing: Promise<void> | undefined;
 
   constructor(parts: KeyvStoreParts) {
@@ -37,7 +35,7 @@ export class KeyvStore implements Store {
   namespace<T>(name: NamespaceName): Namespace<T> {
     let ns = this.#namespaces.get(name);
     if (!ns) {
-      ns = new KeyvNamespace<unknown>(this.#parts.keyv, this.#parts.guard, name, this.#parts.keyPrefix);
+      ns = this.#parts.namespace(name);
       this.#namespaces.set(name, ns);
     }
     return ns as Namespace<T>;

@@ -2,48 +2,22 @@
  * The coordinator for one process (the SQLite backend): locks are in-process mutexes, and once-only markers
  * are persisted through the store so that deduplication still holds after a restart.
  */
-import type { Coordinator, LeaseGrant, Namespace, Ticket } from "./types.js";
+import type { Coordinator, Namespace, Ticket } from "./types.js";
+import { ForwardingLeases } from "./forwarding-leases.js";
 import { LocalLeases } from "./local-leases.js";
 import { KeyedMutex, waitFor } from "./keyed-mutex.js";
 import { requireDuration, requireKey, resolveLockOptions, type LockOptions } from "./checks.js";
 
-export class LocalCoordinator implements Coordinator {
+export class LocalCoordinator extends ForwardingLeases implements Coordinator {
   readonly #locks = new KeyedMutex();
   readonly #markerGuards = new KeyedMutex();
-  private readonly leases = new LocalLeases();
   readonly #lines = new KeyedMutex();
   /** One counter for every line: increasing within each line is all a fencing token needs. */
   #lastToken = 0;
 
   /** `markers`: where once-only markers live, with their TTL. */
-  constructor(private readonly markers: Namespace<1>) {}
-
-  acquireLease(key: string, holder: string, ttlMs: number): Promise<number | null> {
-    return this.leases.acquireLease(key, holder, ttlMs);
-  }
-
-  renewLease(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
-    return this.leases.renewLease(key, holder, token, ttlMs);
-  }
-
-  releaseLease(key: string, holder: string, token: number): Promise<void> {
-    return this.leases.releaseLease(key, holder, token);
-  }
-
-  leaseHolder(key: string): Promise<LeaseGrant | null> {
-    return this.leases.leaseHolder(key);
-  }
-
-  announce(group: string, member: string, info: string, ttlMs: number): Promise<void> {
-    return this.leases.announce(group, member, info, ttlMs);
-  }
-
-  withdraw(group: string, member: string): Promise<void> {
-    return this.leases.withdraw(group, member);
-  }
-
-  present(group: string): Promise<Array<{ member: string; info: string }>> {
-    return this.leases.present(group);
+  constructor(private readonly markers: Namespace<1>) {
+    super(new LocalLeases());
   }
 
   async setIfAbsent(key: string, ttlMs: number): Promise<boolean> {

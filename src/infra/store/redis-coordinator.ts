@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { RedisClientType } from "@keyv/redis";
 import type { Logger } from "../log.js";
-import type { Coordinator, LeaseGrant, SharedCounters, Ticket } from "./types.js";
+import type { Coordinator, SharedCounters, Ticket } from "./types.js";
+import { ForwardingLeases } from "./forwarding-leases.js";
 import { RedisLeases } from "./redis-leases.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { LockTimeoutError } from "./errors.js";
@@ -31,8 +32,7 @@ interface HeldLock {
   leaseMs: number;
 }
 
-export class RedisCoordinator implements Coordinator {
-  private readonly leases: RedisLeases;
+export class RedisCoordinator extends ForwardingLeases implements Coordinator {
   readonly shared: SharedCounters;
   readonly #tickets: RedisTickets;
   readonly #local = new KeyedMutex();
@@ -43,37 +43,9 @@ export class RedisCoordinator implements Coordinator {
     private readonly keyPrefix: string,
     private readonly log: Logger,
   ) {
-    this.leases = new RedisLeases(client, guard, keyPrefix);
+    super(new RedisLeases(client, guard, keyPrefix));
     this.shared = new RedisCounters(client, guard, keyPrefix, log);
     this.#tickets = new RedisTickets(client, guard, keyPrefix, log);
-  }
-
-  acquireLease(key: string, holder: string, ttlMs: number): Promise<number | null> {
-    return this.leases.acquireLease(key, holder, ttlMs);
-  }
-
-  renewLease(key: string, holder: string, token: number, ttlMs: number): Promise<boolean> {
-    return this.leases.renewLease(key, holder, token, ttlMs);
-  }
-
-  releaseLease(key: string, holder: string, token: number): Promise<void> {
-    return this.leases.releaseLease(key, holder, token);
-  }
-
-  leaseHolder(key: string): Promise<LeaseGrant | null> {
-    return this.leases.leaseHolder(key);
-  }
-
-  announce(group: string, member: string, info: string, ttlMs: number): Promise<void> {
-    return this.leases.announce(group, member, info, ttlMs);
-  }
-
-  withdraw(group: string, member: string): Promise<void> {
-    return this.leases.withdraw(group, member);
-  }
-
-  present(group: string): Promise<Array<{ member: string; info: string }>> {
-    return this.leases.present(group);
   }
 
   takeTicket(line: string, opts?: { leaseMs?: number }): Promise<Ticket> {

@@ -9,7 +9,7 @@ import type { Logger } from "../log.js";
 import type { Store } from "./types.js";
 import { BackendGuard } from "./backend-guard.js";
 import { raceDeadline } from "./deadline.js";
-import { jsonKeyv } from "./keyv-namespace.js";
+import { jsonKeyv, KeyvNamespace } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
 import { RedisBus } from "./redis-bus.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
@@ -36,9 +36,8 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
   log.info({ backend: "redis", url: target.safeUrl }, "store opened");
   return new KeyvStore({
     backend: "redis",
-    keyv,
     guard,
-    keyPrefix,
+    namespace: (name) => new KeyvNamespace(keyv, guard, name, keyPrefix),
     coordinator: new RedisCoordinator(client, guard, keyPrefix, log),
     bus,
     lists: (name) => new RedisLists(client, guard, name, keyPrefix),

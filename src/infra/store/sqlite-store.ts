@@ -1,26 +1,25 @@
 /**
- * The embedded backend: one SQLite file, one connection, for a single gateway process.
- * @keyv/sqlite has no TTL of its own: keyv stores `expires` in each JSON row and checks it on read, so
- * entries never read again (dedup markers) would stay forever. A sweep at open and every few minutes
- * deletes them.
+ * The embedded backend: one SQLite file, one connection (sqlite3, statements prepared once), for a single gateway
+ * process. Rows keep the format Keyv gave them (sqlite-namespace.ts). SQLite has no TTL of its own: each JSON row
+ * holds its `expires`, checked on read, so entries never read again (dedup markers) would stay forever. A sweep
+ * at open and every few minutes deletes them.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { KeyvSqlite } from "@keyv/sqlite";
 import type { Logger } from "../log.js";
 import type { Store } from "./types.js";
 import { BackendGuard } from "./backend-guard.js";
 import { StoreError } from "./errors.js";
-import { jsonKeyv, KeyvNamespace } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
 import { LocalBus } from "./local-bus.js";
 import { LocalCoordinator } from "./local-coordinator.js";
+import { SqliteDb } from "./sqlite-db.js";
 import { createListTable, SqliteLists } from "./sqlite-lists.js";
+import { CREATE_KV_TABLE, KV_TABLE, SqliteNamespace } from "./sqlite-namespace.js";
 
-const TABLE = "keyv";
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // CASE guarantees json_valid runs first, so a malformed row is skipped instead of failing the whole sweep.
-const SWEEP_SQL = `DELETE FROM ${TABLE}
+const SWEEP_SQL = `DELETE FROM ${KV_TABLE}
   WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END < ?`;
 
 export async function openSqliteStore(file: string, keyPrefix: string, log: Logger): Promise<Store> {
@@ -31,24 +30,24 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     const reason = err instanceof Error ? err.message : String(err);
     throw new StoreError("open", file, `cannot create the directory ${dir}: ${reason}`, { cause: err });
   }
-  const adapter = new KeyvSqlite({ uri: `sqlite://${file}`, table: TABLE });
-  const keyv = jsonKeyv(adapter);
   const guard = new BackendGuard([]);
+  const db = await guard.run("open", file, () => SqliteDb.open(file));
   try {
     // WAL with synchronous=NORMAL: a crash of the process loses nothing; a power cut may lose the last writes.
     await guard.run("open", file, async () => {
-      await adapter.query("PRAGMA journal_mode = WAL");
-      await adapter.query("PRAGMA synchronous = NORMAL");
-      await createListTable(adapter);
+      await db.exec("PRAGMA journal_mode = WAL");
+      await db.exec("PRAGMA synchronous = NORMAL");
+      await db.exec(CREATE_KV_TABLE);
+      await createListTable(db);
     });
   } catch (err) {
     // The open error is the one to report; a failure to close what never opened adds nothing.
-    await adapter.disconnect().catch(() => undefined);
+    await db.close().catch(() => undefined);
     throw err;
   }
 
   const sweep = async (): Promise<void> => {
-    await guard.run("sweep expired", file, () => adapter.query(SWEEP_SQL, Date.now()));
+    await guard.run("sweep expired", file, () => db.run(SWEEP_SQL, Date.now()));
   };
   await sweep();
   let sweeping: Promise<void> = Promise.resolve();
@@ -59,17 +58,16 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
   log.info({ backend: "sqlite", file }, "store opened");
   return new KeyvStore({
     backend: "sqlite",
-    keyv,
     guard,
-    keyPrefix,
-    coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", keyPrefix)),
+    coordinator: new LocalCoordinator(new SqliteNamespace<1>(db, guard, "once", keyPrefix)),
     bus: new LocalBus(),
-    lists: (name) => new SqliteLists(adapter, guard, name, keyPrefix),
-    roundTrip: () => keyv.get(`${keyPrefix}ping`),
+    namespace: (name) => new SqliteNamespace(db, guard, name, keyPrefix),
+    lists: (name) => new SqliteLists(db, guard, name, keyPrefix),
+    roundTrip: () => db.all(`SELECT 1`),
     shutdown: async () => {
       clearInterval(timer);
       await sweeping;
-      await adapter.disconnect();
+      await db.close();
     },
   });
 }
