@@ -6,6 +6,7 @@
  * superseded items than live ones it is rewritten, folded, under a new generation.
  */
 import type { ItemLists, Namespace, Store } from "../infra/store/types.js";
+import { Batcher } from "./batcher.js";
 import { readOldIndex } from "./index-migration.js";
 import type { LiveEntry } from "./types.js";
 
@@ -27,11 +28,6 @@ const COMPACT_SLACK = 10_000;
 
 const logKey = (generation: number): string => `index-log:${generation}`;
 
-interface Pending {
-  item: LogItem;
-  done: { resolve: () => void; reject: (err: unknown) => void };
-}
-
 export class IndexLog {
   private readonly ns: Namespace<unknown>;
   private readonly lists: ItemLists<LogItem>;
@@ -39,8 +35,7 @@ export class IndexLog {
   private readonly byCreator = new Map<string, { key: string; ids: Set<string> }>();
   /** Which log, and how much of it, `live` folds. */
   private folded: Head = { generation: 0, length: 0 };
-  private pending: Pending[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly appends: Batcher<LogItem>;
   private refreshInFlight: Promise<void> = Promise.resolve();
   private refreshQueued: Promise<void> | null = null;
   /** When the last completed refresh started (ms, this process's clock). */
@@ -52,6 +47,7 @@ export class IndexLog {
   ) {
     this.ns = store.namespace<unknown>("tasks");
     this.lists = store.lists<LogItem>("tasks");
+    this.appends = new Batcher((items) => store.coordinator.withLock(LOCK_KEY, () => this.write(items), LOCK), BATCH);
   }
 
   /** Changes whenever the log grows or is rewritten; as of the last refresh. */
@@ -75,20 +71,7 @@ export class IndexLog {
 
   /** Records the task's new entry (null: removed); resolves once it is stored. */
   append(id: string, entry: LiveEntry | null): Promise<void> {
-    const item: LogItem = entry ? [id, entry.due, entry.cron, entry.creator] : [id];
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ item, done: { resolve, reject } });
-      this.startFlush();
-    });
-  }
-
-  /** One flush at a time; items that arrive as one ends (after its last check) start the next. */
-  private startFlush(): void {
-    if (this.flushing || this.pending.length === 0) return;
-    this.flushing = this.flushAll().finally(() => {
-      this.flushing = null;
-      this.startFlush();
-    });
+    return this.appends.add(entry ? [id, entry.due, entry.cron, entry.creator] : [id]);
   }
 
   /**
@@ -123,18 +106,6 @@ export class IndexLog {
     if (head.generation === this.folded.generation && head.length <= this.folded.length) return;
     const from = head.generation === this.folded.generation ? this.folded.length : 0;
     this.fold(head.generation, from, await this.lists.read(logKey(head.generation), head.length, from));
-  }
-
-  private async flushAll(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, BATCH);
-      try {
-        await this.store.coordinator.withLock(LOCK_KEY, () => this.write(batch.map((p) => p.item)), LOCK);
-        for (const p of batch) p.done.resolve();
-      } catch (err) {
-        for (const p of batch) p.done.reject(err);
-      }
-    }
   }
 
   /** Under the lock: appends `items` at the end of the current log, and rewrites the log when it is mostly stale. */
@@ -194,7 +165,11 @@ export class IndexLog {
   private apply(item: LogItem): void {
     const [id] = item;
     const before = this.live.get(id);
-    if (before) this.byCreator.get(before.creator)?.ids.delete(id);
+    if (before) {
+      const owner = this.byCreator.get(before.creator);
+      owner?.ids.delete(id);
+      if (owner?.ids.size === 0) this.byCreator.delete(before.creator);
+    }
     if (item.length === 1) {
       this.live.delete(id);
       return;

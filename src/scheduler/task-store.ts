@@ -4,7 +4,8 @@
  * count from; the task record itself (with its latest runs) is read when it is due.
  */
 import { randomBytes } from "node:crypto";
-import type { Namespace, Store } from "../infra/store/types.js";
+import type { Namespace, NamespaceEntry, Store } from "../infra/store/types.js";
+import { Batcher } from "./batcher.js";
 import { IndexLog } from "./index-log.js";
 import { creatorOf, LIVE_STATUSES, type IndexEntry, type LiveEntry, type TaskCreator, type TaskRecord } from "./types.js";
 
@@ -19,6 +20,8 @@ const LOCK = { leaseMs: 30_000, waitMs: 60_000 };
  * second of lag spares a store read per task created.
  */
 const COUNT_MAX_AGE_MS = 1_000;
+/** Task records per write: concurrent saves (a burst of creations, of runs) share one statement and commit. */
+const RECORDS_PER_WRITE = 500;
 /** Random bytes drawn at a time for ids: one call per id costs more than the rest of creating a task's id. */
 const RANDOM_POOL = 4_096;
 
@@ -41,6 +44,7 @@ export function sameEntry(a: IndexEntry, b: IndexEntry): boolean {
 export class TaskStore {
   private readonly ns: Namespace<unknown>;
   private readonly index: IndexLog;
+  private readonly records: Batcher<NamespaceEntry<unknown>>;
   private random = Buffer.alloc(0);
   private randomUsed = 0;
 
@@ -51,6 +55,7 @@ export class TaskStore {
   ) {
     this.ns = store.namespace<unknown>("tasks");
     this.index = new IndexLog(store);
+    this.records = new Batcher((entries) => this.ns.setMany(entries), RECORDS_PER_WRITE);
   }
 
   /**
@@ -80,7 +85,7 @@ export class TaskStore {
   /** Writes the task, and the index when its entry changed; `previous` is the stored version, if any. */
   async save(task: TaskRecord, previous: TaskRecord | undefined): Promise<void> {
     const live = isLive(task);
-    await this.ns.set(`task:${task.id}`, task, live ? undefined : this.keepFinishedMs);
+    await this.records.add({ key: `task:${task.id}`, value: task, ttlMs: live ? undefined : this.keepFinishedMs });
     const entry = live ? indexEntryOf(task) : null;
     const before = previous && isLive(previous) ? indexEntryOf(previous) : null;
     if (entry === before || (entry && before && sameEntry(entry, before))) return;
