@@ -144,7 +144,7 @@ export async function run(): Promise<BenchResult> {
         `maxConcurrentRuns ${config.maxConcurrentRuns}`,
       rows: [
         { measure: `create ${PENDING}`, value: `${(createMs / 1000).toFixed(1)} s (${Math.round(PENDING / (createMs / 1000))}/s)` },
-        { measure: "load on start (the index's shards, all armed)", value: `${loadMs.toFixed(0)} ms (${armed} armed)` },
+        { measure: "load on start (the index log, all armed)", value: `${loadMs.toFixed(0)} ms (${armed} armed)` },
         { measure: "heap held after the load", value: `${mb(heapAfter - heapBefore)} (${((heapAfter - heapBefore) / armed).toFixed(0)} B/task)` },
         { measure: "process RSS after the load", value: mb(rss) },
         { measure: `delivered of the ${DUE_TOGETHER} due together`, value: `${lateness.length}` },

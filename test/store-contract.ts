@@ -126,6 +126,19 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     expect(await ns.get("d")).toEqual({ when: "2025-01-02T03:04:05.000Z" });
   });
 
+  it("setMany stores every entry, each with its own TTL, and replaces existing ones", async () => {
+    const ns = (await open()).namespace<{ n: number }>("tasks");
+    await ns.set("a", { n: 0 });
+    const entries = Array.from({ length: 450 }, (_, i) => ({ key: String.fromCharCode(97 + (i % 26)) + i, value: { n: i } }));
+    await ns.setMany([{ key: "a", value: { n: 1 } }, { key: "short", value: { n: 2 }, ttlMs: 150 }, ...entries]);
+    expect(await ns.get("a")).toEqual({ n: 1 });
+    expect(await ns.get("a0")).toEqual({ n: 0 });
+    expect(await ns.get("h449")).toEqual({ n: 449 });
+    await until("the short entry to expire", async () => (await ns.get("short")) === undefined);
+    expect(await ns.get("a")).toEqual({ n: 1 });
+    await expect(ns.setMany([{ key: "", value: { n: 3 } }])).rejects.toThrow(/key/);
+  });
+
   it("expires entries after their TTL and keeps the others", async () => {
     const ns = (await open()).namespace<string>("receipts");
     await ns.set("short", "x", 150);

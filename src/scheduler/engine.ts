@@ -149,7 +149,7 @@ export class SchedulerEngine {
   }
 
   private onDue(entries: DueEntry[]): void {
-    for (const { id, due } of entries) this.enqueue(id, due);
+    for (const { id, due } of shuffleTies(entries)) this.enqueue(id, due);
   }
 
   private enqueue(taskId: string, slot: number): void {
@@ -178,4 +178,21 @@ export class SchedulerEngine {
         });
     });
   }
+}
+
+/**
+ * Entries due at the same time in random order (earliest still first): replicas then start a burst at different
+ * tasks and share it, instead of all waiting on the same task's lock one after another.
+ */
+function shuffleTies(entries: DueEntry[]): DueEntry[] {
+  for (let start = 0; start < entries.length; ) {
+    let end = start + 1;
+    while (end < entries.length && entries[end]!.due === entries[start]!.due) end++;
+    for (let i = end - 1; i > start; i--) {
+      const j = start + Math.floor(Math.random() * (i - start + 1));
+      [entries[i], entries[j]] = [entries[j]!, entries[i]!];
+    }
+    start = end;
+  }
+  return entries;
 }

@@ -129,12 +129,12 @@ export class Scheduler {
     const until = spec.until !== undefined ? parseOrInvalid(() => resolveUntil(spec.until!, trigger, ctx)) : null;
     if (hasTaskCap(actor)) {
       const cap = this.deps.config.maxActivePerUser;
-      const live = await this.tasks.countUpTo(spec.creator, cap);
+      const live = await this.tasks.countLive(spec.creator);
       if (live >= cap) throw new TaskError(`You already have ${live} active tasks (the limit is ${cap}); cancel one first.`, "limit");
     }
     const now = ctx.now;
     const draft: TaskRecord = {
-      id: await this.tasks.newId(),
+      id: this.tasks.newId(),
       name: spec.name,
       kind: spec.kind,
       text: spec.text,

@@ -93,3 +93,19 @@ export interface Clock {
   /** Calls `fn` once after `delayMs`; returns a function that cancels it. */
   setTimer(delayMs: number, fn: () => void): () => void;
 }
+
+/** What the index knows of a live task. */
+export interface IndexEntry {
+  /** The next run; null while paused. */
+  due: number | null;
+  /** "zone expression" of a cron task, so a changed schedule is noticed; null for the others. */
+  cron: string | null;
+}
+
+/** An index entry with whose task it is (creatorOf), for the per-user listing and cap. */
+export interface LiveEntry extends IndexEntry {
+  creator: string;
+}
+
+/** "channel:userId": the index's name for a task's creator. */
+export const creatorOf = (creator: Pick<TaskCreator, "channel" | "userId">): string => `${creator.channel}:${creator.userId}`;

@@ -109,6 +109,7 @@ describe("when the store fails", () => {
           get: (key) => real.get(key),
           delete: (key) => real.delete(key),
           set: () => Promise.reject(new Error("disk full")),
+          setMany: () => Promise.reject(new Error("disk full")),
         };
       },
     };

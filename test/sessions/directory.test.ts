@@ -34,6 +34,7 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
         get: (key) => real.get(key),
         delete: (key) => real.delete(key),
         set: (key, value, ttl) => (failures.left-- > 0 ? Promise.reject(new Error("disk full")) : real.set(key, value, ttl)),
+        setMany: (entries) => (failures.left-- > 0 ? Promise.reject(new Error("disk full")) : real.setMany(entries)),
       };
     },
   };

@@ -7,7 +7,7 @@
  * and a Map, Set or BigInt cannot be stored. Components keep their stored values plain JSON.
  */
 import { Keyv, type KeyvStoreAdapter } from "keyv";
-import type { Namespace } from "./types.js";
+import type { Namespace, NamespaceEntry } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireDuration, requireKey } from "./checks.js";
 
@@ -45,6 +45,16 @@ export class KeyvNamespace<T> implements Namespace<T> {
     if (value === undefined) throw new TypeError(`store set ${target}: the value is undefined (use delete)`);
     if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set ${target}`);
     await this.guard.run("set", target, () => this.keyv.set(this.#prefix + key, value, ttlMs));
+  }
+
+  async setMany(entries: ReadonlyArray<NamespaceEntry<T>>): Promise<void> {
+    const rows = entries.map(({ key, value, ttlMs }) => {
+      const target = this.target(key);
+      if (value === undefined) throw new TypeError(`store set ${target}: the value is undefined (use delete)`);
+      if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set ${target}`);
+      return { key: this.#prefix + key, value, ...(ttlMs !== undefined ? { ttl: ttlMs } : {}) };
+    });
+    await this.guard.run("set many", `${this.name}:${entries[0]?.key ?? ""} (+${Math.max(0, entries.length - 1)})`, () => this.keyv.setMany(rows));
   }
 
   async delete(key: string): Promise<boolean> {

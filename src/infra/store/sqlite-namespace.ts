@@ -3,7 +3,7 @@
  * column holding `{"value": ..., "expires": ms}` as JSON), so existing data files read the same. Keyv's layers
  * (hooks, stats, a read before every delete) cost more than the query on the hot path.
  */
-import type { Namespace } from "./types.js";
+import type { Namespace, NamespaceEntry } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireDuration, requireKey } from "./checks.js";
 import type { SqliteDb } from "./sqlite-db.js";
@@ -15,6 +15,10 @@ export const CREATE_KV_TABLE = `CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCH
 const GET = `SELECT value FROM ${KV_TABLE} WHERE key = ?`;
 const SET = `INSERT INTO ${KV_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`;
 const DELETE = `DELETE FROM ${KV_TABLE} WHERE key = ?`;
+/** Rows per statement of setMany, well under SQLite's limit on bound parameters. */
+const ROWS_PER_SET = 200;
+const setRows = (rows: number): string =>
+  `INSERT INTO ${KV_TABLE} (key, value) VALUES ${Array.from({ length: rows }, () => "(?, ?)").join(", ")} ON CONFLICT(key) DO UPDATE SET value = excluded.value`;
 
 interface Row {
   value: unknown;
@@ -51,15 +55,31 @@ export class SqliteNamespace<V> implements Namespace<V> {
 
   async set(key: string, value: V, ttlMs?: number): Promise<void> {
     const target = this.#target(key);
-    if (value === undefined) throw new TypeError(`store set ${target}: the value is undefined (use delete)`);
-    if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set ${target}`);
-    const row: Row = ttlMs === undefined ? { value } : { value, expires: Date.now() + ttlMs };
+    const row = this.#row(target, value, ttlMs);
+    // Serialized inside the guard: a value JSON cannot hold is the store's error, as a backend refusal is.
     await this.guard.run("set", target, () => this.db.run(SET, this.#prefix + key, JSON.stringify(row)));
+  }
+
+  async setMany(entries: ReadonlyArray<NamespaceEntry<V>>): Promise<void> {
+    const rows = entries.map(({ key, value, ttlMs }) => [this.#prefix + key, this.#row(this.#target(key), value, ttlMs)] as const);
+    await this.guard.run("set many", `${this.name}:${entries[0]?.key ?? ""} (+${Math.max(0, entries.length - 1)})`, async () => {
+      for (let start = 0; start < rows.length; start += ROWS_PER_SET) {
+        const chunk = rows.slice(start, start + ROWS_PER_SET);
+        await this.db.run(setRows(chunk.length), ...chunk.flatMap(([key, row]) => [key, JSON.stringify(row)]));
+      }
+    });
   }
 
   async delete(key: string): Promise<boolean> {
     const target = this.#target(key);
     return this.guard.run("delete", target, async () => (await this.db.run(DELETE, this.#prefix + key)) > 0);
+  }
+
+  /** The stored row of `value`, after checking it. */
+  #row(target: string, value: V, ttlMs: number | undefined): Row {
+    if (value === undefined) throw new TypeError(`store set ${target}: the value is undefined (use delete)`);
+    if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set ${target}`);
+    return ttlMs === undefined ? { value } : { value, expires: Date.now() + ttlMs };
   }
 
   /** `name:key` for messages, after checking the key. */

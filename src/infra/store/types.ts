@@ -11,7 +11,19 @@ export interface Namespace<T> {
   get(key: string): Promise<T | undefined>;
   /** `ttlMs` omitted: kept until deleted. */
   set(key: string, value: T, ttlMs?: number): Promise<void>;
+  /**
+   * Stores several entries in one round trip (SQLite: one statement, so one commit, however many): for writers
+   * that gather concurrent changes. Each entry as `set` would store it.
+   */
+  setMany(entries: ReadonlyArray<NamespaceEntry<T>>): Promise<void>;
   delete(key: string): Promise<boolean>;
+}
+
+export interface NamespaceEntry<T> {
+  key: string;
+  value: T;
+  /** Omitted: kept until deleted. */
+  ttlMs?: number | undefined;
 }
 
 /**
