@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText } from "ai";
 import { Bot } from "grammy";
@@ -141,6 +142,12 @@ process.on("message", (message: ParentMessage) => {
     global.gc?.();
     setTimeout(() => {
       const memory = process.memoryUsage();
+      // BENCH_TG_HEAP=<file>: where the memory is, for attribution (bench/heap-summary.ts reads the snapshot).
+      if (process.env.BENCH_TG_HEAP) {
+        const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+        process.stderr.write(`retained: ${Object.entries(memory).map(([k, v]) => `${k} ${mib(v)}`).join(", ")}\n`);
+        writeHeapSnapshot(process.env.BENCH_TG_HEAP);
+      }
       send({ type: "retained", rss: memory.rss, heap: memory.heapUsed });
     }, 1_000);
     return;

@@ -58,7 +58,7 @@ export async function run(): Promise<BenchResult> {
     return {
       name: "telegram",
       workload:
-        `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/" : "src/ (tsx)"}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
+        `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/" : "src/ (tsx)"} with ${SWITCHBOARD_NODE_FLAGS.join(" ")}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
         `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users`,
       rows: [...table(grammy, switchboard), await coldStartRow(llm)],
     };
@@ -110,7 +110,7 @@ async function coldStart(llm: FakeOpenAI): Promise<number> {
   const tg = await startFakeTelegram();
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-cold-"));
   const started = performance.now();
-  const child = spawn(process.execPath, [compiledCli, "start"], {
+  const child = spawn(process.execPath, [...SWITCHBOARD_NODE_FLAGS, compiledCli, "start"], {
     env: {
       PATH: process.env.PATH,
       HOME: dataDir,
@@ -290,13 +290,20 @@ function profileArgs(subject: SubjectEnv["subject"]): string[] {
   return dir && subject === "switchboard" ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 }
 
+/** Switchboard runs with the heap limit its Docker image and `npm start` set (it also caps V8's heap growth). */
+const SWITCHBOARD_NODE_FLAGS = ["--max-old-space-size=1024"];
+
+function nodeFlags(subject: SubjectEnv["subject"]): string[] {
+  return subject === "switchboard" ? SWITCHBOARD_NODE_FLAGS : [];
+}
+
 /** The bot's child process. */
 class Subject {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(env: Omit<SubjectEnv, "dist">): Promise<Subject> {
     const child = fork(subjectFile, [], {
-      execArgv: ["--import", "tsx", "--expose-gc", ...profileArgs(env.subject)],
+      execArgv: ["--import", "tsx", "--expose-gc", ...nodeFlags(env.subject), ...profileArgs(env.subject)],
       env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify({ ...env, dist: Boolean(process.env.BENCH_TG_DIST) } satisfies SubjectEnv) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -91,13 +91,13 @@ export class InboundDedup {
 
   /** Records that the message has an outcome (answered, ignored, refused, failed...): never handle it again. */
   async finish(messageId: string): Promise<void> {
+    this.held.delete(messageId);
     if (this.handling.has(messageId)) {
       await this.records.set(messageId, { state: "done" }, this.opts.ttlMs);
       // After a failed write the message stays claimed here, as its "handling" record would on Redis.
       this.handling.delete(messageId);
       return;
     }
-    this.held.delete(messageId);
     // Under the lock, so a renewal in flight cannot write "handling" over "done".
     await this.store.coordinator.withLock(`dedup:${messageId}`, () => this.records.set(messageId, { state: "done" }, this.opts.ttlMs));
   }

@@ -80,6 +80,8 @@ const BACKFILL_BATCH = 64;
 const POOL = 50;
 /** Tokens one memory line adds beyond its content (id, kind, date, markup). */
 const LINE_OVERHEAD_TOKENS = 12;
+/** The index of every owner without stored memories; never cached, so never changed by change(). */
+const NO_MEMORIES = new OwnerIndex(undefined, []);
 
 export class MemoryEngine {
   private readonly records: MemoryRecords;
@@ -277,7 +279,13 @@ export class MemoryEngine {
     const rev = await this.records.revision(owner);
     const cached = this.cache.get(key);
     if (cached && cached.rev === rev) return cached;
-    const loaded = rev === undefined ? { rev, doc: { items: [] } } : await this.records.load(owner);
+    // Most owners never keep a memory: one index (a few KiB of MiniSearch) per user who ever wrote would fill the
+    // cache with empty ones, so those share one that nothing changes (change() only updates cached indexes).
+    if (rev === undefined) {
+      this.cache.delete(key);
+      return NO_MEMORIES;
+    }
+    const loaded = await this.records.load(owner);
     const index = new OwnerIndex(loaded.rev, loaded.doc.items);
     this.cache.set(key, index);
     return index;

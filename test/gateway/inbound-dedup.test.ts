@@ -41,6 +41,24 @@ describe("inbound dedup", () => {
     expect(claims.filter((c) => c === "claimed")).toHaveLength(1);
   });
 
+  it("keeps nothing in memory for a message once it is finished or given back", async () => {
+    const { store } = await sqliteStore();
+    const dedup = new InboundDedup(store, options);
+    // Private: what is kept per message in flight is what this test is about (one entry per message ever was a leak).
+    const kept = () => {
+      const sets = dedup as unknown as { held: Set<string>; handling: Set<string> };
+      return sets.held.size + sets.handling.size;
+    };
+    for (let i = 0; i < 100; i++) {
+      expect(await dedup.claim(`telegram:${i}`)).toBe("claimed");
+      await (i % 2 === 0 ? dedup.finish(`telegram:${i}`) : dedup.release(`telegram:${i}`));
+    }
+    expect(kept()).toBe(0);
+    expect(await dedup.claim("telegram:0")).toBe("handled");
+    expect(await dedup.claim("telegram:1")).toBe("claimed");
+    expect(kept()).toBe(2); // held and handling for the one claimed now
+  });
+
   it("on SQLite, handles again after a restart a message whose handling died with the process", async () => {
     const first = await sqliteStore();
     expect(await new InboundDedup(first.store, options).claim("telegram:7")).toBe("claimed"); // never finished: a crash

@@ -95,12 +95,32 @@ describe.each(BACKENDS)("memory engine on %s", (backend) => {
   it("sees what another replica (or the CLI) wrote, through the stored revision", async () => {
     world = await openMemoryWorld(backend);
     const { engine } = world.memory;
-    expect(await engine.search(ANN_DM, "kayak", 5)).toEqual([]); // cached as empty
+    expect(await engine.search(ANN_DM, "kayak", 5)).toEqual([]); // no memories yet: the shared empty index
     const replica = await world.openReplica();
     const { memory } = await replica.memory.engine.add(ANN_DM, { content: "Owns a kayak", kind: "fact", scope: "user" });
     expect(contentsOf(await engine.search(ANN_DM, "kayak", 5))).toEqual(["Owns a kayak"]);
     await replica.memory.engine.forget(ANN_DM, memory.id);
     expect(await engine.search(ANN_DM, "kayak", 5)).toEqual([]);
+  });
+
+  it("keeps no index for people without memories, and their first memory is found all the same", async () => {
+    world = await openMemoryWorld(backend);
+    const { engine } = world.memory;
+    // The indexes this process keeps (private: what the bound is about is not visible through the API).
+    const cachedIndexes = () => (engine as unknown as { cache: { size: number } }).cache.size;
+    const person = (i: number) => ({ ...ANN_DM, userId: `user${i}`, chatId: `user${i}` });
+    for (let i = 0; i < 50; i++) expect(await engine.search(person(i), "kayak", 5)).toEqual([]);
+    expect(cachedIndexes()).toBe(0);
+
+    await engine.add(person(1), { content: "Owns a kayak", kind: "fact", scope: "user" });
+    expect(contentsOf(await engine.search(person(1), "kayak", 5))).toEqual(["Owns a kayak"]);
+    expect(cachedIndexes()).toBe(1);
+    // The index the others share did not take person 1's memory.
+    expect(await engine.search(person(2), "kayak", 5)).toEqual([]);
+    await engine.add(person(2), { content: "Rents a kayak in summer", kind: "fact", scope: "user" });
+    expect(contentsOf(await engine.search(person(2), "kayak", 5))).toEqual(["Rents a kayak in summer"]);
+    expect(contentsOf(await engine.search(person(1), "kayak", 5))).toEqual(["Owns a kayak"]);
+    expect(await engine.search(person(3), "kayak", 5)).toEqual([]);
   });
 
   it("/forget all (forgetPerson) leaves nothing of the person in the store, and keeps everyone else's", async () => {
