@@ -145,12 +145,14 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const users = usersFrom(1_000_000, BURST.users);
 
     const before = await bot.stats();
+    const callsBefore = tg.calls.length;
     const started = performance.now();
     await replies.all(Array.from({ length: BURST.messages }, (_, i) => textFrom(users[i % users.length]!, `burst ${i}`)));
     const seconds = (performance.now() - started) / 1000;
     const after = await bot.stats();
 
     const storeQueriesPerMessage = (after.storeQueries - before.storeQueries) / BURST.messages;
+    progress(subject, `burst: Bot API calls per message: ${callsPerMessage(tg.calls.slice(callsBefore), BURST.messages)}`);
     progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) rates.push(await offered(replies, users, rate));
@@ -240,6 +242,13 @@ const usersFrom = (firstId: number, count: number): TgUser[] =>
 
 function textFrom(user: TgUser, body: string): Record<string, unknown> {
   return text(directChat(user), body, { from: user });
+}
+
+/** "sendMessage 1.00, getUpdates 0.12, ...": the bot's Bot API calls by method, per message. */
+function callsPerMessage(calls: FakeTelegram["calls"], messages: number): string {
+  const counts = new Map<string, number>();
+  for (const call of calls) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${(n / messages).toFixed(2)}`).join(", ");
 }
 
 /** Puts updates into the fake and matches the bot's sendMessage calls to them, by reply target. */

@@ -3,7 +3,7 @@
  * it runs: the current step's text as it grows and a status line while a tool runs. What is shown is redacted of
  * secrets like the final reply, and a tail that could be the start of a secret is held back until it is not.
  */
-import type { StreamTextResult, ToolSet } from "ai";
+import type { StreamTextOnFinishCallback, StreamTextResult, ToolSet } from "ai";
 import { basename } from "node:path";
 import type { TurnEvent } from "../core/turn.js";
 import { redactText } from "../infra/config/secrets.js";
@@ -19,9 +19,23 @@ export interface StreamedGeneration {
 
 const STATUS_LABEL_MAX = 60;
 
+type FinishEvent = Parameters<StreamTextOnFinishCallback<ToolSet>>[0];
+
+/**
+ * Keeps streamText's finish event. Reading the result's promises (text, response, steps...) instead would tee the
+ * stream once more for each promise: ~0.6 ms of CPU per model call, a quarter of what the streaming path costs.
+ */
+export class FinishCatcher {
+  event: FinishEvent | undefined;
+  readonly onFinish = (event: FinishEvent): void => {
+    this.event = event;
+  };
+}
+
 /** Consumes the stream; throws the stream's error (a failed model call) instead of returning a half answer. */
 export async function readStream(
   result: StreamTextResult<ToolSet, never>,
+  finish: FinishCatcher,
   secrets: readonly string[],
   onEvent: ((event: TurnEvent) => void) | undefined,
 ): Promise<StreamedGeneration> {
@@ -52,13 +66,14 @@ export async function readStream(
         break;
     }
   }
-  const [text, response, finishReason, steps, totalUsage] = await Promise.all([
-    result.text,
-    result.response,
-    result.finishReason,
-    result.steps,
-    result.totalUsage,
-  ]);
+  const { event } = finish;
+  if (!event) {
+    // No finish without an error part means no step finished (stopped, or no output): the steps promise rejects
+    // with that reason.
+    await result.steps;
+    throw new Error("the model's stream ended without finishing a step");
+  }
+  const { text, response, finishReason, steps, totalUsage } = event;
   return { text, response, finishReason, steps, totalUsage };
 }
 

@@ -5,6 +5,25 @@
  * why the agent calls it once at start-up.
  */
 export function describeLocalTime(now: Date, timeZone: string): string {
+  // The text changes once a minute; every turn's prompt asks for it.
+  const minute = Math.floor(now.getTime() / 60_000);
+  if (minute !== describedMinute) {
+    described.clear();
+    describedMinute = minute;
+  }
+  let text = described.get(timeZone);
+  if (text === undefined) {
+    text = describe(now, timeZone);
+    described.set(timeZone, text);
+  }
+  return text;
+}
+
+let describedMinute = Number.NaN;
+/** This minute's text per zone. */
+const described = new Map<string, string>();
+
+function describe(now: Date, timeZone: string): string {
   const parts = formatterFor(timeZone).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
   // Some ICU versions write a zero offset as a bare "GMT".

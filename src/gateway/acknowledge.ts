@@ -1,13 +1,34 @@
 /**
- * The acknowledgement of a turn: the channel marks the user's message (a reaction) while the turn runs and takes
- * the mark back when the reply is out. Only a turn still running after ACK_DELAY_MS is marked: a quicker reply is
- * its own acknowledgement, and marking it would cost two platform calls per message for a mark nobody sees. The
- * turn never waits for the mark, and a platform refusing it never fails the turn.
+ * What a user sees while a turn runs: the chat's "typing" signal, and an acknowledgement the channel puts on the
+ * user's message (a reaction) and takes back when the reply is out. Both start only for a turn still running after
+ * a short delay: a quicker reply is its own signal, and signalling it would cost platform calls per message that
+ * nobody sees. The turn never waits for either, and a platform refusing them never fails the turn.
  */
-import type { Channel, InboundMessage } from "../core/types.js";
+import { targetOf, type Channel, type InboundMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 
 export const ACK_DELAY_MS = 1_000;
+/** Shorter than a person notices; a model's first words rarely come sooner. */
+export const TYPING_DELAY_MS = 300;
+/** Platforms show "typing" for about 5 s (Telegram, Discord: up to 10 s). */
+const TYPING_REFRESH_MS = 5_000;
+
+/** Shows "typing" from TYPING_DELAY_MS into the turn until the function it returns is called. */
+export function keepTyping(channel: Channel, message: InboundMessage, log: Logger): () => void {
+  const typing = channel.typing?.bind(channel);
+  if (!typing) return () => {};
+  const target = targetOf(message);
+  const tick = () => void typing(target).catch((err: unknown) => log.debug({ err }, "typing indicator failed"));
+  let refresh: NodeJS.Timeout | undefined;
+  const start = setTimeout(() => {
+    tick();
+    refresh = setInterval(tick, TYPING_REFRESH_MS);
+  }, TYPING_DELAY_MS);
+  return () => {
+    clearTimeout(start);
+    clearInterval(refresh);
+  };
+}
 
 /** Starts the acknowledgement; the function it returns ends it (cancels it, or clears the mark once it is on). */
 export function acknowledgeTurn(channel: Channel, message: InboundMessage, log: Logger): () => Promise<void> {

@@ -4,7 +4,7 @@
  * rest as agent turns, one at a time per session, then sends the reply back through the channel it came from.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { ensureWorkspace } from "../infra/workspace.js";
 import { join } from "node:path";
 import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
@@ -23,7 +23,7 @@ import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { isRetryableSend } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
-import { acknowledgeTurn } from "./acknowledge.js";
+import { acknowledgeTurn, keepTyping } from "./acknowledge.js";
 import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
@@ -59,8 +59,6 @@ interface Delivery {
   log: Logger;
   traceId: string;
 }
-
-const TYPING_REFRESH_MS = 5_000;
 
 export class Router {
   private readonly queue: SessionQueue;
@@ -228,13 +226,13 @@ export class Router {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
         this.noteSession(d);
-        const stopTyping = this.keepTyping(d);
+        const stopTyping = keepTyping(d.channel, d.message, d.log);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
         const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
-          await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+          await ensureWorkspace(workspaceDir);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await turn.ticket.run(
@@ -367,17 +365,6 @@ export class Router {
   private async notify(d: Delivery, text: string): Promise<HandleOutcome> {
     const outcome = await this.replyOutcome(d, text);
     return outcome === "answered" ? "refused" : outcome;
-  }
-
-  /** Shows "typing..." while the turn runs; platforms expire the indicator after a few seconds. */
-  private keepTyping(d: Delivery): () => void {
-    const typing = d.channel.typing?.bind(d.channel);
-    if (!typing) return () => {};
-    const target = targetOf(d.message);
-    const tick = () => void typing(target).catch((err: unknown) => d.log.debug({ err }, "typing indicator failed"));
-    tick();
-    const timer = setInterval(tick, TYPING_REFRESH_MS);
-    return () => clearInterval(timer);
   }
 }
 

@@ -6,6 +6,22 @@ import { lstat, mkdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
 
+/** Workspaces this process made sure of; bounded, the oldest forgotten first (a forgotten one costs a mkdir). */
+const ensuredWorkspaces = new Set<string>();
+const ENSURED_MAX = 10_000;
+
+/**
+ * Creates the workspace (mode 0700) unless this process already did: a turn starts with it, and a mkdir per
+ * message was ~2% of the gateway's CPU. The gateway never deletes a workspace; whoever writes below one
+ * (tools, downloads) creates what is missing with mode 0700 too, so one removed by hand comes back the same.
+ */
+export async function ensureWorkspace(workspaceDir: string): Promise<void> {
+  if (ensuredWorkspaces.has(workspaceDir)) return;
+  await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+  if (ensuredWorkspaces.size >= ENSURED_MAX) ensuredWorkspaces.delete(ensuredWorkspaces.values().next().value as string);
+  ensuredWorkspaces.add(workspaceDir);
+}
+
 /**
  * Resolves `userPath` (relative to the workspace, or absolute inside it) to a real absolute path inside the
  * workspace, creating the workspace (mode 0700) when it does not exist yet. Throws ToolError "denied" for any

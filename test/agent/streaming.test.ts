@@ -53,6 +53,22 @@ describe("a streamed turn", () => {
     expect(after.at(-1)).toBe("The folder is empty.");
   });
 
+  it("streams the model call only when someone watches; both ways give the same steps and reply", async () => {
+    const script = () =>
+      h.fake.enqueue(
+        { text: "Let me look.", toolCalls: [{ name: "list_directory", arguments: { path: "." } }] },
+        { text: "The folder is **empty**." },
+      );
+    script();
+    const watched = await h.turn("what is in my folder?", { onEvent: () => {} });
+    script();
+    const unwatched = await h.turn("and now?");
+
+    expect(h.fake.requests.map((r) => r.body.stream === true)).toEqual([true, true, false, false]);
+    expect(unwatched).toMatchObject({ text: watched.text, steps: 2, toolCalls: ["list_directory"] });
+    expect(watched).toMatchObject({ text: "The folder is **empty**.", steps: 2, toolCalls: ["list_directory"] });
+  });
+
   it("names a skill script in the status line", () => {
     expect(toolStatus("run_skill_script", { skill_name: "stats", script_name: "stats.py" })).toBe("Running stats.py...");
     expect(toolStatus("schedule_task", { when: "in 5 minutes" })).toBe("Running schedule_task...");

@@ -6,6 +6,7 @@ import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type FakeDiscordOptions, type MessageOptions } from "../fakes/discord/index.js";
 import { closeInOrder } from "../helpers/close.js";
+import { TYPING_DELAY_MS } from "../../src/gateway/acknowledge.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
@@ -48,8 +49,9 @@ const logged = (gw: TestGateway, msg: string) => gw.logs.some((l) => l.msg === m
 
 describe("Discord end to end", () => {
   it("answers a mention in a guild channel, in reply to it, after showing typing", async () => {
-    const gw = await start();
-    gw.fake.respondWith(() => ({ text: "Hello **Alice**, see https://example.com" }));
+    // Not streamed, so the reply is one message; slow enough for "typing" (quicker replies need none).
+    const gw = await start({ discord: { streaming: "off" } });
+    gw.fake.respondWith(() => ({ text: "Hello **Alice**, see https://example.com", delayMs: 2 * TYPING_DELAY_MS }));
     const question = mention("what is 2+2?");
     fake.dispatch("MESSAGE_CREATE", question);
     await until(() => fake.messages.length === 1, "the reply");

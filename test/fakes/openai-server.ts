@@ -8,6 +8,7 @@
 import { once, EventEmitter } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { whenEmitted } from "../helpers/wait.js";
 
 export interface FakeToolCall {
@@ -25,8 +26,8 @@ export interface FakeStreaming {
 }
 
 export type FakeReply =
-  | { text: string; streaming?: FakeStreaming }
-  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming }
+  | { text: string; streaming?: FakeStreaming; delayMs?: number }
+  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number }
   | { status: number; body: unknown; headers?: Record<string, string> }
   | { hang: true };
 
@@ -149,6 +150,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       name: call.name,
       arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
     }));
+    // A slow model: nothing comes back before delayMs, streamed or not.
+    if (reply.delayMs) await delay(reply.delayMs);
     const text = reply.text ?? "";
     const answer: Answer = { text, calls, usage: usageFor(body, text, calls) };
     const streaming = reply.streaming ?? {};

@@ -6,6 +6,7 @@ import { faults, startFakeTelegram, type FakeTelegram, type SentRecord } from ".
 import { alice, bob, directChat, forumChat, groupChat, messageOf, messageUpdate, text, topicText } from "../fakes/telegram/updates.js";
 import { eventually } from "./harness.js";
 import { closeInOrder } from "../helpers/close.js";
+import { TYPING_DELAY_MS } from "../../src/gateway/acknowledge.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -32,7 +33,8 @@ const replyTo = (fake: FakeTelegram, update: Record<string, unknown>): Promise<S
 describe("Telegram through the gateway", () => {
   it("answers a direct message by long polling: typing first, then the model's Markdown as HTML", async () => {
     const { t, tg } = await start();
-    t.fake.enqueue({ text: "Hello **Alice**, here is `code`." });
+    // A reply slow enough for "typing" (quicker ones need none, see the next test).
+    t.fake.enqueue({ text: "Hello **Alice**, here is `code`.", delayMs: 2 * TYPING_DELAY_MS });
     const update = text(directChat(), "hi, who are you?");
     tg.addUpdate(update);
     const reply = await replyTo(tg, update);
@@ -40,6 +42,18 @@ describe("Telegram through the gateway", () => {
     expect(userTextsOf(t.fake.requests[0]!).at(-1)).toContain("hi, who are you?");
     expect(tg.chatActions[0]).toEqual({ chatId: String(alice.id), action: "typing" });
     expect(JSON.stringify(t.logs)).not.toContain(tg.token);
+  });
+
+  it("shows no typing for a reply quicker than the typing delay", async () => {
+    const { t, tg } = await start();
+    t.fake.enqueue({ text: "Quick." });
+    const update = text(directChat(), "ping");
+    const started = performance.now();
+    tg.addUpdate(update);
+    await replyTo(tg, update);
+    // Only meaningful when the turn was in fact quicker than the delay; the machine may be slow.
+    if (performance.now() - started < TYPING_DELAY_MS) expect(tg.chatActions).toHaveLength(0);
+    expect(tg.callsOf("sendMessage")).toHaveLength(1);
   });
 
   it("answers a direct message pushed by webhook", async () => {

@@ -56,7 +56,7 @@ export async function downloadAttachment(attachment: Attachment, into: string, o
     const hint = response.status === 403 || response.status === 404 ? " (the link expired or the message was deleted)" : "";
     throw new Error(`${label}: download failed with HTTP ${response.status}${hint}`);
   }
-  await mkdir(into, { recursive: true });
+  await mkdir(into, { recursive: true, mode: 0o700 });
   const digest = createHash("sha256").update(attachment.ref).digest("hex").slice(0, 12);
   const path = join(into, `${digest}-${safeFileName(attachment.name ?? "attachment")}`);
   const partial = `${path}.part`;

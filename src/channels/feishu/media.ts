@@ -34,7 +34,7 @@ export async function downloadAttachment(api: FeishuApi, attachment: Attachment,
   if (!parsed) throw new Error(`Not a Feishu attachment reference: ${JSON.stringify(attachment.ref)}`);
   const { messageId, key } = parsed;
   const { stream, mime } = await api.resource(messageId, key, attachment.kind === "image" ? "image" : "file");
-  await mkdir(into, { recursive: true });
+  await mkdir(into, { recursive: true, mode: 0o700 });
   const { path, handle } = await createUnique(into, fileNameFor(attachment, key, mime));
   try {
     await pipeline(stream, atMost(MAX_DOWNLOAD_BYTES), handle.createWriteStream());

@@ -40,7 +40,7 @@ export async function downloadAttachment(source: DownloadSource, attachment: Att
   if (file.file_size !== undefined && file.file_size > source.maxBytes) throw new FileTooLargeError(label, file.file_size, source.maxBytes);
   if (!file.file_path) throw new Error(`Telegram gave no download path for ${label.toLowerCase()}`);
 
-  await mkdir(into, { recursive: true });
+  await mkdir(into, { recursive: true, mode: 0o700 });
   const target = join(into, `${file.file_unique_id}-${safeFileName(attachment.name ?? basename(file.file_path))}`);
   const partial = `${target}.part`;
   try {

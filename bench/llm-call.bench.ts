@@ -1,0 +1,68 @@
+/**
+ * What one model call costs the caller's CPU through each layer of the AI SDK, against the same instant fake
+ * server (in a child process): the provider's raw calls, generateText, and streamText read the way the agent reads
+ * it. The difference between the streamed and the plain call is the floor of what live replies cost per message
+ * on this Node version, whatever the gateway does around it.
+ */
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, streamText } from "ai";
+import type { BenchResult } from "./types.js";
+
+const CALLS = 2_000;
+const CONCURRENCY = 20;
+const WARM_UP = 200;
+
+export async function run(): Promise<BenchResult> {
+  const server = fork(fileURLToPath(new URL("./llm-server.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"] });
+  const [url] = (await once(server, "message")) as [string];
+  try {
+    const model = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench" }).chatModel("fake-model");
+    const messages = [{ role: "user" as const, content: "hi" }];
+    const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
+    const ways: Array<[string, () => Promise<unknown>]> = [
+      ["provider doGenerate (no AI SDK call layer)", async () => model.doGenerate({ prompt })],
+      ["provider doStream, read to the end", async () => {
+        const { stream } = await model.doStream({ prompt });
+        for await (const part of stream) void part;
+      }],
+      ["generateText (what the agent calls when nobody watches)", () => generateText({ model, messages, maxRetries: 0 })],
+      ["streamText, fullStream + onFinish (the agent's watched turn)", async () => {
+        let finished = false;
+        const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });
+        for await (const part of result.fullStream) void part;
+        if (!finished) throw new Error("streamText did not finish");
+      }],
+      ["streamText, fullStream + 5 result promises (before)", async () => {
+        const result = streamText({ model, messages, maxRetries: 0 });
+        for await (const part of result.fullStream) void part;
+        await Promise.all([result.text, result.response, result.finishReason, result.steps, result.totalUsage]);
+      }],
+    ];
+    // Every way warmed up before any is measured, so no way pays for the JIT of code the others share.
+    for (const [, call] of ways) for (let i = 0; i < WARM_UP; i++) await call();
+    const measured: Array<[string, number]> = [];
+    for (const [way, call] of ways) measured.push([way, await cpuPerCall(call)]);
+    const baseline = measured.find(([way]) => way.startsWith("generateText"))![1];
+    const rows = measured.map(([way, cpu]) => ({ way, "CPU per call": `${cpu.toFixed(3)} ms`, "vs generateText": `${(cpu / baseline).toFixed(2)}x` }));
+    return {
+      name: "llm-call",
+      workload: `${CALLS} calls per way, ${CONCURRENCY} at a time, after ${WARM_UP} of each to warm up; fake OpenAI-compatible server in a child process answering one sentence (streamed in 5-character pieces)`,
+      rows,
+    };
+  } finally {
+    server.kill();
+  }
+}
+
+async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
+  const started = process.cpuUsage();
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next++ < CALLS) await call();
+  }));
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000 / CALLS;
+}
