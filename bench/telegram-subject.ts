@@ -117,7 +117,8 @@ async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
     dataDir,
     http: { port: 0 },
     llm: { baseUrl: e.llmUrl, model: "fake-model", apiKey: "sk-bench", maxRetries: 0 },
-    channels: { telegram: { token: e.token, apiRoot: e.apiRoot, pollTimeoutSec: 1 } },
+    // BENCH_TG_STREAMING=off: replies not streamed, to see what live replies cost (default: the channel's default).
+    channels: { telegram: { token: e.token, apiRoot: e.apiRoot, pollTimeoutSec: 1, ...(process.env.BENCH_TG_STREAMING ? { streaming: process.env.BENCH_TG_STREAMING } : {}) } },
     access: { dmPolicy: "open", limits: { perUser: unlimited, perChat: unlimited } },
     skills: { watch: false },
     log: { level: "silent" },

@@ -31,7 +31,6 @@ export interface UserTurnMessage {
   forHistory: UserModelMessage;
 }
 
-
 /** Larger images are described instead of sent; providers reject them anyway. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
@@ -46,6 +45,8 @@ export async function buildUserMessage(message: InboundMessage, opts: UserMessag
     type: "text",
     text: `[attachment ${number} was shown to you as an image here; the image is not kept in the history]`,
   }));
+  // Text alone goes as a string: the AI SDK validates every history message on every call, strings in half the time.
+  if (shown.length === 0) return { forModel: { role: "user", content: text.text }, forHistory: { role: "user", content: text.text } };
   return {
     forModel: { role: "user", content: [text, ...shown.map(({ part }) => part)] },
     forHistory: { role: "user", content: [text, ...placeholders] },

@@ -88,6 +88,18 @@ describe("session history storage", () => {
     expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 4 });
   });
 
+  it("stores plain text as strings, and keeps part lists where a message has more than text", async () => {
+    h = await startHarness();
+    h.fake.enqueue({ text: "Let me look.", toolCalls: [{ name: "list_directory", arguments: { path: "." } }] }, { text: "Empty." });
+    await h.turn("what is here?");
+    const header = (await h.store.namespace<{ generation: string; count: number }>("sessions").get(h.sessionKey))!;
+    const stored = await h.store.lists<{ role: string; content: unknown }>("sessions").read(`${h.sessionKey}#${header.generation}`, 100);
+
+    expect(stored.map((m) => [m.role, typeof m.content])).toEqual([["user", "string"], ["assistant", "object"], ["tool", "object"], ["assistant", "string"]]);
+    expect(stored.at(-1)).toEqual({ role: "assistant", content: "Empty." });
+    expect(stored[1]!.content).toEqual(expect.arrayContaining([{ type: "text", text: "Let me look." }, expect.objectContaining({ type: "tool-call", toolName: "list_directory" })]));
+  });
+
   it("reads a record stored whole by an earlier version and goes on from it", async () => {
     h = await startHarness();
     const old = { messages: [{ role: "user", content: "My name is Ann." }, { role: "assistant", content: "Hi Ann." }], summary: "notes", disclosedTools: ["read_file"], updatedAt: new Date(0).toISOString() };
