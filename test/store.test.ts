@@ -6,6 +6,7 @@ import { KeyvSqlite } from "@keyv/sqlite";
 import { createStore, StoreError, type Store } from "../src/infra/store/index.js";
 import { KeyedMutex } from "../src/infra/store/keyed-mutex.js";
 import { LocalCoordinator } from "../src/infra/store/local-coordinator.js";
+import { CachedNamespace } from "../src/infra/store/cached-namespace.js";
 import { captureLog, deferred, storeContract, until } from "./store-contract.js";
 
 const dirs: string[] = [];
@@ -160,6 +161,33 @@ describe("LocalCoordinator", () => {
       await until("idle keys to be dropped", () => coordinator.activeLocks === 0);
     } finally {
       await store?.close();
+    }
+  });
+});
+
+describe("cached namespace on SQLite: bounds", () => {
+  it("reads the store again once an entry's TTL ran out (a writer off the bus, the CLI), and keeps at most `max` entries", async () => {
+    const dataDir = await tempDir();
+    const gateway = await createStore({ url: null, dataDir, log: captureLog().log });
+    const cli = await createStore({ url: null, dataDir, log: captureLog().log });
+    try {
+      let clock = 1_000;
+      const cached = new CachedNamespace(gateway.namespace<string>("tasks"), gateway.bus, { topic: "test.bounds", ttlMs: 30_000, max: 2 }, () => clock);
+      await cli.namespace<string>("tasks").set("zone:a", "Asia/Tokyo");
+      expect(await cached.get("zone:a")).toBe("Asia/Tokyo");
+      await cli.namespace<string>("tasks").set("zone:a", "Europe/Paris");
+      clock += 29_999;
+      expect(await cached.get("zone:a")).toBe("Asia/Tokyo");
+      clock += 1;
+      expect(await cached.get("zone:a")).toBe("Europe/Paris");
+      // Two more keys push the oldest entry out: the next read of it goes to the store again.
+      await cached.get("zone:b");
+      await cached.get("zone:c");
+      await cli.namespace<string>("tasks").set("zone:a", "America/Lima");
+      expect(await cached.get("zone:a")).toBe("America/Lima");
+    } finally {
+      await cli.close();
+      await gateway.close();
     }
   });
 });
