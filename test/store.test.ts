@@ -191,3 +191,28 @@ describe("cached namespace on SQLite: bounds", () => {
     }
   });
 });
+
+describe("SQLite store: reads asked for together", () => {
+  it("answers each of many concurrent reads, across namespaces, repeated and missing keys, with what it asked for", async () => {
+    const store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
+    try {
+      const sessions = store.namespace<number>("sessions");
+      const memory = store.namespace<string>("memory");
+      await sessions.setMany(Array.from({ length: 300 }, (_, i) => ({ key: `s${i}`, value: i })));
+      await memory.set("profile", "kept");
+      const [numbers, profile, again, missing] = await Promise.all([
+        Promise.all(Array.from({ length: 300 }, (_, i) => sessions.get(`s${299 - i}`))),
+        memory.get("profile"),
+        memory.get("profile"),
+        memory.get("s1"),
+      ]);
+      expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => 299 - i));
+      expect([profile, again, missing]).toEqual(["kept", "kept", undefined]);
+      // A write that finished before a read was asked for is what the read sees, in the same turn as others.
+      await memory.set("profile", "changed");
+      expect(await Promise.all([memory.get("profile"), sessions.get("s0")])).toEqual(["changed", 0]);
+    } finally {
+      await store.close();
+    }
+  });
+});
