@@ -192,8 +192,8 @@ describe("cached namespace on SQLite: bounds", () => {
   });
 });
 
-describe("SQLite store: reads asked for together", () => {
-  it("answers each of many concurrent reads, across namespaces, repeated and missing keys, with what it asked for", async () => {
+describe("SQLite store: reads and writes asked for together", () => {
+  it("answers each of many concurrent reads and writes, across namespaces, repeated and missing keys, as asked", async () => {
     const store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
     try {
       const sessions = store.namespace<number>("sessions");
@@ -211,6 +211,12 @@ describe("SQLite store: reads asked for together", () => {
       // A write that finished before a read was asked for is what the read sees, in the same turn as others.
       await memory.set("profile", "changed");
       expect(await Promise.all([memory.get("profile"), sessions.get("s0")])).toEqual(["changed", 0]);
+      // Writes of one turn: each resolves once stored; of two writes of one key, the later one is kept.
+      await Promise.all([...Array.from({ length: 200 }, (_, i) => sessions.set(`s${i}`, -i - 1)), memory.set("profile", "first"), memory.set("profile", "second")]);
+      expect(await Promise.all(Array.from({ length: 200 }, (_, i) => sessions.get(`s${i}`)))).toEqual(Array.from({ length: 200 }, (_, i) => -i - 1));
+      expect(await memory.get("profile")).toBe("second");
+      await expect(Promise.all([memory.set("bad", 1n as unknown as string), memory.set("fine", "kept")])).rejects.toThrow(/bad/);
+      expect(await memory.get("fine")).toBe("kept");
     } finally {
       await store.close();
     }

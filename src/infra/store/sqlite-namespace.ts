@@ -7,13 +7,12 @@ import type { Namespace, NamespaceEntry } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireDuration, requireKey } from "./checks.js";
 import type { SqliteDb } from "./sqlite-db.js";
-import type { BatchedReads } from "./sqlite-reads.js";
+import type { SqliteBatches } from "./sqlite-batches.js";
 
 export const KV_TABLE = "keyv";
 /** As @keyv/sqlite created it, so a file written by either opens in both. */
 export const CREATE_KV_TABLE = `CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCHAR(255) PRIMARY KEY, value TEXT )`;
 
-const SET = `INSERT INTO ${KV_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`;
 const DELETE = `DELETE FROM ${KV_TABLE} WHERE key = ?`;
 /** Rows per statement of setMany, well under SQLite's limit on bound parameters. */
 const ROWS_PER_SET = 200;
@@ -28,10 +27,10 @@ interface Row {
 export class SqliteNamespace<V> implements Namespace<V> {
   readonly #prefix: string;
 
-  /** Keys are stored as `${keyPrefix}${name}:${key}`. `reads`: shared by the store's namespaces. */
+  /** Keys are stored as `${keyPrefix}${name}:${key}`. `batches`: shared by the store's namespaces. */
   constructor(
     private readonly db: SqliteDb,
-    private readonly reads: BatchedReads,
+    private readonly batches: SqliteBatches,
     private readonly guard: BackendGuard,
     readonly name: string,
     keyPrefix: string,
@@ -42,7 +41,7 @@ export class SqliteNamespace<V> implements Namespace<V> {
   async get(key: string): Promise<V | undefined> {
     const target = this.#target(key);
     return this.guard.run("get", target, async () => {
-      const stored = await this.reads.get(this.#prefix + key);
+      const stored = await this.batches.get(this.#prefix + key);
       if (stored === undefined) return undefined;
       const row = JSON.parse(stored) as Row | null;
       if (row === null) return undefined;
@@ -58,7 +57,7 @@ export class SqliteNamespace<V> implements Namespace<V> {
     const target = this.#target(key);
     const row = this.#row(target, value, ttlMs);
     // Serialized inside the guard: a value JSON cannot hold is the store's error, as a backend refusal is.
-    await this.guard.run("set", target, () => this.db.run(SET, this.#prefix + key, JSON.stringify(row)));
+    await this.guard.run("set", target, () => this.batches.set(this.#prefix + key, JSON.stringify(row)));
   }
 
   async setMany(entries: ReadonlyArray<NamespaceEntry<V>>): Promise<void> {

@@ -16,7 +16,7 @@ import { LocalCoordinator } from "./local-coordinator.js";
 import { SqliteDb } from "./sqlite-db.js";
 import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
 import { CREATE_KV_TABLE, KV_TABLE, SqliteNamespace } from "./sqlite-namespace.js";
-import { BatchedReads } from "./sqlite-reads.js";
+import { SqliteBatches } from "./sqlite-batches.js";
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // CASE guarantees json_valid runs first, so a malformed row is skipped instead of failing the whole sweep.
@@ -57,14 +57,14 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
   }, SWEEP_INTERVAL_MS).unref();
 
   const listEnds = new ListEnds();
-  const reads = new BatchedReads(db, KV_TABLE);
+  const batches = new SqliteBatches(db, KV_TABLE);
   log.info({ backend: "sqlite", file }, "store opened");
   return new KeyvStore({
     backend: "sqlite",
     guard,
-    coordinator: new LocalCoordinator(new SqliteNamespace<1>(db, reads, guard, "once", keyPrefix)),
+    coordinator: new LocalCoordinator(new SqliteNamespace<1>(db, batches, guard, "once", keyPrefix)),
     bus: new LocalBus(),
-    namespace: (name) => new SqliteNamespace(db, reads, guard, name, keyPrefix),
+    namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     roundTrip: () => db.all(`SELECT 1`),
     shutdown: async () => {
