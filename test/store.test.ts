@@ -193,6 +193,20 @@ describe("cached namespace on SQLite: bounds", () => {
 });
 
 describe("SQLite store: reads and writes asked for together", () => {
+  it("stores a write asked for just before close", async () => {
+    const dataDir = await tempDir();
+    const first = await createStore({ url: null, dataDir, log: captureLog().log });
+    const written = first.namespace<string>("meta").set("last", "words");
+    await first.close();
+    await written;
+    const second = await createStore({ url: null, dataDir, log: captureLog().log });
+    try {
+      expect(await second.namespace<string>("meta").get("last")).toBe("words");
+    } finally {
+      await second.close();
+    }
+  });
+
   it("answers each of many concurrent reads and writes, across namespaces, repeated and missing keys, as asked", async () => {
     const store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
     try {

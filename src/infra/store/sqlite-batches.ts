@@ -19,6 +19,8 @@ interface Waiter<R> {
 class TurnBatch<V, R> {
   #pending = new Map<string, { value: V; waiters: Array<Waiter<R>> }>();
   #scheduled = false;
+  /** Settles when the requests asked for so far are answered. */
+  #flushed: Promise<void> = Promise.resolve();
 
   constructor(private readonly send: (entries: Array<[string, V]>) => Promise<(key: string) => R>) {}
 
@@ -33,9 +35,14 @@ class TurnBatch<V, R> {
       }
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => void this.#flush());
+        const earlier = this.#flushed;
+        this.#flushed = new Promise((done) => setImmediate(() => void this.#flush().then(() => earlier.then(done))));
       }
     });
+  }
+
+  settled(): Promise<void> {
+    return this.#flushed;
   }
 
   async #flush(): Promise<void> {
@@ -80,6 +87,11 @@ export class SqliteBatches {
   /** The stored text of `key`, or undefined when there is no row. */
   get(key: string): Promise<string | undefined> {
     return this.#reads.ask(key, null);
+  }
+
+  /** Resolves once everything asked for so far is answered: before the connection closes. */
+  async settled(): Promise<void> {
+    await Promise.all([this.#reads.settled(), this.#writes.settled()]);
   }
 
   /** Stores `value` (the row's text) under `key`. */

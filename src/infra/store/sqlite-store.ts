@@ -70,6 +70,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     shutdown: async () => {
       clearInterval(timer);
       await sweeping;
+      await batches.settled();
       await db.close();
     },
   });
