@@ -5,6 +5,7 @@
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { createLogger, type Logger } from "../src/infra/log.js";
+import { CachedNamespace } from "../src/infra/store/cached-namespace.js";
 import { DurableList } from "../src/infra/store/durable-list.js";
 import { LockTimeoutError, StoreError, type Coordinator, type Store, type Ticket } from "../src/infra/store/index.js";
 import { eventually } from "./helpers/wait.js";
@@ -173,6 +174,55 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await second.delete("chat:1");
     expect(await second.read("chat:1", 2)).toEqual([]);
     await expect(second.writeFrom("", 0, [{ n: 1 }])).rejects.toThrow(/key/);
+  });
+
+  it("item lists: push appends without reading and keeps at least the newest `keep`, at most twice as many; tail reads the newest", async () => {
+    const first = await open();
+    const lists = first.lists<{ n: number }>("sessions");
+    for (let n = 0; n < 23; n++) await lists.push("log:1", { n }, 5);
+    expect(await lists.tail("log:1", 3)).toEqual([{ n: 20 }, { n: 21 }, { n: 22 }]);
+    const kept = await lists.tail("log:1", 100);
+    expect(kept.length).toBeGreaterThanOrEqual(5);
+    expect(kept.length).toBeLessThanOrEqual(10);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => ({ n: 23 - kept.length + i })));
+    expect(await lists.tail("log:2", 3)).toEqual([]);
+    await first.close();
+    const second = (await open()).lists<{ n: number }>("sessions");
+    await second.push("log:1", { n: 23 }, 5);
+    expect(await second.tail("log:1", 2)).toEqual([{ n: 22 }, { n: 23 }]);
+    await second.delete("log:1");
+    expect(await second.tail("log:1", 5)).toEqual([]);
+    await expect(second.push("log:1", { n: 0 }, 0)).rejects.toThrow(/keep/);
+  });
+
+  it("item lists: a write that starts where the list ends keeps what is before it; a fresh key starts empty", async () => {
+    const store = await open();
+    const lists = store.lists<{ n: number }>("sessions");
+    await lists.writeFrom("chat:2", 0, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+    await lists.writeFrom("chat:2", 1, [{ n: 11 }]);
+    await lists.writeFrom("chat:2", 2, [{ n: 12 }]);
+    expect(await lists.read("chat:2", 100)).toEqual([{ n: 0 }, { n: 11 }, { n: 12 }]);
+    await lists.writeFrom("chat:3#fresh", 0, [{ n: 7 }], { fresh: true });
+    expect(await lists.read("chat:3#fresh", 100)).toEqual([{ n: 7 }]);
+  });
+
+  it("cached namespace: serves repeated reads from memory; a write in this process is seen at once, by every instance", async () => {
+    const store = await open();
+    let reads = 0;
+    const ns = store.namespace<string>("meta");
+    const counted = { ...ns, get: (key: string) => ((reads += 1), ns.get(key)), set: ns.set.bind(ns), setMany: ns.setMany.bind(ns), delete: ns.delete.bind(ns) };
+    const options = { topic: "contract.cache", ttlMs: 60_000, max: 10 };
+    const a = new CachedNamespace(counted, store.bus, options);
+    const b = new CachedNamespace(counted, store.bus, options);
+    expect(await a.get("k")).toBeUndefined();
+    expect(await b.get("k")).toBeUndefined();
+    expect(await a.get("k")).toBeUndefined();
+    expect(reads).toBe(2);
+    await a.set("k", "one");
+    expect(await a.get("k")).toBe("one");
+    await until("the other instance dropped its entry", async () => (await b.get("k")) === "one");
+    await b.delete("k");
+    await until("the writer's own instance dropped its entry", async () => (await a.get("k")) === undefined);
   });
 
   it("durable list: concurrent changes written together, each with its own answer, in order", async () => {

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@keyv/redis";
+import { CachedNamespace } from "../src/infra/store/cached-namespace.js";
 import { createStore, LockTimeoutError, StoreError, type Store } from "../src/infra/store/index.js";
 import { captureLog, holdLock, racingIncrements, storeContract, until } from "./store-contract.js";
 
@@ -127,6 +128,16 @@ describe.skipIf(!REDIS_URL)("Redis store", () => {
       expect(await b.coordinator.fence("session:z", 2)).toBe(true);
       expect(await a.coordinator.fence("session:z", 1)).toBe(false);
       expect(await b.coordinator.fence("session:z", 2)).toBe(true);
+    });
+
+    it("a cached namespace drops what another replica changed, once the bus carries the change", async () => {
+      const [a, b] = await twoReplicas();
+      const options = { topic: "test.cache", ttlMs: 60_000, max: 10 };
+      const onA = new CachedNamespace(a.namespace<string>("meta"), a.bus, options);
+      const onB = new CachedNamespace(b.namespace<string>("meta"), b.bus, options);
+      expect(await onB.get("zone")).toBeUndefined();
+      await onA.set("zone", "Europe/Berlin");
+      await until("replica b sees the new value", async () => (await onB.get("zone")) === "Europe/Berlin");
     });
 
     it("the bus carries messages between replicas", async () => {

@@ -6,6 +6,7 @@ import { KeyvSqlite } from "@keyv/sqlite";
 import { createStore, StoreError, type Store } from "../src/infra/store/index.js";
 import { KeyedMutex } from "../src/infra/store/keyed-mutex.js";
 import { LocalCoordinator } from "../src/infra/store/local-coordinator.js";
+import { CachedNamespace } from "../src/infra/store/cached-namespace.js";
 import { captureLog, deferred, storeContract, until } from "./store-contract.js";
 
 const dirs: string[] = [];
@@ -160,6 +161,78 @@ describe("LocalCoordinator", () => {
       await until("idle keys to be dropped", () => coordinator.activeLocks === 0);
     } finally {
       await store?.close();
+    }
+  });
+});
+
+describe("cached namespace on SQLite: bounds", () => {
+  it("reads the store again once an entry's TTL ran out (a writer off the bus, the CLI), and keeps at most `max` entries", async () => {
+    const dataDir = await tempDir();
+    const gateway = await createStore({ url: null, dataDir, log: captureLog().log });
+    const cli = await createStore({ url: null, dataDir, log: captureLog().log });
+    try {
+      let clock = 1_000;
+      const cached = new CachedNamespace(gateway.namespace<string>("tasks"), gateway.bus, { topic: "test.bounds", ttlMs: 30_000, max: 2 }, () => clock);
+      await cli.namespace<string>("tasks").set("zone:a", "Asia/Tokyo");
+      expect(await cached.get("zone:a")).toBe("Asia/Tokyo");
+      await cli.namespace<string>("tasks").set("zone:a", "Europe/Paris");
+      clock += 29_999;
+      expect(await cached.get("zone:a")).toBe("Asia/Tokyo");
+      clock += 1;
+      expect(await cached.get("zone:a")).toBe("Europe/Paris");
+      // Two more keys push the oldest entry out: the next read of it goes to the store again.
+      await cached.get("zone:b");
+      await cached.get("zone:c");
+      await cli.namespace<string>("tasks").set("zone:a", "America/Lima");
+      expect(await cached.get("zone:a")).toBe("America/Lima");
+    } finally {
+      await cli.close();
+      await gateway.close();
+    }
+  });
+});
+
+describe("SQLite store: reads and writes asked for together", () => {
+  it("stores a write asked for just before close", async () => {
+    const dataDir = await tempDir();
+    const first = await createStore({ url: null, dataDir, log: captureLog().log });
+    const written = first.namespace<string>("meta").set("last", "words");
+    await first.close();
+    await written;
+    const second = await createStore({ url: null, dataDir, log: captureLog().log });
+    try {
+      expect(await second.namespace<string>("meta").get("last")).toBe("words");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("answers each of many concurrent reads and writes, across namespaces, repeated and missing keys, as asked", async () => {
+    const store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
+    try {
+      const sessions = store.namespace<number>("sessions");
+      const memory = store.namespace<string>("memory");
+      await sessions.setMany(Array.from({ length: 300 }, (_, i) => ({ key: `s${i}`, value: i })));
+      await memory.set("profile", "kept");
+      const [numbers, profile, again, missing] = await Promise.all([
+        Promise.all(Array.from({ length: 300 }, (_, i) => sessions.get(`s${299 - i}`))),
+        memory.get("profile"),
+        memory.get("profile"),
+        memory.get("s1"),
+      ]);
+      expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => 299 - i));
+      expect([profile, again, missing]).toEqual(["kept", "kept", undefined]);
+      // A write that finished before a read was asked for is what the read sees, in the same turn as others.
+      await memory.set("profile", "changed");
+      expect(await Promise.all([memory.get("profile"), sessions.get("s0")])).toEqual(["changed", 0]);
+      // Writes of one turn: each resolves once stored; of two writes of one key, the later one is kept.
+      await Promise.all([...Array.from({ length: 200 }, (_, i) => sessions.set(`s${i}`, -i - 1)), memory.set("profile", "first"), memory.set("profile", "second")]);
+      expect(await Promise.all(Array.from({ length: 200 }, (_, i) => sessions.get(`s${i}`)))).toEqual(Array.from({ length: 200 }, (_, i) => -i - 1));
+      expect(await memory.get("profile")).toBe("second");
+      await expect(Promise.all([memory.set("bad", 1n as unknown as string), memory.set("fine", "kept")])).rejects.toThrow(/bad/);
+      expect(await memory.get("fine")).toBe("kept");
+    } finally {
+      await store.close();
     }
   });
 });

@@ -5,6 +5,7 @@
 import type { InboundMessage } from "../core/types.js";
 import type { Store } from "../infra/store/types.js";
 import type { AccessConfig } from "./config.js";
+import { LocalWindowCounter } from "./local-window-counter.js";
 import { WindowCounter } from "./window-counter.js";
 
 export type LimitVerdict =
@@ -14,22 +15,27 @@ export type LimitVerdict =
   /** Over the limit and already told: drop it. `dropped` counts this window's drops so far. */
   | { kind: "drop"; scope: "user" | "chat"; dropped: number };
 
+type Counter = Pick<WindowCounter, "hit">;
+
 interface Rate {
   messages: number;
   windowSeconds: number;
 }
 
 export class MessageLimits {
-  private readonly perUser: WindowCounter;
-  private readonly perChat: WindowCounter;
+  private readonly perUser: Counter;
+  private readonly perChat: Counter;
 
   constructor(
     private readonly config: AccessConfig["limits"],
     store: Store,
     now?: () => number,
   ) {
-    this.perUser = new WindowCounter(store, "rate-user", config.perUser.windowSeconds * 1000, now);
-    this.perChat = new WindowCounter(store, "rate-chat", config.perChat.windowSeconds * 1000, now);
+    // Replicas (Redis) share the counts; one process (SQLite) counts in memory, with no store round trip.
+    const counter = (name: string, windowMs: number): Counter =>
+      store.coordinator.shared ? new WindowCounter(store, name, windowMs, now) : new LocalWindowCounter(windowMs, now);
+    this.perUser = counter("rate-user", config.perUser.windowSeconds * 1000);
+    this.perChat = counter("rate-chat", config.perChat.windowSeconds * 1000);
   }
 
   /** Counts the message against its sender and, in a group, its chat. */

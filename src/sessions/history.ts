@@ -52,6 +52,8 @@ interface Persisted {
   count: number;
   /** The record's first message when it was stored: a record whose list was replaced starts differently. */
   first: ModelMessage | undefined;
+  /** The generation was made up here and nothing was saved under it yet (a save that failed wrote at most fewer). */
+  unsaved?: true;
 }
 
 /**
@@ -132,7 +134,7 @@ export class SessionHistory {
    */
   async load(sessionKey: string): Promise<SessionRecord> {
     const stored = await this.headers.get(sessionKey);
-    if (stored === undefined) return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined });
+    if (stored === undefined) return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined, unsaved: true });
     const header = sessionHeaderSchema.safeParse(stored);
     if (header.success) {
       const { generation, count } = header.data;
@@ -165,7 +167,7 @@ export class SessionHistory {
     const generation = extends_ ? known.generation : newGeneration();
     const from = extends_ ? known.count : 0;
     const previous = extends_ ? undefined : sessionHeaderSchema.safeParse(await this.headers.get(sessionKey)).data;
-    await this.lists.writeFrom(listKey(sessionKey, generation), from, record.messages.slice(from));
+    await this.lists.writeFrom(listKey(sessionKey, generation), from, record.messages.slice(from), { fresh: !extends_ || known.unsaved === true });
     const header: SessionHeader = {
       generation,
       count: record.messages.length,
@@ -203,7 +205,7 @@ export class SessionHistory {
     await this.headers.set(quarantineKey, stored, QUARANTINE_TTL_MS);
     await this.headers.delete(sessionKey);
     this.log.warn({ sessionKey, quarantineKey, issues }, "stored session record is invalid; starting the session afresh");
-    return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined });
+    return this.track(emptySession(), { generation: newGeneration(), count: 0, first: undefined, unsaved: true });
   }
 }
 

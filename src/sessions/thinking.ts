@@ -4,7 +4,8 @@
  */
 import type { generateText } from "ai";
 import { z } from "zod";
-import type { Namespace, Store } from "../infra/store/types.js";
+import { CachedNamespace } from "../infra/store/cached-namespace.js";
+import type { Store } from "../infra/store/types.js";
 
 export const THINKING_LEVELS = ["low", "medium", "high"] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -26,11 +27,14 @@ export function reasoningProviderOptions(provider: ReasoningProvider, level: Thi
   return { openaiCompatible: { reasoningEffort: level } };
 }
 
+/** Read on every turn when the model can reason, rarely set; a change made elsewhere is seen within the TTL. */
+const CACHE = { topic: "sessions.thinking-changed", ttlMs: 30_000, max: 10_000 };
+
 export class ThinkingSettings {
-  private readonly records: Namespace<unknown>;
+  private readonly records: CachedNamespace<unknown>;
 
   constructor(store: Store) {
-    this.records = store.namespace<unknown>("sessions");
+    this.records = new CachedNamespace(store.namespace<unknown>("sessions"), store.bus, CACHE);
   }
 
   /** The session's setting; off when never set (or unreadable). */

@@ -4,7 +4,7 @@
  * input or output, so the log holds nothing a chat did not already show.
  */
 import { z } from "zod";
-import type { Namespace, Store } from "../infra/store/types.js";
+import type { ItemLists, Namespace, Store } from "../infra/store/types.js";
 
 /** How many turns a session keeps; older ones drop off. */
 export const TURNS_KEPT = 20;
@@ -35,32 +35,50 @@ export type TurnLogEntry = z.infer<typeof turnLogEntrySchema>;
 
 const storedSchema = z.array(turnLogEntrySchema);
 
+/**
+ * A log in the store's lists, appended without reading it (one statement per turn on SQLite). Releases before it
+ * kept the whole log as one record under the same key in the namespace, rewritten each turn: still read (behind
+ * the newer turns) until the session is reset.
+ */
 export class TurnLog {
-  private readonly records: Namespace<unknown>;
+  private readonly lists: ItemLists<unknown>;
+  private readonly legacy: Namespace<unknown>;
 
   constructor(store: Store) {
-    this.records = store.namespace<unknown>("sessions");
+    this.lists = store.lists<unknown>("sessions");
+    this.legacy = store.namespace<unknown>("sessions");
   }
 
   async append(sessionKey: string, entry: TurnLogEntry): Promise<void> {
-    const kept = await this.recent(sessionKey, TURNS_KEPT - 1);
     const trimmed = { ...entry, toolCalls: entry.toolCalls.map(shortenError) };
-    await this.records.set(keyOf(sessionKey), [...kept, trimmed]);
+    await this.lists.push(keyOf(sessionKey), trimmed, TURNS_KEPT);
   }
 
-  /** Up to `limit` turns of the session, oldest first; a record that no longer validates reads as empty. */
-  async recent(sessionKey: string, limit: number): Promise<TurnLogEntry[]> {
-    const parsed = storedSchema.safeParse(await this.records.get(keyOf(sessionKey)));
-    if (!parsed.success || limit <= 0) return [];
-    return parsed.data.slice(-limit);
+  /** Up to `limit` (at most TURNS_KEPT) turns of the session, oldest first; entries that no longer validate are left out. */
+  async recent(sessionKey: string, wanted: number): Promise<TurnLogEntry[]> {
+    const limit = Math.min(wanted, TURNS_KEPT);
+    if (limit <= 0) return [];
+    const turns = validEntries(await this.lists.tail(keyOf(sessionKey), limit));
+    if (turns.length >= limit) return turns;
+    const parsed = storedSchema.safeParse(await this.legacy.get(keyOf(sessionKey)));
+    const older = parsed.success ? parsed.data : [];
+    return [...older, ...turns].slice(-limit);
   }
 
   async reset(sessionKey: string): Promise<void> {
-    await this.records.delete(keyOf(sessionKey));
+    await this.lists.delete(keyOf(sessionKey));
+    await this.legacy.delete(keyOf(sessionKey));
   }
 }
 
-// Beside the session's transcript in the same namespace; no session key contains "#".
+function validEntries(items: unknown[]): TurnLogEntry[] {
+  return items.flatMap((item) => {
+    const parsed = turnLogEntrySchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+// Beside the session's transcript (whose lists end in "#" and a hex generation); no session key contains "#".
 function keyOf(sessionKey: string): string {
   return `${sessionKey}#turns`;
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MessageLimits } from "../../src/access/limits.js";
 import { MAX_CONTEXT_TEXT, RecentMessages } from "../../src/access/recent-messages.js";
 import { TurnSlots } from "../../src/access/turn-slots.js";
+import { LocalWindowCounter } from "../../src/access/local-window-counter.js";
 import { WindowCounter } from "../../src/access/window-counter.js";
 import { accessConfig, message, openTestStore, type TestStore } from "./helpers.js";
 
@@ -31,6 +32,26 @@ describe("WindowCounter", () => {
     t = await openTestStore();
     await t.store.namespace<unknown>("access").set("test:alice", "garbage");
     expect(await new WindowCounter(t.store, "test", 60_000, now).hit("alice")).toBe(1);
+  });
+});
+
+describe("LocalWindowCounter", () => {
+  it("counts as WindowCounter does, drops expired windows as events come, and keeps at most `max`", async () => {
+    const counter = new LocalWindowCounter(60_000, now, 3);
+    expect(await Promise.all([counter.hit("alice"), counter.hit("alice"), counter.hit("bob")])).toEqual([1, 2, 1]);
+    clock += 59_999;
+    expect(await counter.hit("alice")).toBe(3);
+    expect(await counter.count("carol")).toBe(0);
+    clock += 1;
+    expect(await counter.count("alice")).toBe(0);
+    // Both windows expired: the next event drops them and opens its own.
+    expect(await counter.hit("dave")).toBe(1);
+    expect(counter.size).toBe(1);
+    for (const subject of ["e", "f", "g"]) await counter.hit(subject);
+    expect(counter.size).toBe(3);
+    // The oldest open window ("dave") went to make room: its subject starts afresh.
+    expect(await counter.count("dave")).toBe(0);
+    expect(await counter.hit("g")).toBe(2);
   });
 });
 

@@ -140,6 +140,16 @@ describe("get_session_logs", () => {
     expect(kept[0]?.traceId).toBe("t5");
     expect(kept[0]?.toolCalls[0]?.error?.length).toBe(300);
   });
+
+  it("still reads the log as releases before kept it (one record), behind the newer turns, until a reset", async () => {
+    await store.namespace<unknown>("sessions").set("web:old#turns", [turn("old-1", "x"), turn("old-2", "y")]);
+    const turns = new TurnLog(store);
+    await turns.append("web:old", turn("new-1", "z"));
+    expect((await turns.recent("web:old", 10)).map((t) => t.traceId)).toEqual(["old-1", "old-2", "new-1"]);
+    expect((await turns.recent("web:old", 2)).map((t) => t.traceId)).toEqual(["old-2", "new-1"]);
+    await turns.reset("web:old");
+    expect(await turns.recent("web:old", 10)).toEqual([]);
+  });
 });
 
 describe("the system tools", () => {

@@ -25,6 +25,15 @@ class MemoryItemLists<T> implements ItemLists<T> {
     return Promise.resolve((this.#lists.get(key) ?? []).slice(from, until).map((value) => JSON.parse(value) as T));
   }
 
+  push(key: string, item: T, keep: number): Promise<void> {
+    this.#lists.set(key, [...(this.#lists.get(key) ?? []), JSON.stringify(item)].slice(-keep));
+    return Promise.resolve();
+  }
+
+  tail(key: string, count: number): Promise<T[]> {
+    return Promise.resolve(count <= 0 ? [] : (this.#lists.get(key) ?? []).slice(-count).map((value) => JSON.parse(value) as T));
+  }
+
   delete(key: string): Promise<void> {
     this.#lists.delete(key);
     return Promise.resolve();

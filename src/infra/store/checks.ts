@@ -27,6 +27,11 @@ export function requireDuration(ms: number, name: string, context: string, allow
   }
 }
 
+/** A count of items, positive and whole. */
+export function requireCount(count: number, name: string, context: string): void {
+  if (!Number.isInteger(count) || count <= 0) throw new RangeError(`${context}: ${name} must be a positive whole number, got ${String(count)}`);
+}
+
 export function resolveLockOptions(key: string, opts: Partial<LockOptions> | undefined): LockOptions {
   const leaseMs = opts?.leaseMs ?? DEFAULT_LEASE_MS;
   const waitMs = opts?.waitMs ?? DEFAULT_WAIT_MS;

@@ -2,7 +2,7 @@
 import type { RedisClientType } from "@keyv/redis";
 import type { ItemLists } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { requireKey } from "./checks.js";
+import { requireCount, requireKey } from "./checks.js";
 
 export class RedisLists<T> implements ItemLists<T> {
   readonly #prefix: string;
@@ -16,6 +16,7 @@ export class RedisLists<T> implements ItemLists<T> {
     this.#prefix = `${keyPrefix}lists:${name}:`;
   }
 
+  /** `fresh` changes nothing here: the trim and the push are one round trip anyway. */
   async writeFrom(key: string, from: number, items: readonly T[]): Promise<void> {
     const list = this.#list(key);
     await this.guard.run("list write", `${this.name}:${key}`, async () => {
@@ -26,6 +27,21 @@ export class RedisLists<T> implements ItemLists<T> {
       if (items.length > 0) transaction.rPush(list, items.map((item) => JSON.stringify(item)));
       await transaction.exec();
     });
+  }
+
+  async push(key: string, item: T, keep: number): Promise<void> {
+    const list = this.#list(key);
+    requireCount(keep, "keep", `store list push ${this.name}:${key}`);
+    await this.guard.run("list push", `${this.name}:${key}`, async () => {
+      await this.client.multi().rPush(list, JSON.stringify(item)).lTrim(list, -keep, -1).exec();
+    });
+  }
+
+  async tail(key: string, count: number): Promise<T[]> {
+    const list = this.#list(key);
+    if (count <= 0) return [];
+    const values = await this.guard.run("list tail", `${this.name}:${key}`, () => this.client.lRange(list, -count, -1));
+    return values.map((value) => JSON.parse(value) as T);
   }
 
   async read(key: string, until: number, from = 0): Promise<T[]> {

@@ -1,17 +1,45 @@
 /** Item lists on SQLite: one row per item in a table of their own, keyed by list and position. */
 import type { ItemLists } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { requireKey } from "./checks.js";
+import { requireCount, requireKey } from "./checks.js";
 import type { SqliteDb } from "./sqlite-db.js";
 
 const TABLE = "item_lists";
 /** Rows per INSERT, well under SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 300;
+/** Lists whose end this process remembers (see ListEnds); past that, the oldest is forgotten. */
+const ENDS_KEPT = 10_000;
+
+const PUSH = `INSERT INTO ${TABLE} (list, position, value) SELECT ?, COALESCE(MAX(position) + 1, 0), ? FROM ${TABLE} WHERE list = ? RETURNING position`;
 
 export async function createListTable(db: SqliteDb): Promise<void> {
   await db.exec(
     `CREATE TABLE IF NOT EXISTS ${TABLE} (list TEXT NOT NULL, position INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (list, position)) WITHOUT ROWID`,
   );
+}
+
+/**
+ * Where each list this process wrote last ends: a write that starts there has nothing to drop, so it skips the
+ * DELETE (one statement of the two a history append costs). Shared by the store's SqliteLists. Only this process
+ * writes lists on SQLite; a list it does not remember (after a restart, where a crash may have left items past the
+ * length its writer recorded) is cleaned as before.
+ */
+export class ListEnds {
+  readonly #ends = new Map<string, number>();
+
+  get(list: string): number | undefined {
+    return this.#ends.get(list);
+  }
+
+  set(list: string, end: number): void {
+    this.#ends.delete(list);
+    if (this.#ends.size >= ENDS_KEPT) this.#ends.delete(this.#ends.keys().next().value!);
+    this.#ends.set(list, end);
+  }
+
+  forget(list: string): void {
+    this.#ends.delete(list);
+  }
 }
 
 export class SqliteLists<T> implements ItemLists<T> {
@@ -22,20 +50,25 @@ export class SqliteLists<T> implements ItemLists<T> {
     private readonly guard: BackendGuard,
     private readonly name: string,
     keyPrefix: string,
+    private readonly ends: ListEnds,
   ) {
     this.#prefix = `${keyPrefix}${name}:`;
   }
 
-  async writeFrom(key: string, from: number, items: readonly T[]): Promise<void> {
+  async writeFrom(key: string, from: number, items: readonly T[], opts: { fresh?: boolean } = {}): Promise<void> {
     const list = this.#list(key);
+    const clean = opts.fresh === true || this.ends.get(list) === from;
+    // Forgotten while writing: a write that fails halfway leaves the end unknown.
+    this.ends.forget(list);
     await this.guard.run("list write", `${this.name}:${key}`, async () => {
-      await this.db.run(`DELETE FROM ${TABLE} WHERE list = ? AND position >= ?`, list, from);
+      if (!clean) await this.db.run(`DELETE FROM ${TABLE} WHERE list = ? AND position >= ?`, list, from);
       for (let start = 0; start < items.length; start += ROWS_PER_INSERT) {
         const chunk = items.slice(start, start + ROWS_PER_INSERT);
         const values = chunk.flatMap((item, i) => [list, from + start + i, JSON.stringify(item)]);
         await this.db.run(`INSERT OR REPLACE INTO ${TABLE} (list, position, value) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`, ...values);
       }
     });
+    this.ends.set(list, from + items.length);
   }
 
   async read(key: string, until: number, from = 0): Promise<T[]> {
@@ -46,8 +79,29 @@ export class SqliteLists<T> implements ItemLists<T> {
     return rows.map((row) => JSON.parse(row.value) as T);
   }
 
+  /** One statement; every `keep`th push also drops what is older than the newest `keep`. */
+  async push(key: string, item: T, keep: number): Promise<void> {
+    const list = this.#list(key);
+    requireCount(keep, "keep", `store list push ${this.name}:${key}`);
+    await this.guard.run("list push", `${this.name}:${key}`, async () => {
+      const [row] = await this.db.all<{ position: number }>(PUSH, list, JSON.stringify(item), list);
+      const position = row?.position ?? 0;
+      if ((position + 1) % keep === 0) await this.db.run(`DELETE FROM ${TABLE} WHERE list = ? AND position <= ?`, list, position - keep);
+    });
+  }
+
+  async tail(key: string, count: number): Promise<T[]> {
+    const list = this.#list(key);
+    if (count <= 0) return [];
+    const rows = await this.guard.run("list tail", `${this.name}:${key}`, () =>
+      this.db.all<{ value: string }>(`SELECT value FROM ${TABLE} WHERE list = ? ORDER BY position DESC LIMIT ?`, list, count),
+    );
+    return rows.reverse().map((row) => JSON.parse(row.value) as T);
+  }
+
   async delete(key: string): Promise<void> {
     const list = this.#list(key);
+    this.ends.forget(list);
     await this.guard.run("list delete", `${this.name}:${key}`, () => this.db.run(`DELETE FROM ${TABLE} WHERE list = ?`, list));
   }
 

@@ -7,13 +7,12 @@ import type { Namespace, NamespaceEntry } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireDuration, requireKey } from "./checks.js";
 import type { SqliteDb } from "./sqlite-db.js";
+import type { SqliteBatches } from "./sqlite-batches.js";
 
 export const KV_TABLE = "keyv";
 /** As @keyv/sqlite created it, so a file written by either opens in both. */
 export const CREATE_KV_TABLE = `CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCHAR(255) PRIMARY KEY, value TEXT )`;
 
-const GET = `SELECT value FROM ${KV_TABLE} WHERE key = ?`;
-const SET = `INSERT INTO ${KV_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`;
 const DELETE = `DELETE FROM ${KV_TABLE} WHERE key = ?`;
 /** Rows per statement of setMany, well under SQLite's limit on bound parameters. */
 const ROWS_PER_SET = 200;
@@ -28,9 +27,10 @@ interface Row {
 export class SqliteNamespace<V> implements Namespace<V> {
   readonly #prefix: string;
 
-  /** Keys are stored as `${keyPrefix}${name}:${key}`. */
+  /** Keys are stored as `${keyPrefix}${name}:${key}`. `batches`: shared by the store's namespaces. */
   constructor(
     private readonly db: SqliteDb,
+    private readonly batches: SqliteBatches,
     private readonly guard: BackendGuard,
     readonly name: string,
     keyPrefix: string,
@@ -41,9 +41,9 @@ export class SqliteNamespace<V> implements Namespace<V> {
   async get(key: string): Promise<V | undefined> {
     const target = this.#target(key);
     return this.guard.run("get", target, async () => {
-      const rows = await this.db.all<{ value: string }>(GET, this.#prefix + key);
-      if (rows.length === 0) return undefined;
-      const row = JSON.parse(rows[0]!.value) as Row | null;
+      const stored = await this.batches.get(this.#prefix + key);
+      if (stored === undefined) return undefined;
+      const row = JSON.parse(stored) as Row | null;
       if (row === null) return undefined;
       if (typeof row.expires === "number" && Date.now() > row.expires) {
         await this.db.run(DELETE, this.#prefix + key);
@@ -57,7 +57,7 @@ export class SqliteNamespace<V> implements Namespace<V> {
     const target = this.#target(key);
     const row = this.#row(target, value, ttlMs);
     // Serialized inside the guard: a value JSON cannot hold is the store's error, as a backend refusal is.
-    await this.guard.run("set", target, () => this.db.run(SET, this.#prefix + key, JSON.stringify(row)));
+    await this.guard.run("set", target, () => this.batches.set(this.#prefix + key, JSON.stringify(row)));
   }
 
   async setMany(entries: ReadonlyArray<NamespaceEntry<V>>): Promise<void> {

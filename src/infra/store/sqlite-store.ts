@@ -14,8 +14,9 @@ import { KeyvStore } from "./keyv-store.js";
 import { LocalBus } from "./local-bus.js";
 import { LocalCoordinator } from "./local-coordinator.js";
 import { SqliteDb } from "./sqlite-db.js";
-import { createListTable, SqliteLists } from "./sqlite-lists.js";
+import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
 import { CREATE_KV_TABLE, KV_TABLE, SqliteNamespace } from "./sqlite-namespace.js";
+import { SqliteBatches } from "./sqlite-batches.js";
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // CASE guarantees json_valid runs first, so a malformed row is skipped instead of failing the whole sweep.
@@ -55,18 +56,21 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     sweeping = sweep().catch((err: unknown) => log.warn({ err }, "sweeping expired store entries failed; retrying later"));
   }, SWEEP_INTERVAL_MS).unref();
 
+  const listEnds = new ListEnds();
+  const batches = new SqliteBatches(db, KV_TABLE);
   log.info({ backend: "sqlite", file }, "store opened");
   return new KeyvStore({
     backend: "sqlite",
     guard,
-    coordinator: new LocalCoordinator(new SqliteNamespace<1>(db, guard, "once", keyPrefix)),
+    coordinator: new LocalCoordinator(new SqliteNamespace<1>(db, batches, guard, "once", keyPrefix)),
     bus: new LocalBus(),
-    namespace: (name) => new SqliteNamespace(db, guard, name, keyPrefix),
-    lists: (name) => new SqliteLists(db, guard, name, keyPrefix),
+    namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
+    lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     roundTrip: () => db.all(`SELECT 1`),
     shutdown: async () => {
       clearInterval(timer);
       await sweeping;
+      await batches.settled();
       await db.close();
     },
   });

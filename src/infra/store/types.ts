@@ -32,10 +32,20 @@ export interface NamespaceEntry<T> {
  * recording the new length leaves items past that length, and the next `writeFrom` at that length replaces them.
  */
 export interface ItemLists<T> {
-  /** Stores `items` at positions `from`, `from + 1`, ... of `key`'s list, dropping whatever was at or after `from`. */
-  writeFrom(key: string, from: number, items: readonly T[]): Promise<void>;
+  /**
+   * Stores `items` at positions `from`, `from + 1`, ... of `key`'s list, dropping whatever was at or after `from`.
+   * `fresh`: the caller made the key up just now (a random part), so nothing can be stored under it yet.
+   */
+  writeFrom(key: string, from: number, items: readonly T[], opts?: { fresh?: boolean }): Promise<void>;
   /** The items at positions `from` (default 0) up to `until` (exclusive), in order. */
   read(key: string, until: number, from?: number): Promise<T[]>;
+  /**
+   * Appends `item` to a log of which only the newest `keep` items are wanted, without reading it: older ones are
+   * dropped now or later (at most `keep` more are kept). A log is written only by `push`, never by `writeFrom`.
+   */
+  push(key: string, item: T, keep: number): Promise<void>;
+  /** The newest `count` items of a log written by `push`, oldest first. */
+  tail(key: string, count: number): Promise<T[]>;
   delete(key: string): Promise<void>;
 }
 
