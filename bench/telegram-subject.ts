@@ -8,9 +8,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeHeapSnapshot } from "node:v8";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText } from "ai";
-import { Bot } from "grammy";
 import type * as AppModule from "../src/app.js";
 import type * as ConfigModule from "../src/config.js";
 import type * as LogModule from "../src/infra/log.js";
@@ -52,6 +49,8 @@ async function attempts<T>(call: () => Promise<T>): Promise<T> {
 }
 
 async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
+  // Imported here, not at the top: Switchboard's subject loads only what Switchboard itself loads.
+  const [{ createOpenAICompatible }, { generateText }, { Bot }] = await Promise.all([import("@ai-sdk/openai-compatible"), import("ai"), import("grammy")]);
   const provider = createOpenAICompatible({ name: "bench", baseURL: e.llmUrl, apiKey: "sk-bench" });
   const model = provider.chatModel("fake-model");
   const bot = new Bot(e.token, { client: { apiRoot: e.apiRoot } });
