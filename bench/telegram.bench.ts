@@ -186,7 +186,7 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const after = await bot.stats();
 
     const storeQueriesPerMessage = (after.storeQueries - before.storeQueries) / BURST.messages;
-    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg, ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
+    progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg (GC ${((after.gcMillis - before.gcMillis) / BURST.messages).toFixed(2)} ms), ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) rates.push(await offered(replies, users, rate));
 
@@ -356,10 +356,10 @@ class Subject {
     return (await answer) as { rss: number; heap: number };
   }
 
-  async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number }> {
+  async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number; gcMillis: number }> {
     const answer = this.next("stats");
     this.child.send({ type: "stats" } satisfies ParentMessage);
-    return (await answer) as { cpuMicros: number; rss: number; storeQueries: number };
+    return (await answer) as { cpuMicros: number; rss: number; storeQueries: number; gcMillis: number };
   }
 
   async stop(): Promise<void> {
