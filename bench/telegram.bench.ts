@@ -325,8 +325,12 @@ function profileArgs(subject: SubjectEnv["subject"]): string[] {
   return dir && subject === "switchboard" ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 }
 
-/** Switchboard runs with the heap limit its Docker image and `npm start` set (it also caps V8's heap growth). */
-const SWITCHBOARD_NODE_FLAGS = ["--max-old-space-size=1024"];
+/**
+ * Switchboard runs with the heap settings its Docker image and `npm start` set: the heap limit (it also caps V8's
+ * heap growth) and the semi-space. Not the image's MALLOC_ARENA_MAX, which `npm start` cannot set.
+ * BENCH_TG_NODE_FLAGS (space-separated) replaces them, to compare settings.
+ */
+const SWITCHBOARD_NODE_FLAGS = process.env.BENCH_TG_NODE_FLAGS?.split(" ").filter(Boolean) ?? ["--max-old-space-size=1024", "--max-semi-space-size=4"];
 
 function nodeFlags(subject: SubjectEnv["subject"]): string[] {
   return subject === "switchboard" ? SWITCHBOARD_NODE_FLAGS : [];
