@@ -7,10 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText } from "ai";
-import { Bot } from "grammy";
 import type * as AppModule from "../src/app.js";
 import type * as ConfigModule from "../src/config.js";
 import type * as LogModule from "../src/infra/log.js";
@@ -27,7 +25,7 @@ export interface SubjectEnv {
 export type ParentMessage = { type: "stats" } | { type: "retained" } | { type: "stop" };
 export type ChildMessage =
   | { type: "ready" }
-  | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number }
+  | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number; gcMillis: number }
   | { type: "retained"; rss: number; heap: number }
   | { type: "stopped" };
 
@@ -52,6 +50,8 @@ async function attempts<T>(call: () => Promise<T>): Promise<T> {
 }
 
 async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
+  // Imported here, not at the top: Switchboard's subject loads only what Switchboard itself loads.
+  const [{ createOpenAICompatible }, { generateText }, { Bot }] = await Promise.all([import("@ai-sdk/openai-compatible"), import("ai"), import("grammy")]);
   const provider = createOpenAICompatible({ name: "bench", baseURL: e.llmUrl, apiKey: "sk-bench" });
   const model = provider.chatModel("fake-model");
   const bot = new Bot(e.token, { client: { apiRoot: e.apiRoot } });
@@ -80,6 +80,12 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
     return bot.stop();
   };
 }
+
+/** Time spent in garbage collection so far: what the heap's settings (semi-space, limit) cost in CPU. */
+let gcMillis = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMillis += entry.duration;
+}).observe({ entryTypes: ["gc"] });
 
 /** SQL statements run so far: every store round trip on SQLite is one (a prepared statement's all or run). */
 let storeQueries = 0;
@@ -135,20 +141,21 @@ const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboa
 process.on("message", (message: ParentMessage) => {
   if (message.type === "stats") {
     const cpu = process.cpuUsage();
-    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries });
+    send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries, gcMillis });
     return;
   }
   if (message.type === "retained") {
+    // On stderr with the progress: how much of the RSS is V8's heap (committed and live) and how much is not.
+    const describe = (when: string, memory: NodeJS.MemoryUsage) =>
+      process.stderr.write(`${env.subject} ${when}: ${Object.entries(memory).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)} MiB`).join(", ")}\n`);
+    describe("after the new users", process.memoryUsage());
     // Only between measurements: a collection here would count in no CPU window.
     global.gc?.();
     setTimeout(() => {
       const memory = process.memoryUsage();
+      describe("after a full GC and 1 s", memory);
       // BENCH_TG_HEAP=<file>: where the memory is, for attribution (bench/heap-summary.ts reads the snapshot).
-      if (process.env.BENCH_TG_HEAP) {
-        const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-        process.stderr.write(`retained: ${Object.entries(memory).map(([k, v]) => `${k} ${mib(v)}`).join(", ")}\n`);
-        writeHeapSnapshot(process.env.BENCH_TG_HEAP);
-      }
+      if (process.env.BENCH_TG_HEAP) writeHeapSnapshot(process.env.BENCH_TG_HEAP);
       send({ type: "retained", rss: memory.rss, heap: memory.heapUsed });
     }, 1_000);
     return;

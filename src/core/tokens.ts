@@ -1,5 +1,5 @@
 /**
- * Token counts for budgets (the session history, the skills catalog), from a real BPE tokenizer rather than
+ * Token counts for budgets (the session history, the skills catalog, recalled memories, the MCP section), from a real BPE tokenizer rather than
  * length / 4, which counted Chinese text at about a third of its tokens. cl100k_base (gpt-tokenizer) stands in
  * for every provider's own tokenizer: it counts CJK text at least as high as most, so budgets err on the safe
  * side, and it loads in half the memory of o200k_base. Counts are cached by content, so a transcript costs a
@@ -11,9 +11,17 @@ import type * as Cl100k from "gpt-tokenizer/encoding/cl100k_base";
 
 type Encoding = typeof Cl100k;
 let encoding: Encoding | undefined;
-/** Loaded on first use (about 40 MB and a third of a second), so commands that count nothing never pay for it. */
+/**
+ * Loaded on first use (about 40 MB and a third of a second), so commands that count nothing never pay for it.
+ * Without its merge cache: by default the library keeps the merged tokens of up to 100,000 pieces missing from the
+ * vocabulary, which 200,000 varied Chinese words filled with 25 MB of heap, counted in 2.1 s against 0.75 s without
+ * it. New text is what we count (counts of long texts are cached below); a repeated short text is merged again.
+ */
 function countBpeTokens(text: string): number {
-  encoding ??= createRequire(import.meta.url)("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding;
+  if (!encoding) {
+    encoding = createRequire(import.meta.url)("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding;
+    encoding.setMergeCacheSize(0);
+  }
   return encoding.countTokens(text);
 }
 

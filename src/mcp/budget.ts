@@ -1,18 +1,12 @@
 /**
- * What full exposure costs: the tokens of the "MCP Servers" section, counted with a real tokenizer (o200k_base,
- * the encoding of current OpenAI models; other models' counts are close). Over the budget the gateway warns; it
- * never cuts tools out of the prompt, since the model could not call what it does not see.
+ * What full exposure costs: the tokens of the "MCP Servers" section, counted with the tokenizer every budget uses
+ * (core/tokens.ts). Over the budget the gateway warns; it never cuts tools out of the prompt, since the model could
+ * not call what it does not see.
  */
+import { countTokens } from "../core/tokens.js";
 
-import type * as GptTokenizer from "gpt-tokenizer";
-
-// The tokenizer's tables take about a second to load: only when a section is counted, once.
-let tokenizer: Promise<typeof GptTokenizer> | undefined;
-
-export async function sectionTokens(section: string | undefined): Promise<number> {
-  if (!section) return 0;
-  tokenizer ??= import("gpt-tokenizer");
-  return (await tokenizer).countTokens(section);
+export function sectionTokens(section: string | undefined): number {
+  return section ? countTokens(section) : 0;
 }
 
 /** The warning to print when the section is over budget; undefined when it fits. */

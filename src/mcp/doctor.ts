@@ -37,7 +37,7 @@ export async function checkMcpServers(config: McpConfig, wrapCommand?: WrapComma
       }
     }),
   );
-  const tokens = await sectionTokens(renderMcpSection(seen));
+  const tokens = sectionTokens(renderMcpSection(seen));
   const warning = budgetWarning(tokens, config.promptTokenBudget);
   if (warning) checks.push({ name: "mcp:budget", ok: true, warning: true, detail: warning, fix: "see mcp.promptTokenBudget" });
   return checks;

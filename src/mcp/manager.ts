@@ -46,7 +46,7 @@ export class McpManager extends EventEmitter {
       };
       this.connections.set(id, new ServerConnection({ id, server, limits: opts.config, store, log: opts.log, wrapCommand: opts.wrapCommand, onChange }));
     }
-    this.on("change", () => void this.checkBudget());
+    this.on("change", () => this.checkBudget());
   }
 
   /** The enabled servers. */
@@ -57,7 +57,7 @@ export class McpManager extends EventEmitter {
   /** Reads the last known definitions, then connects every server in the background. */
   async start(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.start()));
-    await this.checkBudget();
+    this.checkBudget();
   }
 
   async stop(): Promise<void> {
@@ -88,13 +88,13 @@ export class McpManager extends EventEmitter {
   }
 
   /** Full exposure for a sender who sees every server whose tools are known: the figure the budget is about. */
-  promptTokens(): Promise<number> {
+  promptTokens(): number {
     return sectionTokens(renderMcpSection(this.list().filter((server) => server.definition)));
   }
 
   /** Warns once per new size when the full section passes the budget. */
-  private async checkBudget(): Promise<void> {
-    const tokens = await this.promptTokens();
+  private checkBudget(): void {
+    const tokens = this.promptTokens();
     const warning = budgetWarning(tokens, this.opts.config.promptTokenBudget);
     if (!warning || tokens === this.lastWarnedTokens) return;
     this.lastWarnedTokens = tokens;

@@ -1,9 +1,8 @@
 /**
  * The ffmpeg binary, when there is one: converting any audio to Ogg/Opus mono at 48 kHz, which Telegram plays as
- * a voice message and Feishu as an audio message. Whether ffmpeg exists is checked once, on first use.
+ * a voice message and Feishu as an audio message. Whether ffmpeg exists is checked once, on first use. execa is
+ * imported on first use too: its module graph (about a hundred files) is not needed to start.
  */
-import { execa } from "execa";
-
 const CONVERT_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -14,11 +13,17 @@ export class Ffmpeg {
 
   /** True when the binary runs; the answer is kept for the life of the process. */
   available(): Promise<boolean> {
-    this.present ??= execa(this.binary, ["-hide_banner", "-version"], { timeout: PROBE_TIMEOUT_MS, reject: false }).then(
-      (result) => result.exitCode === 0,
-      () => false,
-    );
+    this.present ??= this.probe();
     return this.present;
+  }
+
+  private async probe(): Promise<boolean> {
+    try {
+      const { execa } = await import("execa");
+      return (await execa(this.binary, ["-hide_banner", "-version"], { timeout: PROBE_TIMEOUT_MS, reject: false })).exitCode === 0;
+    } catch {
+      return false;
+    }
   }
 
   /** Writes `input` as Ogg/Opus to `output`; throws with ffmpeg's own complaint when it cannot. */
@@ -26,6 +31,7 @@ export class Ffmpeg {
     // No metadata is carried over: tags of a user's file could hold anything.
     const args = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, "-vn", "-map_metadata", "-1"];
     args.push("-ac", "1", "-ar", "48000", "-c:a", "libopus", "-b:a", "32k", "-application", "voip", "-f", "ogg", output);
+    const { execa } = await import("execa");
     const result = await execa(this.binary, args, {
       timeout: CONVERT_TIMEOUT_MS,
       reject: false,

@@ -4,6 +4,7 @@
  * in a group, that group's shared ones: never another person's.
  */
 import { LRUCache } from "lru-cache";
+import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type { MemoryConfig } from "./config.js";
@@ -65,13 +66,6 @@ export interface Recollection {
   memories: MemoryRecord[];
   stored: number;
 }
-
-/**
- * The o200k tokenizer, loaded on the first recall: its tables take about half a second to load, which neither
- * the CLI nor the gateway's start should pay.
- */
-let tokenCounter: Promise<(text: string) => number> | undefined;
-const countTokensOf = (): Promise<(text: string) => number> => (tokenCounter ??= import("gpt-tokenizer").then((m) => m.countTokens));
 
 /** Memories embedded per request when catching up on those kept without a vector. */
 const BACKFILL_BATCH = 64;
@@ -159,7 +153,6 @@ export class MemoryEngine {
     const indexes = await Promise.all(ownersVisibleTo(requester).map((owner) => this.index(owner)));
     const stored = indexes.reduce((sum, index) => sum + index.size, 0);
     if (stored === 0 || promptMaxItems === 0 || text.trim() === "") return { memories: [], stored };
-    const countTokens = await countTokensOf();
     const memories: MemoryRecord[] = [];
     let tokens = 0;
     for (const { memory } of await this.search(requester, text, promptMaxItems)) {

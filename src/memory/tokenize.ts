@@ -4,7 +4,8 @@
  * word with Chinese characters also yields each of them, and BM25 ranks the documents that share whole words higher.
  */
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+/** Made on first use: building it pages in ICU's word-break data, which a gateway need not hold before anyone searches. */
+let segmenter: Intl.Segmenter | undefined;
 const HAN = /\p{Script=Han}/u;
 /**
  * Words so common that matching them says nothing about relevance ("what do I eat" should not recall every
@@ -19,6 +20,7 @@ const STOP_WORDS = new Set(
 /** The search terms of `text`, normalized (NFKC, lower case), in order, duplicates kept. */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "word" });
   for (const { segment, isWordLike } of segmenter.segment(text.normalize("NFKC"))) {
     if (!isWordLike) continue;
     const word = segment.toLowerCase();

@@ -4,7 +4,6 @@
  * still be host root to the kernel, which exempts it from the process limit and lets it open root's files through
  * any mount. The folders a run writes to are then handed to that uid first.
  */
-import { execa } from "execa";
 import { chmod, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { SANDBOX_UID } from "./bwrap.js";
@@ -24,6 +23,7 @@ export function dropRootPrefix(): string[] {
  */
 export async function handOver(dir: string): Promise<void> {
   if (!runsAsRoot()) return;
+  const { execa } = await import("execa");
   await execa("chown", ["-R", "-P", "--no-dereference", `${SANDBOX_UID}:${SANDBOX_UID}`, dir]);
   await chmod(dir, 0o700);
 }

@@ -2,7 +2,7 @@
  * Whether the sandbox works on this host: bwrap is installed and can build a whole sandbox (user namespace and
  * all) that runs a program under prlimit. Checked by doing exactly that, once, at start and in `doctor`.
  */
-import { execa } from "execa";
+import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
 import { insideEnvironment } from "./bwrap.js";
 import type { SandboxConfig } from "./config.js";
@@ -20,18 +20,46 @@ const NONE_DETAIL = "sandbox.mode is none: skill scripts, run_shell and sandboxe
 
 export async function sandboxStatus(config: SandboxConfig): Promise<SandboxStatus> {
   if (config.mode === "none") return { mode: "none", ok: true, detail: NONE_DETAIL };
-  const version = await execa("bwrap", ["--version"], { reject: false, timeout: PROBE_TIMEOUT_MS });
-  if (version.exitCode !== 0) {
-    const reason = version.code === "ENOENT" ? "bubblewrap (bwrap) is not installed" : `bwrap --version failed: ${version.shortMessage}`;
+  const version = await probeRun("bwrap", ["--version"], {});
+  if (version.failure !== undefined) {
+    const reason = version.notFound ? "bubblewrap (bwrap) is not installed" : `bwrap --version failed: ${version.failure}`;
     return { mode: "bwrap", ok: false, reason, fix: INSTALL_FIX };
   }
   const mounts = { network: false };
   const trial = confinedCommand(mounts, config, insideEnvironment(mounts, {}), "true", []);
-  const ran = await execa(trial.command, trial.args, { reject: false, timeout: PROBE_TIMEOUT_MS, cwd: tmpdir(), env: {}, extendEnv: false });
-  if (ran.exitCode !== 0) {
-    const said = String(ran.stderr ?? "").trim() || String(ran.shortMessage);
+  const ran = await probeRun(trial.command, trial.args, { cwd: tmpdir(), env: {} });
+  if (ran.failure !== undefined) {
+    const said = ran.stderr.trim() || ran.failure;
     const fix = /prlimit|setpriv/.test(said) ? "install util-linux (it provides prlimit and setpriv)" : NAMESPACE_FIX;
     return { mode: "bwrap", ok: false, reason: `bubblewrap cannot build a sandbox here (${said})`, fix };
   }
   return { mode: "bwrap", ok: true, detail: `${version.stdout.trim()}: namespaces, read-only system, no network, limits` };
+}
+
+interface ProbeRun {
+  /** Why the command did not exit with 0 (its exit code, signal or spawn error); undefined when it did. */
+  failure: string | undefined;
+  notFound: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * node:child_process rather than execa, which the runs use: the probe runs at every start, and execa's module graph
+ * (about a hundred files) would load with it before the first message needs it.
+ */
+function probeRun(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<ProbeRun> {
+  return new Promise((resolve) => {
+    execFile(command, args, { ...options, timeout: PROBE_TIMEOUT_MS, encoding: "utf8" }, (err, stdout, stderr) => {
+      const code = (err as (Error & { code?: unknown }) | null)?.code;
+      const failure = !err
+        ? undefined
+        : typeof code === "number"
+          ? `${command} exited with code ${code}`
+          : err.killed
+            ? `${command} was stopped after ${PROBE_TIMEOUT_MS / 1000} s`
+            : err.message;
+      resolve({ failure, notFound: code === "ENOENT", stdout, stderr });
+    });
+  });
 }

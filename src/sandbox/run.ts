@@ -4,7 +4,6 @@
  * cancel the sandbox is killed: bwrap's process group, and with it (--die-with-parent, PID namespace) every
  * process the run started, detached or not.
  */
-import { execa } from "execa";
 import { cp, lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +63,7 @@ async function removeRunDir(root: string): Promise<void> {
     await rm(root, { recursive: true, force: true });
   } catch {
     // chmod -R does not follow the symlinks it meets on the way.
+    const { execa } = await import("execa");
     await execa("chmod", ["-R", "u+rwX", root], { reject: false });
     await rm(root, { recursive: true, force: true });
   }
@@ -110,6 +110,8 @@ function mountsOf(config: SandboxConfig, request: WrapRequest | SandboxRequest, 
 async function execute(config: SandboxConfig, request: SandboxRequest, runDir: string): Promise<SandboxResult> {
   const mounts = mountsOf(config, request, runDir);
   const start = config.mode === "none" ? unconfined(request, mounts) : confined(config, request, mounts);
+  // Loaded on first use, not at start: execa's module graph is about a hundred files.
+  const { execa } = await import("execa");
   const started = performance.now();
   const child = execa(start.command, start.args, {
     cwd: start.cwd,

@@ -1,15 +1,13 @@
 /**
  * Unpacking a skill archive (.zip, .tar.gz, .tgz) into an empty folder. Archives come from users: only regular
  * files and folders are written (no links, devices or paths outside the folder) and the unpacked size and the
- * number of entries are bounded.
+ * number of entries are bounded. tar and yauzl are imported when an archive is unpacked, not when the gateway starts.
  */
 import { createWriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { x as extractTar } from "tar";
-import yauzl from "yauzl";
 
 export const ARCHIVE_LIMITS = { maxBytes: 100 * 1_048_576, maxEntries: 5_000 } as const;
 
@@ -49,6 +47,7 @@ class ArchiveBudget {
 // yauzl rejects absolute paths and '..' in entry names itself (strictFileNames also rejects backslashes).
 async function unpackZip(file: string, into: string): Promise<void> {
   const budget = new ArchiveBudget(file);
+  const { default: yauzl } = await import("yauzl");
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true });
   try {
     for await (const entry of zip.eachEntry()) {
@@ -81,6 +80,7 @@ async function unpackZip(file: string, into: string): Promise<void> {
 async function unpackTarGz(file: string, into: string): Promise<void> {
   const budget = new ArchiveBudget(file);
   let refused: Error | undefined;
+  const { x: extractTar } = await import("tar");
   await extractTar({
     file,
     cwd: into,

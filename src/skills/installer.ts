@@ -3,7 +3,6 @@
  * The skill is staged inside the user folder (a dot-folder the registry ignores), validated like
  * `skills validate`, and only then moved into place, so a broken or refused skill never lands.
  */
-import { execa } from "execa";
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { archiveKind, unpackArchive } from "./archive.js";
@@ -82,6 +81,7 @@ async function fetchSource(source: string, into: string): Promise<void> {
 }
 
 async function cloneGit(url: string, into: string): Promise<void> {
+  const { execa } = await import("execa");
   const git = await execa("git", ["--version"], { reject: false });
   if (git.failed) throw new InstallError(url, ["installing from a git URL needs git on the PATH"]);
   const clone = await execa("git", ["-c", "protocol.ext.allow=never", "clone", "--depth", "1", "--quiet", "--", url, into], {

@@ -45,9 +45,12 @@ export class SkillRegistry {
     return this.byName.get(name) ?? [];
   }
 
-  /** The skills in force, sorted by name. */
+  /**
+   * The skills in force, sorted by name. Names are [a-z0-9-] and unique, so comparing code units sorts them as
+   * localeCompare would, without paging in ICU's collation data (~1.6 MiB of RSS) at start.
+   */
   list(): Skill[] {
-    return [...this.byName.values()].map((all) => all.at(-1) as Skill).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.byName.values()].map((all) => all.at(-1) as Skill).sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
   private async scan(): Promise<LoadReport> {

@@ -182,7 +182,7 @@ describe("prompt token budget", () => {
     const { manager, logs } = await managed({ promptTokenBudget: 50, servers: { everything: everythingStdio() } });
     await connected(manager, "everything");
     const warning = await eventually(() => logs.find((l) => l.msg.includes("over mcp.promptTokenBudget (50)")), "the budget warning");
-    expect(warning).toMatchObject({ level: 40, budget: 50, tokens: await manager.promptTokens() });
+    expect(warning).toMatchObject({ level: 40, budget: 50, tokens: manager.promptTokens() });
   });
 });
 

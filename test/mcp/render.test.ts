@@ -63,7 +63,7 @@ describe("renderMcpSection", () => {
 
   it("counts the section's tokens with a real tokenizer and warns only over the budget", async () => {
     const text = renderMcpSection([{ id: "db", status: { state: "connected" }, definition }]);
-    const tokens = await sectionTokens(text);
+    const tokens = sectionTokens(text);
     expect(tokens).toBeGreaterThan(50);
     expect(tokens).toBeLessThan((text ?? "").length);
     expect(budgetWarning(tokens, tokens)).toBeUndefined();
