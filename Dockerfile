@@ -1,7 +1,7 @@
 # Multi-stage build: compile in a full image, run in a slim one as a non-root user.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-# sqlite3 (the default store) is a native addon; the build stage has the tools to compile it if no prebuilt fits.
+# better-sqlite3 (the default store) is a native addon; the build stage has the tools to compile it if no prebuilt fits.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

@@ -93,17 +93,19 @@ let storeQueries = 0;
 const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, number>() : undefined;
 
 async function countStoreQueries(): Promise<void> {
-  const { default: sqlite3 } = await import("sqlite3");
-  const proto = sqlite3.Statement.prototype as unknown as Record<"all" | "run", (...args: unknown[]) => unknown>;
+  const { default: Database } = await import("better-sqlite3");
+  const probe = new Database(":memory:");
+  const proto = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<"all" | "run", (...args: unknown[]) => unknown>;
+  probe.close();
   for (const method of ["all", "run"] as const) {
     const original = proto[method];
-    proto[method] = function (this: { sql?: string }, ...args: unknown[]) {
+    proto[method] = function (this: { source?: string }, ...args: unknown[]) {
       storeQueries += 1;
       if (queryShapes) {
         // The statement and the namespace (and first part of the key) it touched.
-        const first = Array.isArray(args[0]) ? args[0][0] : undefined;
+        const first = args[0];
         const key = typeof first === "string" ? first.split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
-        const shape = `${String(this.sql).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
+        const shape = `${String(this.source).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
         queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
       }
       return original.apply(this, args);

@@ -2,12 +2,12 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { KeyvSqlite } from "@keyv/sqlite";
 import { createStore, StoreError, type Store } from "../src/infra/store/index.js";
 import { KeyedMutex } from "../src/infra/store/keyed-mutex.js";
 import { LocalCoordinator } from "../src/infra/store/local-coordinator.js";
 import { CachedNamespace } from "../src/infra/store/cached-namespace.js";
 import { captureLog, deferred, storeContract, until } from "./store-contract.js";
+import { queryFile } from "./helpers/sqlite-file.js";
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -19,14 +19,9 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** Raw SQL on a store file (while the store is closed), through the same driver the store uses. */
+/** Raw SQL on a store file (while the store is closed). */
 async function rawQuery(file: string, sql: string, ...params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  const db = new KeyvSqlite({ uri: `sqlite://${file}` });
-  try {
-    return (await db.query(sql, ...params)) as Array<Record<string, unknown>>;
-  } finally {
-    await db.disconnect();
-  }
+  return queryFile(file, sql, ...params);
 }
 
 describe("SQLite store: the store contract", () => {

@@ -1,10 +1,10 @@
 /** Memory through the whole gateway: the WebChat API, the fake LLM calling the tools, /new, restarts, commands. */
-import { KeyvSqlite } from "@keyv/sqlite";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemPromptOf } from "../fakes/openai-server.js";
 import { eventually } from "../helpers/wait.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
+import { queryFile } from "../helpers/sqlite-file.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -16,13 +16,8 @@ const replyOf = (reply: { body: { replies?: Array<{ text: string }> } }) => repl
 
 /** Every row of the gateway's SQLite store whose key is in the memory namespace or names the user. */
 async function rowsAbout(gw: TestGateway, needle: RegExp): Promise<string[]> {
-  const db = new KeyvSqlite({ uri: `sqlite://${join(gw.config.dataDir, "switchboard.sqlite")}` });
-  try {
-    const rows = (await db.query("SELECT key, value FROM keyv")) as Array<{ key: string; value: string }>;
-    return rows.map((r) => `${r.key} ${r.value}`).filter((row) => needle.test(row));
-  } finally {
-    await db.disconnect();
-  }
+  const rows = queryFile(join(gw.config.dataDir, "switchboard.sqlite"), "SELECT key, value FROM keyv");
+  return rows.map((r) => `${String(r.key)} ${String(r.value)}`).filter((row) => needle.test(row));
 }
 
 describe("memory through the gateway", () => {

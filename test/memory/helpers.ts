@@ -4,7 +4,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@keyv/redis";
-import { KeyvSqlite } from "@keyv/sqlite";
 import { timezoneRecordOf } from "../../src/handlers/profile.js";
 import type { Logger } from "../../src/infra/log.js";
 import { memoryConfigSchema, type MemoryConfig } from "../../src/memory/config.js";
@@ -14,6 +13,7 @@ import type { Requester } from "../../src/memory/types.js";
 import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+import { queryFile } from "../helpers/sqlite-file.js";
 
 export const BACKENDS = process.env.REDIS_URL ? (["sqlite", "redis"] as const) : (["sqlite"] as const);
 export type Backend = (typeof BACKENDS)[number];
@@ -67,13 +67,8 @@ export async function openMemoryWorld(backend: Backend, config: Partial<MemoryCo
 }
 
 async function sqliteRows(file: string, prefix: string): Promise<Array<{ key: string; value: string }>> {
-  const db = new KeyvSqlite({ uri: `sqlite://${file}` });
-  try {
-    const rows = (await db.query("SELECT key, value FROM keyv WHERE key LIKE ?", `${prefix}%`)) as Array<{ key: string; value: string }>;
-    return rows.map((r) => ({ key: String(r.key), value: String(r.value) }));
-  } finally {
-    await db.disconnect();
-  }
+  const rows = queryFile(file, "SELECT key, value FROM keyv WHERE key LIKE ?", `${prefix}%`);
+  return rows.map((r) => ({ key: String(r.key), value: String(r.value) }));
 }
 
 function redisClient() {

@@ -1,8 +1,8 @@
 /**
  * Key-value reads and writes asked for in the same turn of the event loop, by any namespace, sent to SQLite as one
  * statement each (`WHERE key IN (...)`, a multi-row upsert): the reads a turn makes side by side (a person's profile
- * and memory revision), and the reads and writes of messages handled at the same time, cost one trip to SQLite's
- * thread instead of one each. Nothing is cached: a read runs after it was asked, so it sees every write that
+ * and memory revision), and the reads and writes of messages handled at the same time, cost one statement (and one
+ * commit) instead of one each. Nothing is cached: a read runs after it was asked, so it sees every write that
  * finished before; a write resolves once committed. Of two writes of one key in one turn the later one is stored.
  */
 import type { SqliteDb } from "./sqlite-db.js";

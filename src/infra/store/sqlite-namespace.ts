@@ -1,5 +1,5 @@
 /**
- * A namespace on SQLite straight over sqlite3, in the row format Keyv wrote before (table `keyv`, the value
+ * A namespace on SQLite straight over the driver (better-sqlite3), in the row format Keyv wrote before (table `keyv`, the value
  * column holding `{"value": ..., "expires": ms}` as JSON), so existing data files read the same. Keyv's layers
  * (hooks, stats, a read before every delete) cost more than the query on the hot path.
  */

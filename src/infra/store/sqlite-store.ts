@@ -1,6 +1,6 @@
 /**
- * The embedded backend: one SQLite file, one connection (sqlite3, statements prepared once), for a single gateway
- * process. Rows keep the format Keyv gave them (sqlite-namespace.ts). SQLite has no TTL of its own: each JSON row
+ * The embedded backend: one SQLite file, one connection (better-sqlite3, statements prepared once), for a single
+ * gateway process. Rows keep the format Keyv gave them (sqlite-namespace.ts). SQLite has no TTL of its own: each JSON row
  * holds its `expires`, checked on read, so entries never read again (dedup markers) would stay forever. A sweep
  * at open and every few minutes deletes them.
  */
