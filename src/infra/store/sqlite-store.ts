@@ -38,6 +38,9 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     await guard.run("open", file, async () => {
       await db.exec("PRAGMA journal_mode = WAL");
       await db.exec("PRAGMA synchronous = NORMAL");
+      // SQLite's own default page cache (2 MB): better-sqlite3 builds with 16 MB, which showed as ~40 MiB more RSS
+      // after 10,000 users for no measurable speed (the hot rows are few and small).
+      await db.exec("PRAGMA cache_size = -2000");
       await db.exec(CREATE_KV_TABLE);
       await createListTable(db);
     });
