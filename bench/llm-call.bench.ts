@@ -1,14 +1,15 @@
 /**
  * What one model call costs the caller's CPU through each layer of the AI SDK, against the same instant fake
- * server (in a child process): the provider's raw calls, generateText, and streamText read the way the agent reads
- * it. The difference between the streamed and the plain call is the floor of what live replies cost per message
- * on this Node version, whatever the gateway does around it.
+ * server (in a child process): the provider's raw calls, generateText plain and with each step streamed to a watcher
+ * (what the agent runs), and streamText as the agent ran it before. streamText's web streams were most of what
+ * live replies cost per message on Node 20.
  */
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
+import { watchedModel } from "../src/agent/stream.js";
 import type { BenchResult } from "./types.js";
 
 const CALLS = 2_000;
@@ -28,14 +29,16 @@ export async function run(): Promise<BenchResult> {
         const { stream } = await model.doStream({ prompt });
         for await (const part of stream) void part;
       }],
-      ["generateText (what the agent calls when nobody watches)", () => generateText({ model, messages, maxRetries: 0 })],
-      ["streamText, fullStream + onFinish (the agent's watched turn)", async () => {
+      ["generateText (the agent's turn nobody watches)", () => generateText({ model, messages, maxRetries: 0 })],
+      ["generateText, each step streamed to a watcher (the agent's watched turn)", () =>
+        generateText({ model: watchedModel(model, [], () => {}), messages, maxRetries: 0 })],
+      ["streamText, fullStream + onFinish (the watched turn before)", async () => {
         let finished = false;
         const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });
         for await (const part of result.fullStream) void part;
         if (!finished) throw new Error("streamText did not finish");
       }],
-      ["streamText, fullStream + 5 result promises (before)", async () => {
+      ["streamText, fullStream + 5 result promises (the watched turn before that)", async () => {
         const result = streamText({ model, messages, maxRetries: 0 });
         for await (const part of result.fullStream) void part;
         await Promise.all([result.text, result.response, result.finishReason, result.steps, result.totalUsage]);

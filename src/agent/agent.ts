@@ -4,7 +4,7 @@
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
 import { randomBytes } from "node:crypto";
-import { AISDKError, generateText, stepCountIs, streamText, type LanguageModel, type ModelMessage, type StepResult, type SystemModelMessage, type ToolSet } from "ai";
+import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
@@ -24,7 +24,10 @@ import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt
 import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
-import { FinishCatcher, readStream, type StreamedGeneration } from "./stream.js";
+import { watchedModel } from "./stream.js";
+
+/** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
+type Generation = GenerateTextResult<ToolSet, never>;
 
 export interface AgentDeps {
   config: CoreConfig;
@@ -193,7 +196,7 @@ export class Agent {
     input: TurnInput,
     progress: TurnProgress,
     log: Logger,
-  ): Promise<StreamedGeneration> {
+  ): Promise<Generation> {
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
@@ -220,8 +223,9 @@ export class Agent {
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const messages = [...record.messages.slice(0, -1), userMessage];
-    const call = {
-      model: this.deps.model,
+    // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
+    return generateText({
+      model: input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model,
       system: systemFor(config.llm.provider, prompt),
       messages,
       tools,
@@ -231,19 +235,12 @@ export class Agent {
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
       ...(providerOptions ? { providerOptions } : {}),
       abortSignal: input.signal,
-      onStepFinish: (step: StepResult<ToolSet>) => {
+      onStepFinish: (step) => {
         progress.steps += 1;
         progress.toolCalls.push(...step.toolCalls.map((call) => call.toolName));
         progress.stepMessages = step.response.messages;
       },
-    };
-    // Nobody watches (a group without live replies, a scheduled task): the same steps without the streaming
-    // machinery, whose web streams cost ~1.5 ms of CPU per model call on Node 20.
-    if (!input.onEvent) return generateText(call);
-    const finish = new FinishCatcher();
-    // The stream's error part is thrown by readStream and logged once by failTurn (the default prints it).
-    const stream = streamText({ ...call, onError: () => {}, onFinish: finish.onFinish });
-    return readStream(stream, finish, this.secrets, input.onEvent);
+    });
   }
 
   /** The provider's reasoning option when the session turned thinking on and the model can reason. */
@@ -284,7 +281,7 @@ export class Agent {
     }
   }
 
-  private replyText(result: StreamedGeneration): { text: string; stepLimit: boolean } {
+  private replyText(result: Generation): { text: string; stepLimit: boolean } {
     const { maxSteps } = this.deps.config.llm;
     const stoppedMidTask = result.finishReason === "tool-calls" && result.steps.length >= maxSteps;
     if (stoppedMidTask) return { text: stepLimitReply(maxSteps), stepLimit: true };
