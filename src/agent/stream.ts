@@ -45,6 +45,12 @@ async function collectStep(result: StreamResult, display: StepDisplay): Promise<
   let finish: Extract<StreamPart, { type: "finish" }> | undefined;
   let warnings: GenerateResult["warnings"] = [];
   let metadata: NonNullable<GenerateResult["response"]> = {};
+  const start = (kind: TextContent["type"], id: string, providerMetadata: TextContent["providerMetadata"]): TextContent => {
+    const started: TextContent = { type: kind, text: "", ...(providerMetadata ? { providerMetadata } : {}) };
+    content.push(started);
+    open.set(`${kind}:${id}`, started);
+    return started;
+  };
   for await (const part of result.stream) {
     switch (part.type) {
       case "stream-start":
@@ -56,18 +62,14 @@ async function collectStep(result: StreamResult, display: StepDisplay): Promise<
         break;
       }
       case "text-start":
-      case "reasoning-start": {
-        const kind = part.type === "text-start" ? "text" : "reasoning";
-        const started: TextContent = { type: kind, text: "", ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
-        content.push(started);
-        open.set(`${kind}:${part.id}`, started);
+      case "reasoning-start":
+        start(part.type === "text-start" ? "text" : "reasoning", part.id, part.providerMetadata);
         break;
-      }
       case "text-delta":
       case "reasoning-delta": {
         const kind = part.type === "text-delta" ? "text" : "reasoning";
-        const growing = open.get(`${kind}:${part.id}`);
-        if (!growing) break;
+        // A delta without its start (a provider skipping it) opens the part rather than losing the text.
+        const growing = open.get(`${kind}:${part.id}`) ?? start(kind, part.id, undefined);
         growing.text += part.delta;
         if (part.providerMetadata) growing.providerMetadata = part.providerMetadata;
         if (kind === "text") display.text(part.delta);
