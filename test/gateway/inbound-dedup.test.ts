@@ -74,10 +74,15 @@ describe("inbound dedup", () => {
   });
 
   describe.skipIf(!process.env.REDIS_URL)("on Redis", () => {
-    it("honours another replica's claim until its lease runs out", async () => {
+    /** Two replicas' stores on one Redis, sharing a key prefix of their own. */
+    const replicaStores = (): Promise<[Store, Store]> => {
       const keyPrefix = `test-dedup-${randomUUID()}:`;
       const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
-      const [a, b] = await Promise.all([open(), open()]);
+      return Promise.all([open(), open()]);
+    };
+
+    it("honours another replica's claim until its lease runs out", async () => {
+      const [a, b] = await replicaStores();
       stores.push(a, b);
       let now = 1_000_000;
       const replicaA = new InboundDedup(a, { ...options, now: () => now });
@@ -93,9 +98,7 @@ describe("inbound dedup", () => {
     });
 
     it("a claim waiting for another replica ends as a duplicate when that one finishes, or deferred at shutdown", async () => {
-      const keyPrefix = `test-dedup-${randomUUID()}:`;
-      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
-      const [a, b] = await Promise.all([open(), open()]);
+      const [a, b] = await replicaStores();
       stores.push(a, b);
       let accepting = true;
       const replicaA = new InboundDedup(a, options);
@@ -111,9 +114,7 @@ describe("inbound dedup", () => {
     });
 
     it("the owner renews its claim while it handles the message; once it dies the claim runs out", async () => {
-      const keyPrefix = `test-dedup-${randomUUID()}:`;
-      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
-      const [a, b] = await Promise.all([open(), open()]);
+      const [a, b] = await replicaStores();
       stores.push(b);
       const short = { ttlMs: 60_000, leaseMs: 300 };
       const replicaA = new InboundDedup(a, short);
@@ -132,9 +133,7 @@ describe("inbound dedup", () => {
     });
 
     it("a claim given back at shutdown (deferred) can be taken by another replica at once", async () => {
-      const keyPrefix = `test-dedup-${randomUUID()}:`;
-      const open = () => createStore({ url: process.env.REDIS_URL!, dataDir: tmpdir(), log, keyPrefix });
-      const [a, b] = await Promise.all([open(), open()]);
+      const [a, b] = await replicaStores();
       stores.push(a, b);
       const replicaA = new InboundDedup(a, options);
       const replicaB = new InboundDedup(b, { ...options, keepWaiting: () => false });
