@@ -3,12 +3,12 @@
  * workspace, after `..` and after every symlink on the way, whether the file exists yet or not.
  */
 import { lstat, mkdir, realpath } from "node:fs/promises";
+import { LRUCache } from "lru-cache";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
 
-/** Workspaces this process made sure of; bounded, the oldest forgotten first (a forgotten one costs a mkdir). */
-const ensuredWorkspaces = new Set<string>();
-const ENSURED_MAX = 10_000;
+/** Workspaces this process made sure of; bounded (a forgotten one costs a mkdir). */
+const ensuredWorkspaces = new LRUCache<string, true>({ max: 10_000 });
 
 /**
  * Creates the workspace (mode 0700) unless this process already did: a turn starts with it, and a mkdir per
@@ -18,8 +18,7 @@ const ENSURED_MAX = 10_000;
 export async function ensureWorkspace(workspaceDir: string): Promise<void> {
   if (ensuredWorkspaces.has(workspaceDir)) return;
   await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
-  if (ensuredWorkspaces.size >= ENSURED_MAX) ensuredWorkspaces.delete(ensuredWorkspaces.values().next().value as string);
-  ensuredWorkspaces.add(workspaceDir);
+  ensuredWorkspaces.set(workspaceDir, true);
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Item lists on SQLite: one row per item in a table of their own, keyed by list and position. */
+import { LRUCache } from "lru-cache";
 import type { ItemLists } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireCount, requireKey } from "./checks.js";
@@ -7,7 +8,7 @@ import type { SqliteDb } from "./sqlite-db.js";
 const TABLE = "item_lists";
 /** Rows per INSERT, well under SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 300;
-/** Lists whose end this process remembers (see ListEnds); past that, the oldest is forgotten. */
+/** Lists whose end this process remembers (see ListEnds); past that, the least recently used is forgotten. */
 const ENDS_KEPT = 10_000;
 
 const PUSH = `INSERT INTO ${TABLE} (list, position, value) SELECT ?, COALESCE(MAX(position) + 1, 0), ? FROM ${TABLE} WHERE list = ? RETURNING position`;
@@ -24,21 +25,9 @@ export async function createListTable(db: SqliteDb): Promise<void> {
  * writes lists on SQLite; a list it does not remember (after a restart, where a crash may have left items past the
  * length its writer recorded) is cleaned as before.
  */
-export class ListEnds {
-  readonly #ends = new Map<string, number>();
-
-  get(list: string): number | undefined {
-    return this.#ends.get(list);
-  }
-
-  set(list: string, end: number): void {
-    this.#ends.delete(list);
-    if (this.#ends.size >= ENDS_KEPT) this.#ends.delete(this.#ends.keys().next().value!);
-    this.#ends.set(list, end);
-  }
-
-  forget(list: string): void {
-    this.#ends.delete(list);
+export class ListEnds extends LRUCache<string, number> {
+  constructor() {
+    super({ max: ENDS_KEPT });
   }
 }
 
@@ -59,7 +48,7 @@ export class SqliteLists<T> implements ItemLists<T> {
     const list = this.#list(key);
     const clean = opts.fresh === true || this.ends.get(list) === from;
     // Forgotten while writing: a write that fails halfway leaves the end unknown.
-    this.ends.forget(list);
+    this.ends.delete(list);
     await this.guard.run("list write", `${this.name}:${key}`, async () => {
       if (!clean) await this.db.run(`DELETE FROM ${TABLE} WHERE list = ? AND position >= ?`, list, from);
       for (let start = 0; start < items.length; start += ROWS_PER_INSERT) {
@@ -101,7 +90,7 @@ export class SqliteLists<T> implements ItemLists<T> {
 
   async delete(key: string): Promise<void> {
     const list = this.#list(key);
-    this.ends.forget(list);
+    this.ends.delete(list);
     await this.guard.run("list delete", `${this.name}:${key}`, () => this.db.run(`DELETE FROM ${TABLE} WHERE list = ?`, list));
   }
 
