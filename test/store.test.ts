@@ -19,11 +19,6 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** Raw SQL on a store file (while the store is closed). */
-async function rawQuery(file: string, sql: string, ...params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  return queryFile(file, sql, ...params);
-}
-
 describe("SQLite store: the store contract", () => {
   storeContract(async () => {
     const dataDir = await tempDir();
@@ -45,7 +40,7 @@ describe("SQLite store: files and rows", () => {
     const store = await createStore({ url: `sqlite://${file}`, dataDir: "/nonexistent", log: captureLog().log });
     await store.namespace<string>("meta").set("k", "v");
     await store.close();
-    expect(await rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "switchboard:meta:k" }]);
+    expect(queryFile(file, "SELECT key FROM keyv")).toEqual([{ key: "switchboard:meta:k" }]);
   });
 
   it("deletes expired rows that nobody reads again when it opens", async () => {
@@ -59,7 +54,7 @@ describe("SQLite store: files and rows", () => {
     await first.close();
     await until("the entries to pass their expiry", () => Date.now() > expiredAfter);
     await (await open()).close();
-    const rows = await rawQuery(join(dataDir, "switchboard.sqlite"), "SELECT key FROM keyv ORDER BY key");
+    const rows = queryFile(join(dataDir, "switchboard.sqlite"), "SELECT key FROM keyv ORDER BY key");
     expect(rows).toEqual([{ key: "switchboard:dedup:kept" }]);
   });
 
@@ -69,7 +64,7 @@ describe("SQLite store: files and rows", () => {
     const first = await createStore({ url: null, dataDir, log: captureLog().log });
     await first.namespace<string>("sessions").set("good", "fine");
     await first.close();
-    await rawQuery(file, "INSERT INTO keyv (key, value) VALUES (?, ?)", "switchboard:sessions:bad", "{not json");
+    queryFile(file, "INSERT INTO keyv (key, value) VALUES (?, ?)", "switchboard:sessions:bad", "{not json");
     const store = await createStore({ url: null, dataDir, log: captureLog().log });
     try {
       const sessions = store.namespace<string>("sessions");

@@ -9,7 +9,9 @@ export function queryFile(file: string, sql: string, ...params: unknown[]): Arra
   const db = new Database(file, { fileMustExist: true });
   try {
     const statement = db.prepare(sql);
-    return statement.reader ? (statement.all(...params) as Array<Record<string, unknown>>) : (statement.run(...params), []);
+    if (statement.reader) return statement.all(...params) as Array<Record<string, unknown>>;
+    statement.run(...params);
+    return [];
   } finally {
     db.close();
   }
