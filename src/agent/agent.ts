@@ -25,6 +25,7 @@ import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
+import { withHistoryPrompt } from "./history-prompt.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -222,12 +223,12 @@ export class Agent {
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const messages = [...record.messages.slice(0, -1), userMessage];
+    const history = withHistoryPrompt(this.deps.model, record.messages.slice(0, -1), userMessage);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
     return generateText({
-      model: input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model,
+      model: input.onEvent ? watchedModel(history.model, this.secrets, input.onEvent) : history.model,
       system: systemFor(config.llm.provider, prompt),
-      messages,
+      messages: history.messages,
       tools,
       experimental_repairToolCall: repairToolCall,
       stopWhen: stepCountIs(config.llm.maxSteps),

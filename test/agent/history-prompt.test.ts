@@ -1,0 +1,99 @@
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from "ai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
+import { createModel } from "../../src/agent/llm.js";
+import { configSchema } from "../../src/config.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../fakes/openai-server.js";
+
+/** A history with every kind of message a session keeps, including a tool result with an image in the middle. */
+const history: ModelMessage[] = [
+  { role: "user", content: "what time is it in Tokyo?" },
+  {
+    role: "assistant",
+    content: [
+      { type: "reasoning", text: "I should ask the clock." },
+      { type: "text", text: "" },
+      { type: "tool-call", toolCallId: "call-1", toolName: "clock", input: { zone: "Asia/Tokyo" } },
+    ],
+  },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: "call-1", toolName: "clock", output: { type: "json", value: { time: "09:00" } } }] },
+  { role: "assistant", content: "It is 09:00 in Tokyo." },
+  { role: "user", content: [{ type: "text", text: "and the weather?" }, { type: "text", text: "" }] },
+  { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-2", toolName: "weather", input: {} }] },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: "call-2", toolName: "weather", output: { type: "content", value: [{ type: "text", text: "sunny" }] } }] },
+  { role: "assistant", content: "Sunny." },
+  { role: "user", content: "show me the map" },
+  { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-3", toolName: "map", input: {} }] },
+  {
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: "call-3", toolName: "map", output: { type: "content", value: [{ type: "media", data: "iVBORw0KGgo=", mediaType: "image/png" }] } }],
+  },
+  { role: "assistant", content: "Here is the map." },
+  { role: "user", content: "thanks" },
+  { role: "assistant", content: "You're welcome." },
+];
+const latest: ModelMessage = { role: "user", content: "one more thing" };
+
+const tools = {
+  clock: tool({ inputSchema: jsonSchema({ type: "object", properties: { zone: { type: "string" } } }), execute: () => Promise.resolve({ time: "10:00" }) }),
+};
+
+describe("the converted history in front of generateText's messages", () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(() => fake.close());
+
+  /** The request bodies of one turn (a tool call, then an answer), with the history given whole or spliced in. */
+  async function bodies(provider: "openai-compatible" | "anthropic", spliced: boolean): Promise<unknown[]> {
+    const llm = configSchema.parse({ llm: { provider, baseUrl: fake.url, model: "fake-model", apiKey: "sk-test", maxRetries: 0 } }).llm;
+    const model = createModel(llm);
+    const replies: FakeReply[] = [{ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "Done." }];
+    fake.enqueue(...replies);
+    const from = fake.requests.length;
+    const call = spliced ? withHistoryPrompt(model, history, latest) : { model, messages: [...history, latest] };
+    const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    expect(result.text).toBe("Done.");
+    // The fake numbers its tool calls across the server's life; the rest of each body must match.
+    return fake.requests.slice(from).map((request) => JSON.parse(JSON.stringify(request.body).replace(/"call_\d+"/g, '"call_N"')) as unknown);
+  }
+
+  for (const provider of ["openai-compatible", "anthropic"] as const) {
+    it(`sends ${provider} the same requests, every step of the turn`, async () => {
+      const whole = await bodies(provider, false);
+      const spliced = await bodies(provider, true);
+      expect(whole).toHaveLength(2);
+      expect(spliced).toEqual(whole);
+    });
+  }
+
+  it("leaves to generateText the history from the first message it may have to download", () => {
+    const { messages } = withHistoryPrompt(createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model" } }).llm), history, latest);
+    // Up to the map's request (its image result is the SDK's to convert), then the rest and this turn's message.
+    expect(messages).toEqual([...history.slice(9), latest]);
+  });
+
+  it("ends the converted part where every tool call has its result, so a broken history fails as before", async () => {
+    const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model", maxRetries: 0 } }).llm);
+    const unanswered: ModelMessage[] = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "lost", toolName: "clock", input: {} }] },
+      { role: "user", content: "still there?" },
+    ];
+    const call = withHistoryPrompt(model, unanswered, latest);
+    expect(call.messages).toEqual([...unanswered.slice(2), latest]);
+    const before = fake.requests.length;
+    await expect(generateText({ ...call, maxRetries: 0 })).rejects.toThrow(/Tool result is missing for tool call lost/);
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it("gives generateText everything when no message can be converted first", () => {
+    const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model" } }).llm);
+    const image: ModelMessage = { role: "user", content: [{ type: "image", image: new URL("https://example.com/cat.png") }] };
+    const call = withHistoryPrompt(model, [image, ...history.slice(0, 4)], latest);
+    expect(call.model).toBe(model);
+    expect(call.messages).toEqual([image, ...history.slice(0, 4), latest]);
+  });
+});
