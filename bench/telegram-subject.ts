@@ -4,10 +4,11 @@
  * uses); `switchboard` is the whole gateway with the Telegram channel in polling mode on SQLite. Both talk to the
  * fake Bot API and the fake LLM the parent runs. The parent asks for `stats` (CPU and RSS) over IPC.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import type * as AppModule from "../src/app.js";
 import type * as ConfigModule from "../src/config.js";
@@ -22,7 +23,11 @@ export interface SubjectEnv {
   dist: boolean;
 }
 
-export type ParentMessage = { type: "stats" } | { type: "retained" } | { type: "stop" };
+export type ParentMessage =
+  | { type: "stats" }
+  | { type: "retained" }
+  | { type: "stop" }
+  | { type: "allocations"; action: "start" | "stop"; file: string };
 export type ChildMessage =
   | { type: "ready" }
   | { type: "stats"; cpuMicros: number; rss: number; storeQueries: number; gcMillis: number }
@@ -89,8 +94,8 @@ new PerformanceObserver((list) => {
 
 /** SQL statements run so far: every store round trip on SQLite is one (a prepared statement's all or run). */
 let storeQueries = 0;
-/** BENCH_TG_SQL=1: counts by statement, printed at the end, to see which part makes the round trips. */
-const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, number>() : undefined;
+/** BENCH_TG_SQL=1: count and time (ms) by statement, printed at the end, to see which part makes the round trips. */
+const queryShapes = process.env.BENCH_TG_SQL ? new Map<string, { count: number; ms: number }>() : undefined;
 
 async function countStoreQueries(): Promise<void> {
   const { default: Database } = await import("better-sqlite3");
@@ -101,14 +106,18 @@ async function countStoreQueries(): Promise<void> {
     const original = proto[method];
     proto[method] = function (this: { source?: string }, ...args: unknown[]) {
       storeQueries += 1;
-      if (queryShapes) {
-        // The statement and the namespace (and first part of the key) it touched.
-        const first = args[0];
-        const key = typeof first === "string" ? first.split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
-        const shape = `${String(this.source).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
-        queryShapes.set(shape, (queryShapes.get(shape) ?? 0) + 1);
+      if (!queryShapes) return original.apply(this, args);
+      // The statement and the namespace (and first part of the key) it touched.
+      const first = args[0];
+      const key = typeof first === "string" ? first.split(":").slice(0, 2).join(":").replace(/[0-9]+/g, "N") : "";
+      const shape = `${String(this.source).replace(/\s+/g, " ").slice(0, 40)} ${key}`;
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const seen = queryShapes.get(shape) ?? { count: 0, ms: 0 };
+        queryShapes.set(shape, { count: seen.count + 1, ms: seen.ms + performance.now() - started });
       }
-      return original.apply(this, args);
     };
   }
 }
@@ -139,9 +148,36 @@ async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
   };
 }
 
+/**
+ * BENCH_TG_ALLOC: V8's sampling heap profiler over the burst, garbage included (what the young generation has to
+ * scavenge), written as a .heapprofile that Chrome's DevTools open.
+ */
+let inspector: Session | undefined;
+async function sampleAllocations(action: "start" | "stop", file: string): Promise<void> {
+  if (action === "start") {
+    inspector = new Session();
+    inspector.connect();
+    await inspector.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return;
+  }
+  const { profile } = await inspector!.post("HeapProfiler.stopSampling");
+  await writeFile(file, JSON.stringify(profile));
+  inspector!.disconnect();
+}
+
+/** How long the event loop was held (a store statement, a GC, a long task), reported with each stats reading. */
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboard(env));
 process.on("message", (message: ParentMessage) => {
+  if (message.type === "allocations") {
+    void sampleAllocations(message.action, message.file);
+    return;
+  }
   if (message.type === "stats") {
+    // On stderr: how long the event loop was held since the last reading (a store statement, a GC, a long task).
+    process.stderr.write(`${env.subject} event-loop delay since the last reading: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms\n`);
+    loopDelay.reset();
     const cpu = process.cpuUsage();
     send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries, gcMillis });
     return;
@@ -162,7 +198,9 @@ process.on("message", (message: ParentMessage) => {
     }, 1_000);
     return;
   }
-  if (queryShapes) for (const [shape, n] of [...queryShapes].sort((a, b) => b[1] - a[1])) process.stderr.write(`${n}\t${shape}\n`);
+  if (queryShapes) {
+    for (const [shape, { count, ms }] of [...queryShapes].sort((a, b) => b[1].ms - a[1].ms)) process.stderr.write(`${count}\t${ms.toFixed(1)} ms\t${shape}\n`);
+  }
   void stop().finally(() => send({ type: "stopped" }));
 });
 // The parent went away (killed or crashed): do not linger.

@@ -179,18 +179,25 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     const rssIdle = (await bot.stats()).rss;
     const users = usersFrom(1_000_000, BURST.users);
 
+    const allocations = process.env.BENCH_TG_ALLOC;
+    if (allocations && subject === "switchboard") bot.sampleAllocations("start", allocations);
     const before = await bot.stats();
     const callsBefore = tg.calls.length;
     const started = performance.now();
     await replies.all(Array.from({ length: BURST.messages }, (_, i) => textFrom(users[i % users.length]!, `burst ${i}`)));
     const seconds = (performance.now() - started) / 1000;
     const after = await bot.stats();
+    if (allocations && subject === "switchboard") bot.sampleAllocations("stop", allocations);
 
     const storeQueriesPerMessage = (after.storeQueries - before.storeQueries) / BURST.messages;
     progress(subject, `burst: Bot API calls per message: ${callsPerMessage(tg.calls.slice(callsBefore), BURST.messages)}`);
     progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg (GC ${((after.gcMillis - before.gcMillis) / BURST.messages).toFixed(2)} ms), ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
-    for (const rate of RATES) rates.push(await offered(replies, users, rate));
+    for (const rate of RATES) {
+      rates.push(await offered(replies, users, rate));
+      // The subject prints the event loop's delay over each rate with its progress.
+      await bot.stats();
+    }
 
     progress(subject, `offered rates: ${JSON.stringify(rates)}, lost ${replies.lost}`);
     const oneSession = await singleSession(replies, bot);
@@ -331,7 +338,7 @@ class Replies {
 
 function profileArgs(subject: SubjectEnv["subject"]): string[] {
   const dir = process.env.BENCH_TG_PROFILE;
-  return dir && subject === "switchboard" ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+  return dir && (subject === "switchboard" || process.env.BENCH_TG_PROFILE_BASELINE) ? ["--cpu-prof", `--cpu-prof-dir=${dir}/${subject}`] : [];
 }
 
 /**
@@ -367,6 +374,10 @@ class Subject {
     const answer = this.next("retained");
     this.child.send({ type: "retained" } satisfies ParentMessage);
     return (await answer) as { rss: number; heap: number };
+  }
+
+  sampleAllocations(action: "start" | "stop", file: string): void {
+    this.child.send({ type: "allocations", action, file } satisfies ParentMessage);
   }
 
   async stats(): Promise<{ cpuMicros: number; rss: number; storeQueries: number; gcMillis: number }> {

@@ -56,7 +56,9 @@ function fetchWithTimeout(timeoutMs: number): typeof globalThis.fetch {
   return (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return globalThis.fetch(input, { ...init, signal });
+    // The providers send JSON text; as bytes, fetch skips its well-formed copy of the whole body before encoding it.
+    const body = typeof init?.body === "string" ? Buffer.from(init.body) : init?.body;
+    return globalThis.fetch(input, { ...init, body, signal });
   };
 }
 

@@ -11,7 +11,7 @@
 import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from "ai";
 import { basename } from "node:path";
 import type { TurnEvent } from "../core/turn.js";
-import { redactText } from "../infra/config/secrets.js";
+import { GrowingRedaction } from "./growing-redaction.js";
 
 type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
 type StreamResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doStream"]>>;
@@ -72,7 +72,7 @@ async function collectStep(result: StreamResult, display: StepDisplay): Promise<
         const growing = open.get(`${kind}:${part.id}`) ?? start(kind, part.id, undefined);
         growing.text += part.delta;
         if (part.providerMetadata) growing.providerMetadata = part.providerMetadata;
-        if (kind === "text") display.text(part.delta);
+        if (kind === "text") display.textDelta(part.delta);
         break;
       }
       case "text-end":
@@ -117,22 +117,23 @@ async function collectStep(result: StreamResult, display: StepDisplay): Promise<
 
 /** What the watcher sees of the current step: its text so far, redacted, or which tool runs. */
 class StepDisplay {
-  private raw = "";
+  private readonly text: GrowingRedaction;
   private shown = "";
 
   constructor(
-    private readonly secrets: readonly string[],
+    secrets: readonly string[],
     private readonly onEvent: (event: TurnEvent) => void,
-  ) {}
+  ) {
+    this.text = new GrowingRedaction(secrets);
+  }
 
   startStep(): void {
-    this.raw = "";
+    this.text.reset();
     this.show("");
   }
 
-  text(delta: string): void {
-    this.raw += delta;
-    this.show(safePrefix(redactText(this.raw, this.secrets), this.secrets));
+  textDelta(delta: string): void {
+    this.show(this.text.append(delta));
   }
 
   status(text: string): void {
@@ -145,20 +146,6 @@ class StepDisplay {
     this.shown = text;
     this.onEvent({ type: "text", text, ...(delta !== undefined ? { delta } : {}) });
   }
-}
-
-/** `text` without a tail that a secret starts with, so no part of a secret is shown before it can be redacted. */
-function safePrefix(text: string, secrets: readonly string[]): string {
-  let cut = text.length;
-  for (const secret of secrets) {
-    for (let n = Math.min(secret.length - 1, text.length); n > 0; n--) {
-      if (text.endsWith(secret.slice(0, n))) {
-        cut = Math.min(cut, text.length - n);
-        break;
-      }
-    }
-  }
-  return text.slice(0, cut);
 }
 
 /** A tool call's input as the model sent it (JSON text), or undefined when it is not JSON. */

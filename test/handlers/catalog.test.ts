@@ -101,7 +101,7 @@ describe("ToolCatalog.compactSchema", () => {
       type: "object",
       properties: {
         when: { type: "string", description: "When, as the user said it" },
-        note: { type: "string", description: "A very long description of a note field that goes on and on…" },
+        note: { type: "string", description: "A very long description of a note field that goes on and on..." },
         kind: { type: "string", enum: ["a", "b"], default: "a" },
       },
       required: ["when", "note"],

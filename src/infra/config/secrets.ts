@@ -71,6 +71,17 @@ function patternOf(secrets: readonly string[]): RegExp {
   return pattern;
 }
 
+/** Where each secret form occurs in `text`, as redactText finds them (start and end offsets, in order). */
+export function secretSpans(text: string, secrets: readonly string[]): Array<[number, number]> {
+  if (secrets.length === 0) return [];
+  // exec on the shared pattern: matchAll would copy it, and compiling this pattern costs more than a short scan.
+  const pattern = patternOf(secrets);
+  const spans: Array<[number, number]> = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) spans.push([match.index, pattern.lastIndex]);
+  return spans;
+}
+
 export function redactText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
   return text.replace(patternOf(secrets), REDACTED);

@@ -1,0 +1,108 @@
+/**
+ * The redacted view of a text that grows by appends (a reply as the model streams it): the text redactText gives
+ * for the whole, less a tail that could be the start of a secret, in time proportional to the appended part.
+ * Redacting the whole text again on every delta made a long streamed reply quadratic: ~9 ms of CPU for 500 deltas
+ * of a 2,000-character answer with a usual set of secrets.
+ *
+ * Text further behind the end than any match can reach is settled: redacted once and kept as it is.
+ */
+import { REDACTED, secretSpans } from "../infra/config/secrets.js";
+
+type Span = [start: number, end: number];
+
+export class GrowingRedaction {
+  #raw = "";
+  /** How much of the text is settled, and its redacted form. */
+  #settledAt = 0;
+  #settled = "";
+  readonly #longest: number;
+  readonly #prefixEnds: PrefixEnds;
+
+  constructor(private readonly secrets: readonly string[]) {
+    this.#longest = Math.max(0, ...secrets.map((secret) => secret.length));
+    this.#prefixEnds = prefixEndsOf(secrets);
+  }
+
+  /** Starts over with an empty text (the model's next step). */
+  reset(): void {
+    this.#raw = "";
+    this.#settledAt = 0;
+    this.#settled = "";
+  }
+
+  /** Appends `delta`; answers the whole text redacted, without a tail that a secret starts with. */
+  append(delta: string): string {
+    this.#raw += delta;
+    if (this.secrets.length === 0) return this.#raw;
+    const tail = this.#raw.slice(this.#settledAt);
+    const spans = secretSpans(tail, this.secrets);
+    const redacted = this.#settled + redactSpans(tail, spans);
+    this.#settle(tail, spans);
+    return this.#withoutSecretStart(redacted);
+  }
+
+  /**
+   * Settles the start of `tail` (the unsettled text) that no match still to come can reach, cut where no match
+   * found so far crosses: redacted alone, it reads the same as within the whole.
+   */
+  #settle(tail: string, spans: Span[]): void {
+    // A match is a form with at most a line break ("\r\n") between two characters; breaks only where "\n" is.
+    let cut = tail.length - this.#longest - 2 * countNewlines(tail);
+    if (cut <= 0) return;
+    for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
+    this.#settled += redactSpans(tail.slice(0, cut), spans.filter(([, end]) => end <= cut));
+    this.#settledAt += cut;
+  }
+
+  /** `text` less a tail that a secret starts with, so no part of a secret shows before it can be redacted. */
+  #withoutSecretStart(text: string): string {
+    let cut = text.length;
+    const last = text.charCodeAt(text.length - 1);
+    this.secrets.forEach((secret, i) => {
+      const n = this.#prefixEnds[i]!.get(last)?.find((length) => length <= text.length && text.endsWith(secret.slice(0, length)));
+      if (n !== undefined) cut = Math.min(cut, text.length - n);
+    });
+    return cut === text.length ? text : text.slice(0, cut);
+  }
+}
+
+/** For each secret, by character code: the lengths n (longest first) whose first n characters end in it. */
+type PrefixEnds = Array<Map<number, number[]>>;
+
+/** Made once per set of secrets (the gateway has one), not per turn. */
+const prefixEndsBySecrets = new WeakMap<readonly string[], PrefixEnds>();
+
+function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
+  let tables = prefixEndsBySecrets.get(secrets);
+  if (!tables) {
+    tables = secrets.map((secret) => {
+      const ends = new Map<number, number[]>();
+      for (let n = secret.length - 1; n > 0; n--) {
+        const last = secret.charCodeAt(n - 1);
+        const lengths = ends.get(last);
+        if (lengths) lengths.push(n);
+        else ends.set(last, [n]);
+      }
+      return ends;
+    });
+    prefixEndsBySecrets.set(secrets, tables);
+  }
+  return tables;
+}
+
+function redactSpans(text: string, spans: readonly Span[]): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count += 1;
+  return count;
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { GrowingRedaction } from "../../src/agent/growing-redaction.js";
+import { redactText, secretForms } from "../../src/infra/config/secrets.js";
+
+/** Longest first, as the gateway collects them. */
+const secrets = [...new Set([...secretForms("sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"), ...secretForms("pass-word-9"), ...secretForms("9999")])].sort(
+  (a, b) => b.length - a.length,
+);
+
+/** What the whole text shows: redacted, less a tail that a secret starts with (the definition, done the slow way). */
+function reference(text: string): string {
+  const redacted = redactText(text, secrets);
+  let cut = redacted.length;
+  for (const secret of secrets) {
+    for (let n = Math.min(secret.length - 1, redacted.length); n > 0; n--) {
+      if (redacted.endsWith(secret.slice(0, n))) {
+        cut = Math.min(cut, redacted.length - n);
+        break;
+      }
+    }
+  }
+  return redacted.slice(0, cut);
+}
+
+/** A deterministic pseudo-random source, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** Chat text with secrets (as they are, reversed, encoded, wrapped by line breaks, cut short) in random places. */
+function textWithSecrets(next: () => number): string {
+  const pieces = ["The answer is ", "here: ", "\n\n- ", "ok ", "sk-proj-", "pass-", "99", "\r\n"];
+  let text = "";
+  while (text.length < 600) {
+    const roll = next();
+    if (roll < 0.15) {
+      const secret = secrets[Math.floor(next() * secrets.length)]!;
+      text += next() < 0.3 ? [...secret].join(next() < 0.5 ? "\n" : "\r\n") : secret;
+    } else if (roll < 0.25) {
+      const secret = secrets[Math.floor(next() * secrets.length)]!;
+      text += secret.slice(0, 1 + Math.floor(next() * (secret.length - 1)));
+    } else {
+      text += pieces[Math.floor(next() * pieces.length)]!;
+    }
+  }
+  return text;
+}
+
+describe("GrowingRedaction", () => {
+  it("shows after every delta what redacting the whole text shows", () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const next = random(seed);
+      const text = textWithSecrets(next);
+      const growing = new GrowingRedaction(secrets);
+      let sent = 0;
+      while (sent < text.length) {
+        const size = 1 + Math.floor(next() * 12);
+        const shown = growing.append(text.slice(sent, sent + size));
+        sent += size;
+        expect(shown, `seed ${seed} after ${sent} characters`).toBe(reference(text.slice(0, sent)));
+      }
+    }
+  });
+
+  it("never shows a secret's first characters while it streams in, and starts over on reset", () => {
+    const growing = new GrowingRedaction(secrets);
+    const shown = [..."Your key: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789 done"].map((ch) => growing.append(ch));
+    for (const text of shown) expect(text).not.toMatch(/sk-|proj/);
+    expect(shown.at(-1)).toBe("Your key: [REDACTED] done");
+    growing.reset();
+    expect(growing.append("fresh")).toBe("fresh");
+  });
+
+  it("passes text through when there are no secrets", () => {
+    const growing = new GrowingRedaction([]);
+    growing.append("sk-proj-");
+    expect(growing.append("abc")).toBe("sk-proj-abc");
+  });
+});
