@@ -54,6 +54,21 @@ describe("createModel against the fake server", () => {
     expect(fake.requests[0]!.headers.authorization).toBe("Bearer sk-abc");
   });
 
+  it("sends the request body as UTF-8 JSON with its content type and length, whatever the text", async () => {
+    const model = createModel(llmConfig({ baseUrl: fake.url, model: "fake-model" }));
+    fake.enqueue({ text: "好的" });
+    const prompt = "天气怎么样？ 🌦 \ud800 end";
+
+    const result = await generateText({ model, prompt });
+
+    expect(result.text).toBe("好的");
+    const { headers, body } = fake.requests[0]!;
+    expect(headers["content-type"]).toBe("application/json");
+    expect(Number(headers["content-length"])).toBe(Buffer.byteLength(JSON.stringify(body)));
+    // JSON.stringify escapes a lone surrogate, so even that arrives as it was.
+    expect(body.messages).toEqual([{ role: "user", content: prompt }]);
+  });
+
   it("lists models for doctor and answers the path without /v1 too", async () => {
     const models = (await (await fetch(`${fake.url}/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data.map((m) => m.id)).toEqual(FAKE_MODEL_IDS);
