@@ -4,7 +4,8 @@
  * the growing view, for answers of a few lengths, with the secret forms of three configured secrets.
  */
 import { GrowingRedaction } from "../src/agent/growing-redaction.js";
-import { redactText, secretForms } from "../src/infra/config/secrets.js";
+import { secretForms } from "../src/infra/config/secrets.js";
+import { wholeTextView } from "../test/helpers/whole-text-redaction.js";
 import type { BenchResult } from "./types.js";
 
 const DELTA_CHARS = 4;
@@ -20,7 +21,7 @@ export function run(): Promise<BenchResult> {
       let text = "";
       return (delta) => {
         text += delta;
-        return withoutSecretStart(redactText(text, SECRETS));
+        return wholeTextView(text, SECRETS);
       };
     });
     const growing = cpuPerAnswer(deltas, () => {
@@ -58,18 +59,4 @@ function cpuPerAnswer(deltas: string[], start: () => (delta: string) => string):
   for (let i = 0; i < ANSWERS; i++) answer();
   const used = process.cpuUsage(started);
   return (used.user + used.system) / 1000 / ANSWERS;
-}
-
-/** The held-back tail as the agent computed it before: every length of every secret's start. */
-function withoutSecretStart(text: string): string {
-  let cut = text.length;
-  for (const secret of SECRETS) {
-    for (let n = Math.min(secret.length - 1, text.length); n > 0; n--) {
-      if (text.endsWith(secret.slice(0, n))) {
-        cut = Math.min(cut, text.length - n);
-        break;
-      }
-    }
-  }
-  return text.slice(0, cut);
 }

@@ -1,35 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { GrowingRedaction } from "../../src/agent/growing-redaction.js";
-import { redactText, secretForms } from "../../src/infra/config/secrets.js";
+import { secretForms } from "../../src/infra/config/secrets.js";
+import { seededRandom } from "../helpers/seeded-random.js";
+import { wholeTextView } from "../helpers/whole-text-redaction.js";
 
 /** Longest first, as the gateway collects them. */
 const secrets = [...new Set([...secretForms("sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"), ...secretForms("pass-word-9"), ...secretForms("9999")])].sort(
   (a, b) => b.length - a.length,
 );
-
-/** What the whole text shows: redacted, less a tail that a secret starts with (the definition, done the slow way). */
-function reference(text: string): string {
-  const redacted = redactText(text, secrets);
-  let cut = redacted.length;
-  for (const secret of secrets) {
-    for (let n = Math.min(secret.length - 1, redacted.length); n > 0; n--) {
-      if (redacted.endsWith(secret.slice(0, n))) {
-        cut = Math.min(cut, redacted.length - n);
-        break;
-      }
-    }
-  }
-  return redacted.slice(0, cut);
-}
-
-/** A deterministic pseudo-random source, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 /** Chat text with secrets (as they are, reversed, encoded, wrapped by line breaks, cut short) in random places. */
 function textWithSecrets(next: () => number): string {
@@ -53,7 +31,7 @@ function textWithSecrets(next: () => number): string {
 describe("GrowingRedaction", () => {
   it("shows after every delta what redacting the whole text shows", () => {
     for (let seed = 1; seed <= 60; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const text = textWithSecrets(next);
       const growing = new GrowingRedaction(secrets);
       let sent = 0;
@@ -61,7 +39,7 @@ describe("GrowingRedaction", () => {
         const size = 1 + Math.floor(next() * 12);
         const shown = growing.append(text.slice(sent, sent + size));
         sent += size;
-        expect(shown, `seed ${seed} after ${sent} characters`).toBe(reference(text.slice(0, sent)));
+        expect(shown, `seed ${seed} after ${sent} characters`).toBe(wholeTextView(text.slice(0, sent), secrets));
       }
     }
   });
