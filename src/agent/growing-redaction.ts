@@ -11,9 +11,9 @@ import { REDACTED, secretSpans } from "../infra/config/secrets.js";
 type Span = [start: number, end: number];
 
 export class GrowingRedaction {
-  #raw = "";
-  /** How much of the text is settled, and its redacted form. */
-  #settledAt = 0;
+  /** The text not settled yet, as it came. */
+  #pending = "";
+  /** The redacted form of the text before it. */
   #settled = "";
   readonly #longest: number;
   readonly #prefixEnds: PrefixEnds;
@@ -25,33 +25,32 @@ export class GrowingRedaction {
 
   /** Starts over with an empty text (the model's next step). */
   reset(): void {
-    this.#raw = "";
-    this.#settledAt = 0;
+    this.#pending = "";
     this.#settled = "";
   }
 
   /** Appends `delta`; answers the whole text redacted, without a tail that a secret starts with. */
   append(delta: string): string {
-    this.#raw += delta;
-    if (this.secrets.length === 0) return this.#raw;
-    const tail = this.#raw.slice(this.#settledAt);
-    const spans = secretSpans(tail, this.secrets);
-    const redacted = this.#settled + redactSpans(tail, spans);
-    this.#settle(tail, spans);
+    this.#pending += delta;
+    if (this.secrets.length === 0) return this.#pending;
+    const spans = secretSpans(this.#pending, this.secrets);
+    const redacted = this.#settled + redactSpans(this.#pending, spans);
+    this.#settle(spans);
     return this.#withoutSecretStart(redacted);
   }
 
   /**
-   * Settles the start of `tail` (the unsettled text) that no match still to come can reach, cut where no match
-   * found so far crosses: redacted alone, it reads the same as within the whole.
+   * Settles the start of the pending text that no match still to come can reach, cut where no match found so far
+   * crosses: redacted alone, it reads the same as within the whole.
    */
-  #settle(tail: string, spans: Span[]): void {
+  #settle(spans: Span[]): void {
+    const pending = this.#pending;
     // A match is a form with at most a line break ("\r\n") between two characters; breaks only where "\n" is.
-    let cut = tail.length - this.#longest - 2 * countNewlines(tail);
+    let cut = pending.length - this.#longest - 2 * countNewlines(pending);
     if (cut <= 0) return;
     for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
-    this.#settled += redactSpans(tail.slice(0, cut), spans.filter(([, end]) => end <= cut));
-    this.#settledAt += cut;
+    this.#settled += redactSpans(pending.slice(0, cut), spans.filter(([, end]) => end <= cut));
+    this.#pending = pending.slice(cut);
   }
 
   /** `text` less a tail that a secret starts with, so no part of a secret shows before it can be redacted. */

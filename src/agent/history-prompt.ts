@@ -82,7 +82,8 @@ function convert(message: ModelMessage): PromptMessage | undefined {
   const { providerOptions } = message;
   switch (message.role) {
     case "system":
-      return { role: "system", content: message.content, providerOptions };
+      // Not kept in a history; generateText warns about one, so it is left to it.
+      return undefined;
     case "user": {
       if (typeof message.content === "string") return { role: "user", content: [{ type: "text", text: message.content }], providerOptions };
       const parts = [];
