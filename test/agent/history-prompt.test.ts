@@ -2,6 +2,7 @@ import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
 import { createModel } from "../../src/agent/llm.js";
+import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../fakes/openai-server.js";
 
@@ -45,26 +46,40 @@ describe("the converted history in front of generateText's messages", () => {
   });
   afterAll(() => fake.close());
 
-  /** The request bodies of one turn (a tool call, then an answer), with the history given whole or spliced in. */
-  async function bodies(provider: "openai-compatible" | "anthropic", spliced: boolean): Promise<unknown[]> {
+  /**
+   * The request bodies of one turn (a tool call, then an answer), with the history given whole or spliced in, the
+   * model called plainly or watched (streamed, as the agent calls it when someone sees the reply grow).
+   */
+  async function bodies(provider: "openai-compatible" | "anthropic", way: "whole" | "spliced" | "spliced and watched"): Promise<unknown[]> {
     const llm = configSchema.parse({ llm: { provider, baseUrl: fake.url, model: "fake-model", apiKey: "sk-test", maxRetries: 0 } }).llm;
     const model = createModel(llm);
     const replies: FakeReply[] = [{ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "Done." }];
     fake.enqueue(...replies);
     const from = fake.requests.length;
-    const call = spliced ? withHistoryPrompt(model, history, latest) : { model, messages: [...history, latest] };
-    const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const call = way === "whole" ? { model, messages: [...history, latest] } : withHistoryPrompt(model, history, latest);
+    const shown: string[] = [];
+    const watched = way === "spliced and watched" ? watchedModel(call.model, [], (event) => shown.push(event.text)) : call.model;
+    const result = await generateText({ ...call, model: watched, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
-    // The fake numbers its tool calls across the server's life; the rest of each body must match.
-    return fake.requests.slice(from).map((request) => JSON.parse(JSON.stringify(request.body).replace(/"call_\d+"/g, '"call_N"')) as unknown);
+    if (way === "spliced and watched") expect(shown).toContain("Done.");
+    // The fake numbers its tool calls across the server's life; a streamed call asks for a stream.
+    return fake.requests.slice(from).map((request) => {
+      const { stream: _stream, stream_options: _options, ...body } = request.body;
+      return JSON.parse(JSON.stringify(body).replace(/"call_\d+"/g, '"call_N"')) as unknown;
+    });
   }
 
   for (const provider of ["openai-compatible", "anthropic"] as const) {
-    it(`sends ${provider} the same requests, every step of the turn`, async () => {
-      const whole = await bodies(provider, false);
-      const spliced = await bodies(provider, true);
+    it(`sends ${provider} the same requests, every step of the turn, watched or not`, async () => {
+      const whole = await bodies(provider, "whole");
       expect(whole).toHaveLength(2);
-      expect(spliced).toEqual(whole);
+      expect(await bodies(provider, "spliced")).toEqual(whole);
+      // A streamed call may ask for more (Anthropic streams tool input eagerly); the conversation must be the same.
+      const conversation = (body: unknown) => {
+        const { system, messages } = body as { system?: unknown; messages: unknown };
+        return { system, messages };
+      };
+      expect((await bodies(provider, "spliced and watched")).map(conversation)).toEqual(whole.map(conversation));
     });
   }
 
