@@ -31,28 +31,33 @@ const converted = new WeakMap<ModelMessage, PromptMessage>();
  * tool call has its result, as generateText's own check demands of a prompt.
  */
 export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage): HistoryPrompt {
+  if (typeof model === "string" || model.specificationVersion !== "v3") return { model, messages: [...history, latest] };
   const prefix: PromptMessage[] = [];
   let closedAt = 0;
   const openCalls = new Set<string>();
-  for (const message of history) {
+  for (const [i, message] of history.entries()) {
     const prompt = promptMessage(message);
-    // A tool message right after one is merged by generateText; left to it rather than copied here.
-    if (!prompt || (prompt.role === "tool" && prefix.at(-1)?.role === "tool")) break;
+    // generateText merges a tool message into the one before, and refuses a user message while a call is open:
+    // both are left to it.
+    if (!prompt || (prompt.role === "tool" && prefix.at(-1)?.role === "tool") || (prompt.role === "user" && openCalls.size > 0)) break;
     prefix.push(prompt);
     trackToolCalls(prompt, openCalls);
-    if (openCalls.size === 0) closedAt = prefix.length;
+    if (openCalls.size === 0 && !(prompt.role === "tool" && history[i + 1]?.role === "tool")) closedAt = i + 1;
   }
   const messages = [...history.slice(closedAt), latest];
-  if (closedAt === 0 || typeof model === "string" || model.specificationVersion !== "v3") return { model, messages };
+  if (closedAt === 0) return { model, messages };
   const spliced = prefix.slice(0, closedAt);
+  // generateText puts the `system` option's messages first, then those of `messages`: the history goes between.
+  const firstOther = messages.findIndex((message) => message.role !== "system");
+  const ownSystem = firstOther === -1 ? messages.length : firstOther;
   return {
     model: wrapLanguageModel({
       model,
       middleware: {
         specificationVersion: "v3",
         transformParams: ({ params }) => {
-          const systemCount = params.prompt.findIndex((message) => message.role !== "system");
-          const at = systemCount === -1 ? params.prompt.length : systemCount;
+          const leadingSystem = params.prompt.findIndex((message) => message.role !== "system");
+          const at = (leadingSystem === -1 ? params.prompt.length : leadingSystem) - ownSystem;
           return Promise.resolve({ ...params, prompt: [...params.prompt.slice(0, at), ...spliced, ...params.prompt.slice(at)] });
         },
       },

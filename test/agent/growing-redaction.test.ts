@@ -53,6 +53,11 @@ describe("GrowingRedaction", () => {
     expect(growing.append("fresh")).toBe("fresh");
   });
 
+  it("ignores an empty secret instead of matching it everywhere", () => {
+    const growing = new GrowingRedaction(["", "abcd1234"]);
+    expect(growing.append("key abcd1234 ok")).toBe("key [REDACTED] ok");
+  });
+
   it("passes text through when there are no secrets", () => {
     const growing = new GrowingRedaction([]);
     growing.append("sk-proj-");

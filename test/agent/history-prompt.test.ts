@@ -1,4 +1,4 @@
-import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from "ai";
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
 import { createModel } from "../../src/agent/llm.js";
@@ -102,6 +102,53 @@ describe("the converted history in front of generateText's messages", () => {
     const before = fake.requests.length;
     await expect(generateText({ ...call, maxRetries: 0 })).rejects.toThrow(/Tool result is missing for tool call lost/);
     expect(fake.requests.length).toBe(before);
+  });
+
+  /**
+   * The prompt the provider is handed (recorded in front of the real provider, which then calls the fake), with the
+   * history given whole or spliced in; or the error generateText ends with.
+   */
+  async function promptSent(messages: ModelMessage[], spliced: boolean): Promise<unknown> {
+    const recorded: unknown[] = [];
+    const recorder: LanguageModelMiddleware = {
+      specificationVersion: "v3",
+      transformParams: ({ params }) => {
+        recorded.push(JSON.parse(JSON.stringify(params.prompt)));
+        return Promise.resolve(params);
+      },
+    };
+    const provider = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model", maxRetries: 0 } }).llm);
+    const model = wrapLanguageModel({ model: provider as Parameters<typeof wrapLanguageModel>[0]["model"], middleware: recorder });
+    fake.enqueue({ text: "ok" });
+    const call = spliced ? withHistoryPrompt(model, messages, latest) : { model, messages: [...messages, latest] };
+    try {
+      await generateText({ ...call, system: "You are helpful.", allowSystemInMessages: true, maxRetries: 0 });
+      return recorded;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  const call = (id: string): ModelMessage => ({ role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "clock", input: {} }] });
+  const result = (id: string, providerOptions?: ModelMessage["providerOptions"]): ModelMessage => ({
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: id, toolName: "clock", output: { type: "text", value: id } }],
+    ...(providerOptions ? { providerOptions } : {}),
+  });
+  const histories: Record<string, ModelMessage[]> = {
+    "two tool messages in a row (merged by generateText)": [{ role: "user", content: "hi" }, call("a"), result("a", { x: { a: 1 } }), result("b"), { role: "assistant", content: "done" }],
+    "a user message while a call is open (refused by generateText)": [call("a"), { role: "user", content: "interrupt" }, result("a")],
+    "a system message in the history": [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }, { role: "system", content: "from the history" }, { role: "user", content: "x" }],
+  };
+  for (const [name, messages] of Object.entries(histories)) {
+    it(`hands the provider what generateText would: ${name}`, async () => {
+      const whole = await promptSent(messages, false);
+      expect(await promptSent(messages, true)).toEqual(whole);
+    });
+  }
+
+  it("gives generateText the whole history with a model it cannot wrap", () => {
+    expect(withHistoryPrompt("openai/gpt-4o", history.slice(0, 4), latest)).toEqual({ model: "openai/gpt-4o", messages: [...history.slice(0, 4), latest] });
   });
 
   it("gives generateText everything when no message can be converted first", () => {

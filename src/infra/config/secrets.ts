@@ -64,8 +64,9 @@ const patterns = new WeakMap<readonly string[], RegExp>();
 function patternOf(secrets: readonly string[]): RegExp {
   let pattern = patterns.get(secrets);
   if (!pattern) {
-    const alternatives = secrets.map((s) => [...s].map((ch) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("(?:\\r?\\n)?"));
-    pattern = new RegExp(alternatives.join("|"), "g");
+    // An empty secret would match everywhere (collectSecretsAt keeps none under 4 characters); no secret, nowhere.
+    const alternatives = secrets.filter((s) => s !== "").map((s) => [...s].map((ch) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("(?:\\r?\\n)?"));
+    pattern = new RegExp(alternatives.length > 0 ? alternatives.join("|") : "(?!)", "g");
     patterns.set(secrets, pattern);
   }
   return pattern;
