@@ -5,7 +5,8 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { APICallError, RetryError, type LanguageModel } from "ai";
+import { APICallError, modelMessageSchema, RetryError, type LanguageModel } from "ai";
+import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 
@@ -26,6 +27,16 @@ export function llmSetupProblem(llm: LlmConfig): string | null {
   const missing = required.filter(([value]) => value === null).map(([, setting]) => setting);
   return missing.length === 0 ? null : `set ${missing.join(" and ")}`;
 }
+
+/**
+ * zod (4.5 and later) asks, before a schema's first parse, whether its subtree can recurse, and caches only a
+ * certain answer. `generateText` validates its messages with a new `z.array(modelMessageSchema)` on every call, and
+ * the question then stops at the message schema's unresolved lazy JSON value: no certain answer, so the whole
+ * message schema was walked again on every model call (~35 us and ~110 KiB of garbage). Asking once with the lazy
+ * resolved caches the answer (yes: a JSON value holds JSON values); each parse then treats the schema as recursive,
+ * as it did before, without the walk.
+ */
+isRecursiveSchema(modelMessageSchema);
 
 /** Throws when the settings are incomplete (see llmSetupProblem). */
 export function createModel(llm: LlmConfig): LanguageModel {
