@@ -7,7 +7,7 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import type { Logger } from "../infra/log.js";
 import { frame } from "../core/framing.js";
-import { estimateTokens, type SessionRecord } from "../sessions/history.js";
+import { estimateTokens, withinTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 import type { ProposedMemory } from "./memory-port.js";
 
@@ -32,8 +32,8 @@ const MAX_PART_CHARS = 1_000;
  * `signal` aborts.
  */
 export async function compactIfNeeded(record: SessionRecord, opts: CompactionOptions): Promise<SessionRecord | null> {
+  if (withinTokens(record, opts.budget)) return null;
   const tokens = estimateTokens(record);
-  if (tokens <= opts.budget) return null;
   const cut = compactionCut(record.messages, opts.budget * KEEP_SHARE);
   if (cut === undefined) return null;
   const older = record.messages.slice(0, cut);

@@ -3,7 +3,8 @@
  * length / 4, which counted Chinese text at about a third of its tokens. cl100k_base (gpt-tokenizer) stands in
  * for every provider's own tokenizer: it counts CJK text at least as high as most, so budgets err on the safe
  * side, and it loads in half the memory of o200k_base. Counts are cached by content, so a transcript costs a
- * hash per message and only new messages are tokenized.
+ * hash per message and only new messages are tokenized. A budget check first compares the text's UTF-8 size with
+ * the budget (no token is shorter than a byte), so short sessions and small catalogs never load the tokenizer.
  */
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
@@ -22,8 +23,11 @@ function countBpeTokens(text: string): number {
     encoding = createRequire(import.meta.url)("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding;
     encoding.setMergeCacheSize(0);
   }
-  return encoding.countTokens(text);
+  // Special tokens ("<|endoftext|>") in a message are text to count, not a reason to throw.
+  return encoding.countTokens(text, COUNT_AS_TEXT);
 }
+
+const COUNT_AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 const CACHE_ENTRIES = 20_000;
 /** Below this length, counting is cheaper than hashing and caching. */
@@ -41,4 +45,12 @@ export function countTokens(text: string): number {
   // Oldest first: a Map iterates in insertion order.
   if (counts.size > CACHE_ENTRIES) counts.delete(counts.keys().next().value!);
   return count;
+}
+
+/**
+ * Whether `text` is at most `budget` tokens. Every token stands for at least one byte of UTF-8, so a text of no
+ * more bytes than the budget fits without being tokenized.
+ */
+export function fitsInTokens(text: string, budget: number): boolean {
+  return Buffer.byteLength(text) <= budget || countTokens(text) <= budget;
 }

@@ -59,11 +59,11 @@ interface Persisted {
 /**
  * Validated messages of recently used sessions, by session key, so that a turn reads and validates only what it
  * has not seen (on Redis, another replica's turns). The header is still read every time and decides whether the
- * copy holds: same generation, no more messages than stored. Bounded by the tokens the messages hold (about ten
- * sessions at their full history budget, a megabyte of text), not by sessions: one message can be a large tool
+ * copy holds: same generation, no more messages than stored. Bounded by the size of the messages' JSON (about ten
+ * sessions at their full history budget), not by sessions: one message can be a large tool
  * result, and a session that went quiet is cheap to read again.
  */
-const CACHED_TOKENS = 250_000;
+const CACHED_BYTES = 1_000_000;
 
 interface CachedMessages {
   generation: string;
@@ -77,15 +77,33 @@ export function emptySession(): SessionRecord {
   return { messages: [], summary: null, disclosedTools: [], updatedAt: new Date(0).toISOString() };
 }
 
+type HistoryPart = { messages: readonly ModelMessage[]; summary: string | null };
+
 /** Tokens the record adds to a prompt, counting each message as its JSON (an upper bound on its text). */
-export function estimateTokens(record: { messages: readonly ModelMessage[]; summary: string | null }): number {
+export function estimateTokens(record: HistoryPart): number {
   let tokens = record.summary === null ? 0 : countTokens(record.summary);
   for (const message of record.messages) tokens += messageTokens(message);
   return tokens;
 }
 
-/** Per message object: a session's messages stay the same objects from turn to turn (see CACHED_MESSAGES). */
+/**
+ * Whether the record is within `budget` tokens (as estimateTokens counts them). No token is shorter than a byte,
+ * so a record whose JSON has no more bytes than the budget is within it without being tokenized: sessions short
+ * of their budget never are.
+ */
+export function withinTokens(record: HistoryPart, budget: number): boolean {
+  return historyBytes(record) <= budget || estimateTokens(record) <= budget;
+}
+
+function historyBytes(record: HistoryPart): number {
+  let bytes = record.summary === null ? 0 : Buffer.byteLength(record.summary);
+  for (const message of record.messages) bytes += messageBytes(message);
+  return bytes;
+}
+
+/** Per message object: a session's messages stay the same objects from turn to turn (the cache of validated messages keeps them). */
 const tokensOfMessage = new WeakMap<ModelMessage, number>();
+const bytesOfMessage = new WeakMap<ModelMessage, number>();
 
 function messageTokens(message: ModelMessage): number {
   let tokens = tokensOfMessage.get(message);
@@ -94,6 +112,15 @@ function messageTokens(message: ModelMessage): number {
     tokensOfMessage.set(message, tokens);
   }
   return tokens;
+}
+
+function messageBytes(message: ModelMessage): number {
+  let bytes = bytesOfMessage.get(message);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(message));
+    bytesOfMessage.set(message, bytes);
+  }
+  return bytes;
 }
 
 /** A turn that lost its session to another replica (its lock lease ran out) tried to save the history. */
@@ -115,8 +142,8 @@ export class SessionHistory {
   /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
   private readonly persisted = new WeakMap<SessionRecord, Persisted>();
   private readonly cache = new LRUCache<string, CachedMessages>({
-    maxSize: CACHED_TOKENS,
-    sizeCalculation: (entry) => estimateTokens({ messages: entry.messages, summary: null }) + 1,
+    maxSize: CACHED_BYTES,
+    sizeCalculation: (entry) => historyBytes({ messages: entry.messages, summary: null }) + 1,
   });
 
   constructor(

@@ -2,7 +2,7 @@
  * Level 1 of progressive disclosure (seeds 001, 003): one line per skill for the system prompt, within a token
  * budget. With many skills it degrades to shorter descriptions, then to names only, then to as many names as fit.
  */
-import { countTokens } from "../core/tokens.js";
+import { fitsInTokens } from "../core/tokens.js";
 import type { Skill } from "./types.js";
 
 // The agent's prompt puts this under its own "Available Skills" heading.
@@ -19,7 +19,7 @@ export function typeTag(skill: Skill): string {
 /** `skills` sorted by name; "" when there are none. */
 export function renderSkillCatalog(skills: readonly Skill[], budgetTokens: number): string {
   if (skills.length === 0) return "";
-  const fits = (body: string) => countTokens(`${HEADER}\n${body}`) <= budgetTokens;
+  const fits = (body: string) => fitsInTokens(`${HEADER}\n${body}`, budgetTokens);
   const full = skills.map((s) => skillLine(s, s.description)).join("\n");
   if (fits(full)) return `${HEADER}\n${full}`;
   const short = skills.map((s) => skillLine(s, shorten(s.description, SHORT_DESCRIPTION_CHARS))).join("\n");

@@ -126,6 +126,19 @@ describe("history compaction", () => {
     { text: "write_file writes text files." },
   ];
 
+  it("counts a history over the budget in bytes but not in tokens as within it, special-token text included", async () => {
+    h = await startHarness({ llm: { historyTokenBudget: budget } });
+    // A reply of ~2,400 bytes but ~420 tokens: the byte size alone does not decide it, so the tokenizer counts it.
+    h.fake.respondWith(scriptWithSummaries([{ text: `<|endoftext|> ${"lorem ipsum ".repeat(200)}` }], () => ({ text: "SUMMARY" })));
+    await h.turn("Write something long.");
+
+    const result = await h.turn("And now?");
+
+    expect(result.text).toBe("ok");
+    expect(h.fake.requests.filter(isSummaryRequest)).toHaveLength(0);
+    expect((await h.agent.sessionInfo(h.sessionKey)).estimatedTokens).toBeLessThan(budget);
+  });
+
   it("summarizes older turns, cutting only at a user message, and puts the summary in the next system prompt", async () => {
     h = await startHarness({ llm: { historyTokenBudget: budget } });
     h.fake.respondWith(scriptWithSummaries(turnScript(), () => ({ text: "SUMMARY: Ann shared an essay and asked about write_file." })));
