@@ -94,12 +94,15 @@ function compactJsonSchema(schema: unknown): unknown {
   );
 }
 
+/** Up to the first full stop, question or exclamation mark before a space; the stop of "e.g." and the like is not one. */
+const FIRST_SENTENCE = /^.+?(?:(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s)|$)/u;
+
 /**
  * Ends in "..." rather than an ellipsis character: one character outside Latin-1 makes V8 hold the whole request
  * body these go into as a two-byte string (twice the memory, slower to serialize and encode) on every model call.
  */
 function shortenDescription(text: string): string {
-  const sentence = /^.+?(?:[.!?](?=\s)|$)/u.exec(text.replace(/\s+/g, " ").trim())?.[0] ?? text;
+  const sentence = FIRST_SENTENCE.exec(text.replace(/\s+/g, " ").trim())?.[0] ?? text;
   if (sentence.length <= COMPACT_DESCRIPTION_CHARS) return sentence.replace(/\.$/, "");
   const cut = sentence.lastIndexOf(" ", COMPACT_DESCRIPTION_CHARS - 1);
   return `${sentence.slice(0, cut > COMPACT_DESCRIPTION_CHARS / 2 ? cut : COMPACT_DESCRIPTION_CHARS - 1)}...`;

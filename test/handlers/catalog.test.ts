@@ -94,6 +94,7 @@ describe("ToolCatalog.compactSchema", () => {
           when: z.string().describe("When, as the user said it. Examples: in 10 minutes, tomorrow 9:00 and many more words"),
           note: z.string().describe("A very long description of a note field that goes on and on well beyond sixty chars"),
           kind: z.enum(["a", "b"]).default("a"),
+          path: z.string().describe("File path, e.g. notes/todo.md. Relative to the workspace"),
         }),
       }),
     ]);
@@ -103,8 +104,9 @@ describe("ToolCatalog.compactSchema", () => {
         when: { type: "string", description: "When, as the user said it" },
         note: { type: "string", description: "A very long description of a note field that goes on and on..." },
         kind: { type: "string", enum: ["a", "b"], default: "a" },
+        path: { type: "string", description: "File path, e.g. notes/todo.md" },
       },
-      required: ["when", "note"],
+      required: ["when", "note", "path"],
     });
     expect(catalog.compactSchema("long_tool")).toBe(catalog.compactSchema("long_tool"));
     expect(catalog.jsonSchema("long_tool")).toMatchObject({ properties: { when: { description: expect.stringContaining("Examples") } } });
