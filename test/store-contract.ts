@@ -225,14 +225,64 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await until("the writer's own instance dropped its entry", async () => (await a.get("k")) === undefined);
   });
 
-  it("durable list: concurrent changes written together, each with its own answer, in order", async () => {
+  it("entry sets: one entry per id, in the order added; replace keeps its place; remove; all survive a reopen", async () => {
+    const store = await open();
+    const sets = store.sets<{ id: string; n: number }>("meta");
+    const added = await Promise.all(["a", "b", "a", "c"].map((id, n) => sets.add("inbox:1", id, { id, n })));
+    expect(added).toEqual([true, true, false, true]);
+    expect(await sets.replace("inbox:1", "a", { id: "a", n: 10 })).toBe(true);
+    expect(await sets.replace("inbox:1", "zz", { id: "zz", n: 0 })).toBe(false);
+    await sets.remove("inbox:1", "b");
+    await sets.remove("inbox:1", "never-added");
+    expect(await sets.all("inbox:1")).toEqual([{ id: "a", n: 10 }, { id: "c", n: 3 }]);
+    expect(await sets.all("inbox:2")).toEqual([]);
+    expect(await store.lists("meta").tail("inbox:1", 10)).toEqual([]);
+    expect(await store.namespace("meta").get("inbox:1")).toBeUndefined();
+    const reopened = (await open()).sets<{ id: string; n: number }>("meta");
+    expect(await reopened.all("inbox:1")).toEqual([{ id: "a", n: 10 }, { id: "c", n: 3 }]);
+    expect(await reopened.add("inbox:1", "d", { id: "d", n: 4 })).toBe(true);
+    expect((await reopened.all("inbox:1")).map((e) => e.id)).toEqual(["a", "c", "d"]);
+  });
+
+  it("entry sets: an entry past its TTL is left out and its id can be added again; the others stay", async () => {
+    const sets = (await open()).sets<string>("meta");
+    await sets.add("inbox:ttl", "short", "short-lived", 50);
+    await sets.add("inbox:ttl", "long", "long-lived", 60_000);
+    await sets.add("inbox:ttl", "none", "no ttl");
+    expect(await sets.add("inbox:ttl", "short", "again", 50)).toBe(false);
+    await until("the short-lived entry expired", async () => !(await sets.all("inbox:ttl")).includes("short-lived"));
+    expect(await sets.all("inbox:ttl")).toEqual(["long-lived", "no ttl"]);
+    expect(await sets.replace("inbox:ttl", "short", "replaced")).toBe(false);
+    expect(await sets.add("inbox:ttl", "short", "back", 60_000)).toBe(true);
+    expect(await sets.all("inbox:ttl")).toContain("back");
+  });
+
+  it("entry sets: 30 concurrent adds of one id, exactly one true; bad arguments fail clearly", async () => {
+    const sets = (await open()).sets<number>("meta");
+    const results = await Promise.all(Array.from({ length: 30 }, (_, n) => sets.add("inbox:race", "same", n)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await sets.all("inbox:race")).toHaveLength(1);
+    await expect(sets.add("inbox:race", "", 1)).rejects.toThrow(/store set meta:inbox:race entry id: the key must be a non-empty string/);
+    await expect(sets.add("", "x", 1)).rejects.toThrow(/the key must be a non-empty string/);
+    await expect(sets.add("inbox:race", "x", 1, -5)).rejects.toThrow(/ttlMs must be a positive whole number/);
+    expect(await sets.all("inbox:race")).toHaveLength(1);
+  });
+
+  it("durable list: answers each change on its own, in order; takes over a list an earlier version kept as one record", async () => {
     const store = await open();
     const list = new DurableList<{ id: string }>(store, "contract-list", (e) => e.id);
     const added = await Promise.all([...["a", "b", "a", "c"].map((id) => list.add({ id })), list.remove("b").then(() => "removed")]);
     expect(added).toEqual([true, true, false, true, "removed"]);
     expect(await list.all()).toEqual([{ id: "a" }, { id: "c" }]);
-    const reopened = new DurableList<{ id: string }>(await open(), "contract-list", (e) => e.id);
-    expect(await reopened.all()).toEqual([{ id: "a" }, { id: "c" }]);
+
+    await store.namespace<Array<{ id: string }>>("meta").set("old-list", [{ id: "x" }, { id: "y" }]);
+    const upgraded = new DurableList<{ id: string }>(await open(), "old-list", (e) => e.id, { ttlMs: 60_000 });
+    expect(await upgraded.add({ id: "z" })).toBe(true);
+    expect(await upgraded.all()).toEqual([{ id: "z" }, { id: "x" }, { id: "y" }]);
+    expect(await store.namespace("meta").get("old-list")).toBeUndefined();
+    await upgraded.remove("x");
+    const reopened = new DurableList<{ id: string }>(await open(), "old-list", (e) => e.id);
+    expect(await reopened.all()).toEqual([{ id: "z" }, { id: "y" }]);
   });
 
   it("setIfAbsent: true once, then false, still false after a restart", async () => {

@@ -103,6 +103,7 @@ describe("when the store fails", () => {
       ping: () => h.store.ping(),
       close: () => Promise.resolve(),
       lists: (name) => h.store.lists(name),
+      sets: (name) => h.store.sets(name),
       namespace: <T>(name: NamespaceName): Namespace<T> => {
         const real = h.store.namespace<T>(name);
         return {

@@ -27,6 +27,7 @@ import { LocalBus } from "../../src/infra/store/local-bus.js";
 import { LocalCoordinator } from "../../src/infra/store/local-coordinator.js";
 import type { Logger } from "../../src/infra/log.js";
 import { MemoryLists } from "../helpers/memory-lists.js";
+import { MemorySets } from "../helpers/memory-sets.js";
 
 export const silentLog = pino({ level: "silent" }) as Logger;
 
@@ -126,6 +127,7 @@ export function memoryStore(): Store {
   const keyv = jsonKeyv(new Map());
   const guard = new BackendGuard([]);
   const memoryLists = new MemoryLists();
+  const memorySets = new MemorySets();
   return new KeyvStore({
     backend: "sqlite",
     guard,
@@ -133,6 +135,7 @@ export function memoryStore(): Store {
     coordinator: new LocalCoordinator(new KeyvNamespace<1>(keyv, guard, "once", "test:")),
     bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
+    sets: <T>(name: NamespaceName) => memorySets.of<T>(name),
     roundTrip: async () => undefined,
     shutdown: async () => undefined,
   });

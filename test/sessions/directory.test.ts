@@ -26,6 +26,7 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
     coordinator: store.coordinator,
     bus: store.bus,
     lists: (name) => store.lists(name),
+    sets: (name) => store.sets(name),
     ping: () => store.ping(),
     close: () => store.close(),
     namespace: <T>(name: NamespaceName): Namespace<T> => {

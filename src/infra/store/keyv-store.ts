@@ -1,5 +1,5 @@
 /** The Store both backends share: their namespaces (made once each), a coordinator, ping and an idempotent close. */
-import type { Coordinator, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+import type { Coordinator, EntrySets, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 
 export interface KeyvStoreParts {
@@ -11,6 +11,8 @@ export interface KeyvStoreParts {
   namespace(name: NamespaceName): Namespace<unknown>;
   /** The backend's item lists of a namespace. */
   lists<T>(name: NamespaceName): ItemLists<T>;
+  /** The backend's entry sets of a namespace. */
+  sets<T>(name: NamespaceName): EntrySets<T>;
   /** A round trip to the backend. */
   roundTrip(): Promise<unknown>;
   /** Closes the connection; called once. */
@@ -43,6 +45,10 @@ export class KeyvStore implements Store {
 
   lists<T>(name: NamespaceName): ItemLists<T> {
     return this.#parts.lists<T>(name);
+  }
+
+  sets<T>(name: NamespaceName): EntrySets<T> {
+    return this.#parts.sets<T>(name);
   }
 
   async ping(): Promise<void> {

@@ -14,6 +14,7 @@ import { KeyvStore } from "./keyv-store.js";
 import { RedisBus } from "./redis-bus.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
 import { RedisLists } from "./redis-lists.js";
+import { RedisSets } from "./redis-sets.js";
 
 const CONNECT_TIMEOUT_MS = 3_000;
 const CONNECT_DEADLINE_MS = 5_000;
@@ -41,6 +42,7 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
     coordinator: new RedisCoordinator(client, guard, keyPrefix, log),
     bus,
     lists: (name) => new RedisLists(client, guard, name, keyPrefix),
+    sets: (name) => new RedisSets(client, guard, name, `${keyPrefix}sets:${name}:`),
     roundTrip: () => client.ping(),
     shutdown: async () => {
       await bus.close();

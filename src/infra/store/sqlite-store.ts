@@ -1,8 +1,8 @@
 /**
  * The embedded backend: one SQLite file, one connection (better-sqlite3, statements prepared once), for a single
  * gateway process. Rows keep the format Keyv gave them (sqlite-namespace.ts). SQLite has no TTL of its own: each JSON row
- * holds its `expires`, checked on read, so entries never read again (dedup markers) would stay forever. A sweep
- * at open and every few minutes deletes them.
+ * holds its `expires` (an entry set's row its `expires` column), checked on read, so entries never read again
+ * (dedup markers) would stay forever. A sweep at open and every few minutes deletes them.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -16,6 +16,7 @@ import { LocalCoordinator } from "./local-coordinator.js";
 import { SqliteDb } from "./sqlite-db.js";
 import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
 import { CREATE_KV_TABLE, KV_TABLE, SqliteNamespace } from "./sqlite-namespace.js";
+import { createSetTable, SqliteSets, SWEEP_SETS_SQL } from "./sqlite-sets.js";
 import { SqliteBatches } from "./sqlite-batches.js";
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -43,6 +44,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
       await db.exec("PRAGMA cache_size = -2000");
       await db.exec(CREATE_KV_TABLE);
       await createListTable(db);
+      await createSetTable(db);
     });
   } catch (err) {
     // The open error is the one to report; a failure to close what never opened adds nothing.
@@ -51,7 +53,10 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
   }
 
   const sweep = async (): Promise<void> => {
-    await guard.run("sweep expired", file, () => db.run(SWEEP_SQL, Date.now()));
+    await guard.run("sweep expired", file, async () => {
+      await db.run(SWEEP_SQL, Date.now());
+      await db.run(SWEEP_SETS_SQL, Date.now());
+    });
   };
   await sweep();
   let sweeping: Promise<void> = Promise.resolve();
@@ -69,6 +74,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     bus: new LocalBus(),
     namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
+    sets: (name) => new SqliteSets(db, guard, name, `${keyPrefix}${name}:`),
     roundTrip: () => db.all(`SELECT 1`),
     shutdown: async () => {
       clearInterval(timer);

@@ -50,6 +50,21 @@ export interface ItemLists<T> {
 }
 
 /** A lease's holder and its fencing token: each grant of a key gets a higher token than every grant before it. */
+/**
+ * Sets of entries by id, one set per key, each entry written and removed on its own, so a change costs the same
+ * however many entries wait (SQLite: a row per entry; Redis: a hash field per entry). Every operation is atomic
+ * without a lock, across replicas too. For work that must survive a crash until it is done (inboxes, the outbox).
+ */
+export interface EntrySets<T> {
+  /** Stores the entry unless one with its id is there; false when it was. `ttlMs`: forgotten after that long. */
+  add(key: string, id: string, entry: T, ttlMs?: number): Promise<boolean>;
+  /** Replaces the entry with that id, keeping its place; false when there is none (it was removed meanwhile). */
+  replace(key: string, id: string, entry: T): Promise<boolean>;
+  remove(key: string, id: string): Promise<void>;
+  /** The entries not expired, in the order they were added. */
+  all(key: string): Promise<T[]>;
+}
+
 export interface LeaseGrant {
   holder: string;
   token: number;
@@ -147,6 +162,8 @@ export interface Store {
   namespace<T>(name: NamespaceName): Namespace<T>;
   /** Item-by-item lists under the namespace's name (kept apart from its key-value entries). */
   lists<T>(name: NamespaceName): ItemLists<T>;
+  /** Entry sets under the namespace's name (kept apart from its key-value entries and lists). */
+  sets<T>(name: NamespaceName): EntrySets<T>;
   /** Round trip to the backend; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

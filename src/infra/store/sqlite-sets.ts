@@ -1,0 +1,65 @@
+/** Entry sets on SQLite: a row per entry in a table of their own, in the order added (rowid). */
+import type { EntrySets } from "./types.js";
+import type { BackendGuard } from "./backend-guard.js";
+import { requireDuration, requireKey } from "./checks.js";
+import type { SqliteDb } from "./sqlite-db.js";
+
+const TABLE = "entry_sets";
+
+export async function createSetTable(db: SqliteDb): Promise<void> {
+  await db.exec(
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (set_key TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, expires INTEGER, UNIQUE (set_key, id))`,
+  );
+}
+
+/** Run by the store's sweep: entries past their TTL, which `all` already leaves out. */
+export const SWEEP_SETS_SQL = `DELETE FROM ${TABLE} WHERE expires < ?`;
+
+const LIVE = "(expires IS NULL OR expires >= ?)";
+// An expired entry with the same id gives way to the new one.
+const ADD = `INSERT INTO ${TABLE} (set_key, id, value, expires) VALUES (?, ?, ?, ?)
+  ON CONFLICT (set_key, id) DO UPDATE SET value = excluded.value, expires = excluded.expires WHERE expires < ?`;
+const REPLACE = `UPDATE ${TABLE} SET value = ? WHERE set_key = ? AND id = ? AND ${LIVE}`;
+const REMOVE = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ?`;
+const ALL = `SELECT value FROM ${TABLE} WHERE set_key = ? AND ${LIVE} ORDER BY rowid`;
+
+export class SqliteSets<T> implements EntrySets<T> {
+  /** `prefix`: what the store puts before every key of this namespace's sets. */
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly guard: BackendGuard,
+    private readonly name: string,
+    private readonly prefix: string,
+  ) {}
+
+  async add(key: string, id: string, entry: T, ttlMs?: number): Promise<boolean> {
+    const set = this.#set(key, id);
+    if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set add ${this.name}:${key}`);
+    return this.guard.run("set add", `${this.name}:${key}`, async () => {
+      const now = Date.now();
+      return (await this.db.run(ADD, set, id, JSON.stringify(entry), ttlMs === undefined ? null : now + ttlMs, now)) > 0;
+    });
+  }
+
+  async replace(key: string, id: string, entry: T): Promise<boolean> {
+    const set = this.#set(key, id);
+    return this.guard.run("set replace", `${this.name}:${key}`, async () => (await this.db.run(REPLACE, JSON.stringify(entry), set, id, Date.now())) > 0);
+  }
+
+  async remove(key: string, id: string): Promise<void> {
+    const set = this.#set(key, id);
+    await this.guard.run("set remove", `${this.name}:${key}`, () => this.db.run(REMOVE, set, id));
+  }
+
+  async all(key: string): Promise<T[]> {
+    const set = this.#set(key);
+    const rows = await this.guard.run("set read", `${this.name}:${key}`, () => this.db.all<{ value: string }>(ALL, set, Date.now()));
+    return rows.map((row) => JSON.parse(row.value) as T);
+  }
+
+  #set(key: string, id?: string): string {
+    requireKey(key, `store set ${this.name}:${key}`);
+    if (id !== undefined) requireKey(id, `store set ${this.name}:${key} entry id`);
+    return this.prefix + key;
+  }
+}
