@@ -88,8 +88,16 @@ async function startGrammy(e: SubjectEnv): Promise<() => Promise<void>> {
 
 /** Time spent in garbage collection so far: what the heap's settings (semi-space, limit) cost in CPU. */
 let gcMillis = 0;
+/** GC pauses since the last reading by kind (scavenge, mark-compact, ...): count, total and longest, on stderr. */
+const gcPauses = new Map<string, { count: number; ms: number; max: number }>();
+const GC_KINDS: Record<number, string> = { 1: "scavenge", 2: "minor mark-sweep", 4: "mark-compact", 8: "incremental marking", 16: "weak callbacks" };
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcMillis += entry.duration;
+  for (const entry of list.getEntries()) {
+    gcMillis += entry.duration;
+    const kind = GC_KINDS[(entry.toJSON() as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? "other";
+    const seen = gcPauses.get(kind) ?? { count: 0, ms: 0, max: 0 };
+    gcPauses.set(kind, { count: seen.count + 1, ms: seen.ms + entry.duration, max: Math.max(seen.max, entry.duration) });
+  }
 }).observe({ entryTypes: ["gc"] });
 
 /** SQL statements run so far: every store round trip on SQLite is one (a prepared statement's all or run). */
@@ -178,6 +186,9 @@ process.on("message", (message: ParentMessage) => {
     // On stderr: how long the event loop was held since the last reading (a store statement, a GC, a long task).
     process.stderr.write(`${env.subject} event-loop delay since the last reading: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms\n`);
     loopDelay.reset();
+    const pauses = [...gcPauses].map(([kind, p]) => `${kind} ${p.count}x ${p.ms.toFixed(0)} ms (max ${p.max.toFixed(1)})`).join(", ");
+    process.stderr.write(`${env.subject} GC pauses since the last reading: ${pauses || "none"}\n`);
+    gcPauses.clear();
     const cpu = process.cpuUsage();
     send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries, gcMillis });
     return;
