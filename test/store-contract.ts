@@ -254,7 +254,11 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     expect(await sets.all("inbox:ttl")).toEqual(["long-lived", "no ttl"]);
     expect(await sets.replace("inbox:ttl", "short", "replaced")).toBe(false);
     expect(await sets.add("inbox:ttl", "short", "back", 60_000)).toBe(true);
-    expect(await sets.all("inbox:ttl")).toContain("back");
+    expect(await sets.all("inbox:ttl")).toEqual(["long-lived", "no ttl", "back"]);
+    // A short TTL added later neither cuts the set's other entries short nor outlives them all.
+    await sets.add("inbox:ttl", "brief", "brief", 30);
+    await until("the brief entry expired", async () => !(await sets.all("inbox:ttl")).includes("brief"));
+    expect(await sets.all("inbox:ttl")).toEqual(["long-lived", "no ttl", "back"]);
   });
 
   it("entry sets: 30 concurrent adds of one id, exactly one true; bad arguments fail clearly", async () => {
@@ -277,12 +281,16 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
 
     await store.namespace<Array<{ id: string }>>("meta").set("old-list", [{ id: "x" }, { id: "y" }]);
     const upgraded = new DurableList<{ id: string }>(await open(), "old-list", (e) => e.id, { ttlMs: 60_000 });
+    const other = new DurableList<{ id: string }>(await open(), "old-list", (e) => e.id, { ttlMs: 60_000 });
     expect(await upgraded.add({ id: "z" })).toBe(true);
-    expect(await upgraded.all()).toEqual([{ id: "z" }, { id: "x" }, { id: "y" }]);
+    expect(await upgraded.all()).toEqual([{ id: "x" }, { id: "y" }, { id: "z" }]);
+    await upgraded.remove("y");
+    // Another replica of the new version finds the record taken over and does not bring "y" back.
+    expect(await other.all()).toEqual([{ id: "x" }, { id: "z" }]);
     expect(await store.namespace("meta").get("old-list")).toBeUndefined();
     await upgraded.remove("x");
     const reopened = new DurableList<{ id: string }>(await open(), "old-list", (e) => e.id);
-    expect(await reopened.all()).toEqual([{ id: "z" }, { id: "y" }]);
+    expect(await reopened.all()).toEqual([{ id: "z" }]);
   });
 
   it("setIfAbsent: true once, then false, still false after a restart", async () => {

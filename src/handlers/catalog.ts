@@ -95,7 +95,7 @@ function compactJsonSchema(schema: unknown): unknown {
 }
 
 /** Up to the first full stop, question or exclamation mark before a space; the stop of "e.g." and the like is not one. */
-const FIRST_SENTENCE = /^.+?(?:(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s)|$)/u;
+const FIRST_SENTENCE = /^.+?(?:(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s)|$)/iu;
 
 /**
  * Ends in "..." rather than an ellipsis character: one character outside Latin-1 makes V8 hold the whole request

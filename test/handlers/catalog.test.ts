@@ -95,6 +95,7 @@ describe("ToolCatalog.compactSchema", () => {
           note: z.string().describe("A very long description of a note field that goes on and on well beyond sixty chars"),
           kind: z.enum(["a", "b"]).default("a"),
           path: z.string().describe("File path, e.g. notes/todo.md. Relative to the workspace"),
+          name: z.string().describe("E.g. Ann. Shown to others"),
         }),
       }),
     ]);
@@ -105,8 +106,9 @@ describe("ToolCatalog.compactSchema", () => {
         note: { type: "string", description: "A very long description of a note field that goes on and on..." },
         kind: { type: "string", enum: ["a", "b"], default: "a" },
         path: { type: "string", description: "File path, e.g. notes/todo.md" },
+        name: { type: "string", description: "E.g. Ann" },
       },
-      required: ["when", "note", "path"],
+      required: ["when", "note", "path", "name"],
     });
     expect(catalog.compactSchema("long_tool")).toBe(catalog.compactSchema("long_tool"));
     expect(catalog.jsonSchema("long_tool")).toMatchObject({ properties: { when: { description: expect.stringContaining("Examples") } } });

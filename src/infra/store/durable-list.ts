@@ -7,6 +7,7 @@
 import type { EntrySets, Namespace, NamespaceName, Store } from "./types.js";
 
 export class DurableList<T> {
+  private readonly store: Store;
   private readonly entries: EntrySets<T>;
   /** Where an earlier version kept the whole list as one record under the same key. */
   private readonly wholeRecords: Namespace<T[]>;
@@ -18,22 +19,26 @@ export class DurableList<T> {
     private readonly idOf: (entry: T) => string,
     private readonly opts: { namespace?: NamespaceName; ttlMs?: number } = {},
   ) {
+    this.store = store;
     this.entries = store.sets<T>(opts.namespace ?? "meta");
     this.wholeRecords = store.namespace<T[]>(opts.namespace ?? "meta");
   }
 
   /** Adds the entry unless one with its id is already there; false when it was. */
-  add(entry: T): Promise<boolean> {
+  async add(entry: T): Promise<boolean> {
+    await this.adoptWholeRecord();
     return this.entries.add(this.key, this.idOf(entry), entry, this.opts.ttlMs);
   }
 
   /** Replaces the entry with the same id; false when there is none (it was removed meanwhile). */
-  replace(entry: T): Promise<boolean> {
+  async replace(entry: T): Promise<boolean> {
+    await this.adoptWholeRecord();
     return this.entries.replace(this.key, this.idOf(entry), entry);
   }
 
-  remove(id: string): Promise<void> {
-    return this.entries.remove(this.key, id);
+  async remove(id: string): Promise<void> {
+    await this.adoptWholeRecord();
+    await this.entries.remove(this.key, id);
   }
 
   /** Every entry, oldest first, including what an earlier version left as one record. */
@@ -43,19 +48,22 @@ export class DurableList<T> {
   }
 
   /**
-   * Moves the entries of a list an earlier version stored as one record into the set, once per process, so an
-   * upgrade loses none of the messages or replies waiting in it.
+   * Moves the entries of a list an earlier version stored as one record into the set, before this process's first
+   * change or read, so an upgrade loses none of the messages or replies waiting in it. Under the lock the earlier
+   * version changed the record under, so a second replica finds it gone rather than adopting it again.
    */
   private adoptWholeRecord(): Promise<void> {
-    this.adopted ??= (async () => {
-      const whole = await this.wholeRecords.get(this.key);
-      if (!whole) return;
-      for (const entry of whole) await this.entries.add(this.key, this.idOf(entry), entry, this.opts.ttlMs);
-      await this.wholeRecords.delete(this.key);
-    })().catch((err: unknown) => {
-      this.adopted = undefined;
-      throw err;
-    });
+    this.adopted ??= this.store.coordinator
+      .withLock(this.key, async () => {
+        const whole = await this.wholeRecords.get(this.key);
+        if (!whole) return;
+        for (const entry of whole) await this.entries.add(this.key, this.idOf(entry), entry, this.opts.ttlMs);
+        await this.wholeRecords.delete(this.key);
+      })
+      .catch((err: unknown) => {
+        this.adopted = undefined;
+        throw err;
+      });
     return this.adopted;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Entry sets on Redis: one hash per set, a field per entry holding `<seq>\n<expires>\n<json>`, where seq (from a
  * counter beside the hash) keeps the order entries were added in and expires (Redis server time, empty for none)
- * their TTL. Each operation is one script, so it is atomic across replicas without a lock. A set with TTLs lives
- * until the TTL of its latest entry runs out.
+ * their TTL. Each operation is one script, so it is atomic across replicas without a lock. A set whose entries all
+ * have TTLs lives until the longest runs out; reading it deletes the expired ones.
  */
 import type { RedisClientType } from "@keyv/redis";
 import type { EntrySets } from "./types.js";
@@ -14,16 +14,24 @@ const LIVE = `local function live(stored)
   local expires = string.match(stored, "^[^\\n]*\\n([^\\n]*)\\n")
   return expires == "" or tonumber(expires) >= now
 end`;
-/** KEYS: hash, counter. ARGV: id, json, ttl ms ("" for none). 1 when added, 0 when a live entry has the id. */
+/**
+ * KEYS: hash, counter. ARGV: id, json, ttl ms ("" for none). 1 when added, 0 when a live entry has the id. The
+ * set's own expiry only ever moves later: to the new entry's TTL when that is longer, never when an entry without a
+ * TTL is in it.
+ */
 const ADD_SCRIPT = `${NOW_MS}
 ${LIVE}
 local old = redis.call("hget", KEYS[1], ARGV[1])
 if old and live(old) then return 0 end
+local left = redis.call("pttl", KEYS[1])
 local seq = redis.call("incr", KEYS[2])
 local expires = ""
 if ARGV[3] ~= "" then expires = tostring(now + tonumber(ARGV[3])) end
 redis.call("hset", KEYS[1], ARGV[1], seq .. "\\n" .. expires .. "\\n" .. ARGV[2])
-if ARGV[3] ~= "" then
+if ARGV[3] == "" then
+  redis.call("persist", KEYS[1])
+  redis.call("persist", KEYS[2])
+elseif left == -2 or (left >= 0 and left < tonumber(ARGV[3])) then
   redis.call("pexpire", KEYS[1], ARGV[3])
   redis.call("pexpire", KEYS[2], ARGV[3])
 end
@@ -35,12 +43,12 @@ local old = redis.call("hget", KEYS[1], ARGV[1])
 if not old or not live(old) then return 0 end
 redis.call("hset", KEYS[1], ARGV[1], string.match(old, "^[^\\n]*\\n[^\\n]*\\n") .. ARGV[2])
 return 1`;
-/** KEYS: hash. The live entries' stored text. */
+/** KEYS: hash. The live entries' stored text; expired ones are deleted on the way. */
 const ALL_SCRIPT = `${NOW_MS}
 ${LIVE}
-local out = {}
-for _, stored in ipairs(redis.call("hvals", KEYS[1])) do
-  if live(stored) then out[#out + 1] = stored end
+local out, fields = {}, redis.call("hgetall", KEYS[1])
+for i = 1, #fields, 2 do
+  if live(fields[i + 1]) then out[#out + 1] = fields[i + 1] else redis.call("hdel", KEYS[1], fields[i]) end
 end
 return out`;
 

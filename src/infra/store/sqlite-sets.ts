@@ -16,9 +16,8 @@ export async function createSetTable(db: SqliteDb): Promise<void> {
 export const SWEEP_SETS_SQL = `DELETE FROM ${TABLE} WHERE expires < ?`;
 
 const LIVE = "(expires IS NULL OR expires >= ?)";
-// An expired entry with the same id gives way to the new one.
-const ADD = `INSERT INTO ${TABLE} (set_key, id, value, expires) VALUES (?, ?, ?, ?)
-  ON CONFLICT (set_key, id) DO UPDATE SET value = excluded.value, expires = excluded.expires WHERE expires < ?`;
+const ADD = `INSERT INTO ${TABLE} (set_key, id, value, expires) VALUES (?, ?, ?, ?) ON CONFLICT (set_key, id) DO NOTHING`;
+const DROP_EXPIRED = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ? AND expires < ?`;
 const REPLACE = `UPDATE ${TABLE} SET value = ? WHERE set_key = ? AND id = ? AND ${LIVE}`;
 const REMOVE = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ?`;
 const ALL = `SELECT value FROM ${TABLE} WHERE set_key = ? AND ${LIVE} ORDER BY rowid`;
@@ -37,7 +36,9 @@ export class SqliteSets<T> implements EntrySets<T> {
     if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set add ${this.name}:${key}`);
     return this.guard.run("set add", `${this.name}:${key}`, async () => {
       const now = Date.now();
-      return (await this.db.run(ADD, set, id, JSON.stringify(entry), ttlMs === undefined ? null : now + ttlMs, now)) > 0;
+      const add = async () => (await this.db.run(ADD, set, id, JSON.stringify(entry), ttlMs === undefined ? null : now + ttlMs)) > 0;
+      // An expired entry with the id gives way, and the new one goes to the end (a new rowid).
+      return (await add()) || ((await this.db.run(DROP_EXPIRED, set, id, now)) > 0 && (await add()));
     });
   }
 
