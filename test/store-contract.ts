@@ -269,6 +269,8 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     await expect(sets.add("inbox:race", "", 1)).rejects.toThrow(/store set meta:inbox:race entry id: the key must be a non-empty string/);
     await expect(sets.add("", "x", 1)).rejects.toThrow(/the key must be a non-empty string/);
     await expect(sets.add("inbox:race", "x", 1, -5)).rejects.toThrow(/ttlMs must be a positive whole number/);
+    // A value JSON cannot hold is the store's error, naming the operation and the set.
+    await expect(sets.add("inbox:race", "big", 1n as unknown as number)).rejects.toThrow(/store set add meta:inbox:race failed: .*BigInt/);
     expect(await sets.all("inbox:race")).toHaveLength(1);
   });
 

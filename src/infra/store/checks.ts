@@ -18,6 +18,12 @@ export function requireKey(key: string, context: string): void {
   }
 }
 
+/** An entry set's key and, for an operation on one entry, its id. */
+export function requireSetEntry(name: string, key: string, id?: string): void {
+  requireKey(key, `store set ${name}:${key}`);
+  if (id !== undefined) requireKey(id, `store set ${name}:${key} entry id`);
+}
+
 /** A duration in whole ms (Redis PX takes integers), positive, or zero where `allowZero` ("do not wait"). */
 export function requireDuration(ms: number, name: string, context: string, allowZero = false): void {
   const ok = Number.isInteger(ms) && (allowZero ? ms >= 0 : ms > 0);

@@ -7,19 +7,17 @@
 import type { EntrySets, Namespace, NamespaceName, Store } from "./types.js";
 
 export class DurableList<T> {
-  private readonly store: Store;
   private readonly entries: EntrySets<T>;
   /** Where an earlier version kept the whole list as one record under the same key. */
   private readonly wholeRecords: Namespace<T[]>;
   private adopted: Promise<void> | undefined;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly key: string,
     private readonly idOf: (entry: T) => string,
     private readonly opts: { namespace?: NamespaceName; ttlMs?: number } = {},
   ) {
-    this.store = store;
     this.entries = store.sets<T>(opts.namespace ?? "meta");
     this.wholeRecords = store.namespace<T[]>(opts.namespace ?? "meta");
   }

@@ -7,7 +7,7 @@
 import type { RedisClientType } from "@keyv/redis";
 import type { EntrySets } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { requireDuration, requireKey } from "./checks.js";
+import { requireDuration, requireSetEntry } from "./checks.js";
 
 const NOW_MS = `local t = redis.call("time") local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
 const LIVE = `local function live(stored)
@@ -64,17 +64,17 @@ export class RedisSets<T> implements EntrySets<T> {
   async add(key: string, id: string, entry: T, ttlMs?: number): Promise<boolean> {
     const hash = this.#hash(key, id);
     if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set add ${this.name}:${key}`);
-    const json = JSON.stringify(entry);
     const reply = await this.guard.run("set add", `${this.name}:${key}`, () =>
-      this.client.eval(ADD_SCRIPT, { keys: [hash, `${hash}#seq`], arguments: [id, json, ttlMs === undefined ? "" : String(ttlMs)] }),
+      this.client.eval(ADD_SCRIPT, { keys: [hash, `${hash}#seq`], arguments: [id, JSON.stringify(entry), ttlMs === undefined ? "" : String(ttlMs)] }),
     );
     return reply === 1;
   }
 
   async replace(key: string, id: string, entry: T): Promise<boolean> {
     const hash = this.#hash(key, id);
-    const json = JSON.stringify(entry);
-    const reply = await this.guard.run("set replace", `${this.name}:${key}`, () => this.client.eval(REPLACE_SCRIPT, { keys: [hash], arguments: [id, json] }));
+    const reply = await this.guard.run("set replace", `${this.name}:${key}`, () =>
+      this.client.eval(REPLACE_SCRIPT, { keys: [hash], arguments: [id, JSON.stringify(entry)] }),
+    );
     return reply === 1;
   }
 
@@ -96,8 +96,7 @@ export class RedisSets<T> implements EntrySets<T> {
   }
 
   #hash(key: string, id?: string): string {
-    requireKey(key, `store set ${this.name}:${key}`);
-    if (id !== undefined) requireKey(id, `store set ${this.name}:${key} entry id`);
+    requireSetEntry(this.name, key, id);
     return this.prefix + key;
   }
 }

@@ -1,7 +1,10 @@
-/** Entry sets on SQLite: a row per entry in a table of their own, in the order added (rowid). */
+/**
+ * Entry sets on SQLite: a row per entry in a table of their own, in the order added (rowid). Values are serialized
+ * inside the guard: a value JSON cannot hold is the store's error, as in the namespaces.
+ */
 import type { EntrySets } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
-import { requireDuration, requireKey } from "./checks.js";
+import { requireDuration, requireSetEntry } from "./checks.js";
 import type { SqliteDb } from "./sqlite-db.js";
 
 const TABLE = "entry_sets";
@@ -36,7 +39,8 @@ export class SqliteSets<T> implements EntrySets<T> {
     if (ttlMs !== undefined) requireDuration(ttlMs, "ttlMs", `store set add ${this.name}:${key}`);
     return this.guard.run("set add", `${this.name}:${key}`, async () => {
       const now = Date.now();
-      const add = async () => (await this.db.run(ADD, set, id, JSON.stringify(entry), ttlMs === undefined ? null : now + ttlMs)) > 0;
+      const value = JSON.stringify(entry);
+      const add = async () => (await this.db.run(ADD, set, id, value, ttlMs === undefined ? null : now + ttlMs)) > 0;
       // An expired entry with the id gives way, and the new one goes to the end (a new rowid).
       return (await add()) || ((await this.db.run(DROP_EXPIRED, set, id, now)) > 0 && (await add()));
     });
@@ -59,8 +63,7 @@ export class SqliteSets<T> implements EntrySets<T> {
   }
 
   #set(key: string, id?: string): string {
-    requireKey(key, `store set ${this.name}:${key}`);
-    if (id !== undefined) requireKey(id, `store set ${this.name}:${key} entry id`);
+    requireSetEntry(this.name, key, id);
     return this.prefix + key;
   }
 }

@@ -49,7 +49,6 @@ export interface ItemLists<T> {
   delete(key: string): Promise<void>;
 }
 
-/** A lease's holder and its fencing token: each grant of a key gets a higher token than every grant before it. */
 /**
  * Sets of entries by id, one set per key, each entry written and removed on its own, so a change costs the same
  * however many entries wait (SQLite: a row per entry; Redis: a hash field per entry). Every operation is atomic
@@ -65,6 +64,7 @@ export interface EntrySets<T> {
   all(key: string): Promise<T[]>;
 }
 
+/** A lease's holder and its fencing token: each grant of a key gets a higher token than every grant before it. */
 export interface LeaseGrant {
   holder: string;
   token: number;
