@@ -180,6 +180,26 @@ describe("cached namespace on SQLite: bounds", () => {
       await gateway.close();
     }
   });
+
+  it("lets go of entries whose TTL ran out, so it holds the keys read lately rather than `max` of them", async () => {
+    const store = await createStore({ url: null, dataDir: await tempDir(), log: captureLog().log });
+    try {
+      let clock = 1_000;
+      const cached = new CachedNamespace(store.namespace<string>("tasks"), store.bus, { topic: "test.expiry", ttlMs: 30_000, max: 100 }, () => clock);
+      for (const key of ["a", "b", "c"]) await cached.get(key);
+      clock += 20_000;
+      await cached.get("d");
+      expect(cached.size).toBe(4);
+      // a, b and c expire; d, read 20 s later, does not yet.
+      clock += 10_000;
+      await cached.get("e");
+      expect(cached.size).toBe(2);
+      await store.namespace<string>("tasks").set("d", "Asia/Tokyo");
+      expect(await cached.get("d")).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("SQLite store: reads and writes asked for together", () => {

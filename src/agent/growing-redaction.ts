@@ -6,9 +6,7 @@
  *
  * Text further behind the end than any match can reach is settled: redacted once and kept as it is.
  */
-import { REDACTED, secretSpans } from "../infra/config/secrets.js";
-
-type Span = [start: number, end: number];
+import { redactSpans, secretSpans, type SecretSpan as Span } from "../infra/config/secrets.js";
 
 export class GrowingRedaction {
   /** The text not settled yet, as it came. */
@@ -45,7 +43,7 @@ export class GrowingRedaction {
    */
   #settle(spans: Span[]): void {
     const pending = this.#pending;
-    // A match is a form with at most a line break ("\r\n") between two characters; breaks only where "\n" is.
+    // A match is a form with line breaks ("\n" or "\r\n", two characters at most each) inside: one per "\n" at most.
     let cut = pending.length - this.#longest - 2 * countNewlines(pending);
     if (cut <= 0) return;
     for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
@@ -87,17 +85,6 @@ function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
     prefixEndsBySecrets.set(secrets, tables);
   }
   return tables;
-}
-
-function redactSpans(text: string, spans: readonly Span[]): string {
-  if (spans.length === 0) return text;
-  let out = "";
-  let from = 0;
-  for (const [start, end] of spans) {
-    out += text.slice(from, start) + REDACTED;
-    from = end;
-  }
-  return out + text.slice(from);
 }
 
 function countNewlines(text: string): number {

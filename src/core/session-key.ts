@@ -1,5 +1,5 @@
 /** Which conversation a message belongs to: its history, its workspace and its turn queue. */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { join } from "node:path";
 import type { InboundMessage } from "./types.js";
 
@@ -15,6 +15,6 @@ export function sessionKeyOf(message: InboundMessage, scope: SessionScope): stri
 /** A directory name for the session that is safe on every file system and still recognizable. */
 export function workspaceDirOf(workspacesRoot: string, sessionKey: string): string {
   const readable = sessionKey.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
-  const hash = createHash("sha256").update(sessionKey).digest("hex").slice(0, 10);
-  return join(workspacesRoot, `${readable}-${hash}`);
+  // One-shot hash: a Hash object per turn cost more than the hashing.
+  return join(workspacesRoot, `${readable}-${hash("sha256", sessionKey, "hex").slice(0, 10)}`);
 }

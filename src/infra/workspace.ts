@@ -8,7 +8,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
 
 /** Workspaces this process made sure of; bounded (a forgotten one costs a mkdir). */
-const ensuredWorkspaces = new LRUCache<string, true>({ max: 10_000 });
+const ensuredWorkspaces = new LRUCache<string, true>({ max: 2_000 });
 
 /**
  * Creates the workspace (mode 0700) unless this process already did: a turn starts with it, and a mkdir per

@@ -18,7 +18,7 @@ const FORGET_AFTER_MS = 180 * 24 * 3_600_000;
 /** A chat seen again within this long, unchanged, is not written again: lastSeen only has to be right to a day. */
 const REWRITE_AFTER_MS = 24 * 3_600_000;
 /** Chats whose last write this process remembers; older ones are simply written again. */
-const RECENT_WRITES = 10_000;
+const RECENT_WRITES = 2_000;
 
 export class KnownChats {
   private readonly chats: Namespace<KnownChat>;

@@ -8,7 +8,7 @@ import { CachedNamespace } from "../infra/store/cached-namespace.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 import { canonicalZone } from "./zones.js";
 
-const CACHE = { topic: "scheduler.zone-changed", ttlMs: 30_000, max: 10_000 };
+const CACHE = { topic: "scheduler.zone-changed", ttlMs: 30_000, max: 2_000 };
 
 export type ZoneSource = "user" | "chat" | "default";
 

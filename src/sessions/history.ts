@@ -60,10 +60,11 @@ interface Persisted {
  * Validated messages of recently used sessions, by session key, so that a turn reads and validates only what it
  * has not seen (on Redis, another replica's turns). The header is still read every time and decides whether the
  * copy holds: same generation, no more messages than stored. Bounded by the size of the messages' JSON (about ten
- * sessions at their full history budget), not by sessions: one message can be a large tool
- * result, and a session that went quiet is cheap to read again.
+ * sessions at their full history budget), since one message can be a large tool result, and by a number of
+ * sessions, since many short ones cost more than their JSON: a session that went quiet is cheap to read again.
  */
 const CACHED_BYTES = 1_000_000;
+const CACHED_SESSIONS = 2_000;
 
 interface CachedMessages {
   generation: string;
@@ -142,6 +143,7 @@ export class SessionHistory {
   /** Records this instance loaded or saved; a record it does not know (a compacted copy) is rewritten whole. */
   private readonly persisted = new WeakMap<SessionRecord, Persisted>();
   private readonly cache = new LRUCache<string, CachedMessages>({
+    max: CACHED_SESSIONS,
     maxSize: CACHED_BYTES,
     sizeCalculation: (entry) => historyBytes({ messages: entry.messages, summary: null }) + 1,
   });

@@ -28,7 +28,7 @@ export function reasoningProviderOptions(provider: ReasoningProvider, level: Thi
 }
 
 /** Read on every turn when the model can reason, rarely set; a change made elsewhere is seen within the TTL. */
-const CACHE = { topic: "sessions.thinking-changed", ttlMs: 30_000, max: 10_000 };
+const CACHE = { topic: "sessions.thinking-changed", ttlMs: 30_000, max: 2_000 };
 
 export class ThinkingSettings {
   private readonly records: CachedNamespace<unknown>;

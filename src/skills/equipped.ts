@@ -10,7 +10,7 @@ import type { Namespace, Store } from "../infra/store/types.js";
 const EQUIPPED_TTL_MS = 30 * 24 * 3600_000;
 const equippedSchema = z.array(z.string());
 /** Read on every turn, written when a skill is equipped; a change made elsewhere is seen within the TTL. */
-const CACHE = { topic: "skills.equipped-changed", ttlMs: 30_000, max: 10_000 };
+const CACHE = { topic: "skills.equipped-changed", ttlMs: 30_000, max: 2_000 };
 
 export class EquippedSkills {
   private readonly stored: Namespace<unknown>;

@@ -39,6 +39,22 @@ describe("redacting encoded secrets", () => {
     expect(redactText(`leak: ${form}!`, secrets)).toBe(`leak: ${REDACTED}!`);
   });
 
+  it("catches a secret with line breaks anywhere inside, and keeps the line breaks around it", () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const breaks = ["\n", "\r\n", "\n\n", "\r\n\r\n"];
+    for (let round = 0; round < 200; round++) {
+      const secret = next() < 0.5 ? TOKEN : "sk-live-0123456789abcdef";
+      const chars = [...secret];
+      const wrapped = chars.map((ch, i) => (i > 0 && next() < 0.2 ? breaks[Math.floor(next() * breaks.length)]! : "") + ch).join("");
+      const before = `line ${round}${next() < 0.5 ? "\r\n" : " "}`;
+      const after = `${next() < 0.5 ? "\n" : " "}end\r`;
+      expect(redactText(`${before}${wrapped}${after}`, secrets)).toBe(`${before}${REDACTED}${after}`);
+    }
+    // A lone carriage return is no line break: the text cannot be the secret.
+    expect(redactText(`sk-live-01234\r56789abcdef`, secrets)).toBe(`sk-live-01234\r56789abcdef`);
+  });
+
   it("leaves ordinary text and short look-alikes alone", () => {
     const text = "The token is stored safely. base64 of hello is aGVsbG8= and 123456 is a number.";
     expect(redactText(text, secrets)).toBe(text);

@@ -40,6 +40,29 @@ describe("markdownToHtml", () => {
   });
 });
 
+describe("markdownToHtml of one plain line", () => {
+  // A trailing line break changes nothing in the rendering but takes the parser's path.
+  const parsed = (line: string) => markdownToHtml(`${line}\n`);
+
+  it.each(["a *b* c", "a _b_ c", "a ~~b~~", "a `b` c", "a [b](https://c.d) e", "a <https://c.d> e", "a &amp; b", "a ||b|| c", "a \\*b\\*", "a  b", "ab "])(
+    "renders %j as markdown-it does",
+    (line) => expect(markdownToHtml(line)).toBe(parsed(line)),
+  );
+
+  it("renders random lines as markdown-it does, whatever their characters", () => {
+    const random = seededRandom(20);
+    // What a plain line may hold, and what starts markup or is trimmed or replaced by markdown-it.
+    const plain = [..."aZé中ß1 ,.;:?!'\"()/%-，。😀\u200d\ufe0f\u0301"];
+    const special = [..."*_~`[]<>&#|\\=+\t\u0000\u00a0"];
+    for (let round = 0; round < 5_000; round++) {
+      const length = 1 + Math.floor(random() * 10);
+      const pick = (from: string[]) => from[Math.floor(random() * from.length)]!;
+      const line = Array.from({ length }, () => pick(random() < 0.3 ? special : plain)).join("");
+      expect(markdownToHtml(line), JSON.stringify(line)).toBe(parsed(line));
+    }
+  });
+});
+
 describe("telegramChunks", () => {
   it("keeps a short reply in one chunk with its plain-text twin", () => {
     expect(telegramChunks("Hello **there**", 4096)).toEqual([{ html: "Hello <b>there</b>", plain: "Hello there" }]);

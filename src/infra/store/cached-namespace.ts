@@ -42,11 +42,18 @@ export class CachedNamespace<T> implements Namespace<T> {
     const changesBefore = this.changes;
     const value = await this.ns.get(key);
     if (listening && changesBefore === this.changes) {
+      const now = this.now();
       this.cache.delete(key);
+      this.dropExpired(now);
       if (this.cache.size >= this.opts.max) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { value, until: this.now() + this.opts.ttlMs });
+      this.cache.set(key, { value, until: now + this.opts.ttlMs });
     }
     return value;
+  }
+
+  /** Entries kept: read within the TTL, at most `max`. */
+  get size(): number {
+    return this.cache.size;
   }
 
   async set(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -74,6 +81,17 @@ export class CachedNamespace<T> implements Namespace<T> {
       // so it does not fail a write that happened.
       for (const key of keys) this.forget(key);
       await Promise.all(keys.map((key) => this.bus.publish(this.opts.topic, key).catch(() => undefined)));
+    }
+  }
+
+  /**
+   * Entries are added at the end with the same TTL, so the map runs from the first to expire to the last: expired
+   * ones leave from the front, and the cache holds the keys read within `ttlMs`, not the last `max` ever read.
+   */
+  private dropExpired(now: number): void {
+    for (const [key, entry] of this.cache) {
+      if (entry.until > now) return;
+      this.cache.delete(key);
     }
   }
 

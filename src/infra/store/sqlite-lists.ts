@@ -9,7 +9,7 @@ const TABLE = "item_lists";
 /** Rows per INSERT, well under SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 300;
 /** Lists whose end this process remembers (see ListEnds); past that, the least recently used is forgotten. */
-const ENDS_KEPT = 10_000;
+const ENDS_KEPT = 2_000;
 
 const PUSH = `INSERT INTO ${TABLE} (list, position, value) SELECT ?, COALESCE(MAX(position) + 1, 0), ? FROM ${TABLE} WHERE list = ? RETURNING position`;
 
