@@ -43,8 +43,8 @@ export class GrowingRedaction {
    */
   #settle(spans: Span[]): void {
     const pending = this.#pending;
-    // A match is a form with line breaks ("\n" or "\r\n", two characters at most each) inside: one per "\n" at most.
-    let cut = pending.length - this.#longest - 2 * countNewlines(pending);
+    // A match is a form with line-break characters inside: at most all of those in the pending text.
+    let cut = pending.length - this.#longest - countLineBreaks(pending);
     if (cut <= 0) return;
     for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
     this.#settled += redactSpans(pending.slice(0, cut), spans.filter(([, end]) => end <= cut));
@@ -87,8 +87,11 @@ function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
   return tables;
 }
 
-function countNewlines(text: string): number {
+function countLineBreaks(text: string): number {
   let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count += 1;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 10 || code === 13) count += 1;
+  }
   return count;
 }

@@ -17,7 +17,7 @@ function textWithSecrets(next: () => number): string {
     const roll = next();
     if (roll < 0.15) {
       const secret = secrets[Math.floor(next() * secrets.length)]!;
-      text += next() < 0.3 ? [...secret].join(["\n", "\r\n", "\n\n", "\r\n\r\n"][Math.floor(next() * 4)]!) : secret;
+      text += next() < 0.3 ? [...secret].join(["\n", "\r\n", "\n\n", "\r\n\r\n", "\r"][Math.floor(next() * 5)]!) : secret;
     } else if (roll < 0.25) {
       const secret = secrets[Math.floor(next() * secrets.length)]!;
       text += secret.slice(0, 1 + Math.floor(next() * (secret.length - 1)));

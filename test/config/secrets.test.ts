@@ -42,7 +42,7 @@ describe("redacting encoded secrets", () => {
   it("catches a secret with line breaks anywhere inside, and keeps the line breaks around it", () => {
     let seed = 7;
     const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    const breaks = ["\n", "\r\n", "\n\n", "\r\n\r\n"];
+    const breaks = ["\n", "\r\n", "\n\n", "\r\n\r\n", "\r"];
     for (let round = 0; round < 200; round++) {
       const secret = next() < 0.5 ? TOKEN : "sk-live-0123456789abcdef";
       const chars = [...secret];
@@ -51,8 +51,13 @@ describe("redacting encoded secrets", () => {
       const after = `${next() < 0.5 ? "\n" : " "}end\r`;
       expect(redactText(`${before}${wrapped}${after}`, secrets)).toBe(`${before}${REDACTED}${after}`);
     }
-    // A lone carriage return is no line break: the text cannot be the secret.
-    expect(redactText(`sk-live-01234\r56789abcdef`, secrets)).toBe(`sk-live-01234\r56789abcdef`);
+  });
+
+  it("catches a secret read with a carriage return at its end (a file with Windows line endings) however it is printed", () => {
+    const withReturn = collectSecrets(configSchema.parse({ llm: { apiKey: "hunter2secret\r" } }));
+    for (const text of ["token: hunter2secret\r\nnext", "token: hunter2secret\nnext", "token: hunter2secret"]) {
+      expect(redactText(text, withReturn)).not.toContain("hunter2secret");
+    }
   });
 
   it("leaves ordinary text and short look-alikes alone", () => {

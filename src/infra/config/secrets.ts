@@ -61,10 +61,10 @@ const patterns = new WeakMap<readonly string[], RegExp>();
 function patternOf(secrets: readonly string[]): RegExp {
   let pattern = patterns.get(secrets);
   if (!pattern) {
-    // Searched for in text without line breaks (see secretSpans), so a secret that has some is too. An empty one
-    // would match everywhere (collectSecretsAt keeps none under 4 characters); no secret, nowhere.
+    // Searched for in text without line-break characters (see secretSpans), so a secret is without them too. An
+    // empty one would match everywhere (collectSecretsAt keeps none under 4 characters); no secret, nowhere.
     const alternatives = secrets
-      .map((s) => s.replace(/\r?\n/g, ""))
+      .map((s) => s.replace(LINE_BREAKS, ""))
       .filter((s) => s !== "")
       .map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"));
     pattern = new RegExp(alternatives.length > 0 ? alternatives.join("|") : "(?!)", "g");
@@ -76,10 +76,11 @@ function patternOf(secrets: readonly string[]): RegExp {
 export type SecretSpan = [start: number, end: number];
 
 /**
- * Where each secret form occurs in `text`, as redactText finds them (start and end offsets, in order). Line breaks
- * ("\n", "\r\n") may sit anywhere inside a form: tools such as base64 wrap their output. They are taken out before
- * the search rather than written into the pattern between every two characters, which made V8 spend ~20 ms
- * compiling it (on the first reply after start) against ~0.1 ms.
+ * Where each secret form occurs in `text`, as redactText finds them (start and end offsets, in order). Line-break
+ * characters ("\n", "\r") may sit anywhere inside a form, any number of them: tools such as base64 wrap their
+ * output. They are taken out of the text (and of the secrets) before the search rather than written into the
+ * pattern between every two characters, which made V8 spend ~20 ms compiling it (on the first reply after start)
+ * against ~0.1 ms.
  */
 export function secretSpans(text: string, secrets: readonly string[]): SecretSpan[] {
   if (secrets.length === 0) return [];
@@ -106,15 +107,17 @@ export function redactSpans(text: string, spans: readonly SecretSpan[]): string 
   return out + text.slice(from);
 }
 
-/** `text` without its line breaks, and where a character of that text is in `text`. */
+const LINE_BREAKS = /[\r\n]+/g;
+
+/** `text` without its line-break characters, and where a character of that text is in `text`. */
 function withoutLineBreaks(text: string): { joined: string; original: (offset: number) => number } {
-  if (!text.includes("\n")) return { joined: text, original: (offset) => offset };
-  // Pieces between line breaks: where each starts in the joined text and in `text`.
+  if (!hasLineBreak(text)) return { joined: text, original: (offset) => offset };
+  // Pieces between runs of line-break characters: where each starts in the joined text and in `text`.
   const joinedStarts = [0];
   const textStarts = [0];
   let joined = "";
   let from = 0;
-  for (const lineBreak of text.matchAll(/\r?\n/g)) {
+  for (const lineBreak of text.matchAll(LINE_BREAKS)) {
     joined += text.slice(from, lineBreak.index);
     from = lineBreak.index + lineBreak[0].length;
     joinedStarts.push(joined.length);
@@ -135,9 +138,13 @@ function withoutLineBreaks(text: string): { joined: string; original: (offset: n
   return { joined, original };
 }
 
+function hasLineBreak(text: string): boolean {
+  return text.includes("\n") || text.includes("\r");
+}
+
 export function redactText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
-  if (!text.includes("\n")) return text.replace(patternOf(secrets), REDACTED);
+  if (!hasLineBreak(text)) return text.replace(patternOf(secrets), REDACTED);
   return redactSpans(text, secretSpans(text, secrets));
 }
 
