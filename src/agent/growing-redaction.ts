@@ -6,19 +6,22 @@
  *
  * Text further behind the end than any match can reach is settled: redacted once and kept as it is.
  */
-import { redactSpans, secretSpans, type SecretSpan as Span } from "../infra/config/secrets.js";
+import { isLineBreak, redactSpans, searchedForms, secretSpans, type SecretSpan as Span } from "../infra/config/secrets.js";
 
 export class GrowingRedaction {
   /** The text not settled yet, as it came. */
   #pending = "";
   /** The redacted form of the text before it. */
   #settled = "";
+  /** The secrets as the search sees them: without line-break characters. */
+  readonly #forms: readonly string[];
   readonly #longest: number;
   readonly #prefixEnds: PrefixEnds;
 
   constructor(private readonly secrets: readonly string[]) {
-    this.#longest = Math.max(0, ...secrets.map((secret) => secret.length));
-    this.#prefixEnds = prefixEndsOf(secrets);
+    this.#forms = searchedForms(secrets);
+    this.#longest = Math.max(0, ...this.#forms.map((form) => form.length));
+    this.#prefixEnds = prefixEndsOf(this.#forms);
   }
 
   /** Starts over with an empty text (the model's next step). */
@@ -51,13 +54,19 @@ export class GrowingRedaction {
     this.#pending = pending.slice(cut);
   }
 
-  /** `text` less a tail that a secret starts with, so no part of a secret shows before it can be redacted. */
+  /**
+   * `text` less a tail that a secret starts with, line-break characters inside it aside (as the search skips
+   * them), so no part of a secret shows before it can be redacted.
+   */
   #withoutSecretStart(text: string): string {
+    // As many characters as a secret's start can have, line breaks aside.
+    const end = text.slice(startOfLast(text, this.#longest - 1));
+    const tail = countLineBreaks(end) === 0 ? end : end.replace(/[\r\n]/g, "");
     let cut = text.length;
-    const last = text.charCodeAt(text.length - 1);
-    this.secrets.forEach((secret, i) => {
-      const n = this.#prefixEnds[i]!.get(last)?.find((length) => length <= text.length && text.endsWith(secret.slice(0, length)));
-      if (n !== undefined) cut = Math.min(cut, text.length - n);
+    const last = tail.charCodeAt(tail.length - 1);
+    this.#forms.forEach((form, i) => {
+      const n = this.#prefixEnds[i]!.get(last)?.find((length) => length <= tail.length && tail.endsWith(form.slice(0, length)));
+      if (n !== undefined) cut = Math.min(cut, startOfLast(text, n));
     });
     return cut === text.length ? text : text.slice(0, cut);
   }
@@ -89,9 +98,14 @@ function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
 
 function countLineBreaks(text: string): number {
   let count = 0;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 10 || code === 13) count += 1;
-  }
+  for (let at = 0; at < text.length; at++) if (isLineBreak(text.charCodeAt(at))) count += 1;
   return count;
 }
+
+/** Where the last `n` characters of `text` that are no line breaks start (0 when it has fewer). */
+function startOfLast(text: string, n: number): number {
+  let at = text.length;
+  for (let kept = 0; at > 0 && kept < n; ) if (!isLineBreak(text.charCodeAt(--at))) kept += 1;
+  return at;
+}
+

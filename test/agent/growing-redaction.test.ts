@@ -20,7 +20,8 @@ function textWithSecrets(next: () => number): string {
       text += next() < 0.3 ? [...secret].join(["\n", "\r\n", "\n\n", "\r\n\r\n", "\r"][Math.floor(next() * 5)]!) : secret;
     } else if (roll < 0.25) {
       const secret = secrets[Math.floor(next() * secrets.length)]!;
-      text += secret.slice(0, 1 + Math.floor(next() * (secret.length - 1)));
+      const start = secret.slice(0, 1 + Math.floor(next() * (secret.length - 1)));
+      text += next() < 0.3 ? [...start].join("\n") : start;
     } else {
       text += pieces[Math.floor(next() * pieces.length)]!;
     }
@@ -51,6 +52,13 @@ describe("GrowingRedaction", () => {
     expect(shown.at(-1)).toBe("Your key: [REDACTED] done");
     growing.reset();
     expect(growing.append("fresh")).toBe("fresh");
+  });
+
+  it("holds back a secret's start with line breaks inside, as a tool wrapping its output writes it", () => {
+    const growing = new GrowingRedaction(secrets);
+    const shown = [..."Your key:\nsk-pr\noj-abcdefgh\r\nijklmnopqrstuvwxyz0123456789\ndone"].map((ch) => growing.append(ch));
+    for (const text of shown) expect(text).not.toMatch(/sk-|pr\s*oj/);
+    expect(shown.at(-1)).toBe("Your key:\n[REDACTED]\ndone");
   });
 
   it("ignores an empty secret instead of matching it everywhere", () => {

@@ -1,7 +1,8 @@
 /** The redactor catches each configured secret as it is and in the encodings code would smuggle it out in. */
 import { describe, expect, it } from "vitest";
 import { collectSecrets, configSchema } from "../../src/config.js";
-import { redactSecrets, redactText, REDACTED } from "../../src/infra/config/secrets.js";
+import { redactSecrets, redactText, REDACTED, secretSpans } from "../../src/infra/config/secrets.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 import { createLogger } from "../../src/infra/log.js";
 
@@ -50,6 +51,42 @@ describe("redacting encoded secrets", () => {
       const before = `line ${round}${next() < 0.5 ? "\r\n" : " "}`;
       const after = `${next() < 0.5 ? "\n" : " "}end\r`;
       expect(redactText(`${before}${wrapped}${after}`, secrets)).toBe(`${before}${REDACTED}${after}`);
+    }
+  });
+
+  it("finds what a character-by-character search that skips line breaks finds, on random text", () => {
+    // Leftmost match first, and at one place the first form in the list, as a regular expression's alternation.
+    const reference = (text: string, forms: string[]): Array<[number, number]> => {
+      const plain = forms.map((form) => form.replace(/[\r\n]/g, "")).filter((form) => form !== "");
+      const spans: Array<[number, number]> = [];
+      for (let start = 0; start < text.length; start++) {
+        if (/[\r\n]/.test(text[start]!)) continue;
+        for (const form of plain) {
+          let matched = 0;
+          let at = start;
+          let last = start;
+          for (; at < text.length && matched < form.length; at++) {
+            if (/[\r\n]/.test(text[at]!)) continue;
+            if (text[at] !== form[matched]) break;
+            matched += 1;
+            last = at;
+          }
+          if (matched === form.length) {
+            spans.push([start, last + 1]);
+            start = last;
+            break;
+          }
+        }
+      }
+      return spans;
+    };
+    const random = seededRandom(11);
+    const alphabet = ["a", "b", "c", "\n", "\r", "\r\n", "x", "\uD83D", "\uDE00", "."];
+    const sets = [["abca", "ab"], ["aba"], ["a.b", "bc"], ["ab\r", "ba"], ["a\nb", "c\r\nc"], ["\uD83D\uDE00a"], ["aaa", "aa"], ["\rab", "b\r"], []];
+    for (let round = 0; round < 20_000; round++) {
+      const forms = sets[Math.floor(random() * sets.length)]!;
+      const text = Array.from({ length: Math.floor(random() * 10) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join("");
+      expect(secretSpans(text, forms), JSON.stringify({ text, forms })).toEqual(reference(text, forms));
     }
   });
 

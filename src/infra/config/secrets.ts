@@ -55,18 +55,28 @@ function passwordOf(url: string | null): string | undefined {
   }
 }
 
+const searchedBySecrets = new WeakMap<readonly string[], readonly string[]>();
+
+/**
+ * The forms as they are searched for, in text without line-break characters (see secretSpans): without them too,
+ * and none empty, which would match everywhere (collectSecretsAt keeps none under 4 characters). Made once per set.
+ */
+export function searchedForms(secrets: readonly string[]): readonly string[] {
+  let forms = searchedBySecrets.get(secrets);
+  if (!forms) {
+    forms = secrets.map((s) => s.replace(LINE_BREAKS, "")).filter((s) => s !== "");
+    searchedBySecrets.set(secrets, forms);
+  }
+  return forms;
+}
+
 const patterns = new WeakMap<readonly string[], RegExp>();
 
-/** One pattern for all the forms, longest first. */
+/** One pattern for all the forms, longest first; no secret, nowhere. */
 function patternOf(secrets: readonly string[]): RegExp {
   let pattern = patterns.get(secrets);
   if (!pattern) {
-    // Searched for in text without line-break characters (see secretSpans), so a secret is without them too. An
-    // empty one would match everywhere (collectSecretsAt keeps none under 4 characters); no secret, nowhere.
-    const alternatives = secrets
-      .map((s) => s.replace(LINE_BREAKS, ""))
-      .filter((s) => s !== "")
-      .map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"));
+    const alternatives = searchedForms(secrets).map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"));
     pattern = new RegExp(alternatives.length > 0 ? alternatives.join("|") : "(?!)", "g");
     patterns.set(secrets, pattern);
   }
@@ -117,11 +127,14 @@ function withoutLineBreaks(text: string): { joined: string; original: (offset: n
   const textStarts = [0];
   let joined = "";
   let from = 0;
-  for (const lineBreak of text.matchAll(LINE_BREAKS)) {
-    joined += text.slice(from, lineBreak.index);
-    from = lineBreak.index + lineBreak[0].length;
+  for (let at = 0; at < text.length; at++) {
+    if (!isLineBreak(text.charCodeAt(at))) continue;
+    joined += text.slice(from, at);
+    from = at + 1;
+    while (from < text.length && isLineBreak(text.charCodeAt(from))) from += 1;
     joinedStarts.push(joined.length);
     textStarts.push(from);
+    at = from;
   }
   joined += text.slice(from);
   const original = (offset: number): number => {
@@ -140,6 +153,11 @@ function withoutLineBreaks(text: string): { joined: string; original: (offset: n
 
 function hasLineBreak(text: string): boolean {
   return text.includes("\n") || text.includes("\r");
+}
+
+/** "\n" or "\r" (by character code): what the secrets search skips. */
+export function isLineBreak(code: number): boolean {
+  return code === 10 || code === 13;
 }
 
 export function redactText(text: string, secrets: readonly string[]): string {
