@@ -30,45 +30,51 @@ export class GrowingRedaction {
     this.#settled = "";
   }
 
-  /** Appends `delta`; answers the whole text redacted, without a tail that a secret starts with. */
+  /**
+   * Appends `delta`; answers the whole text redacted, up to a tail that a secret starts with (and a match that
+   * tail begins in: it may be the start of a longer form).
+   */
   append(delta: string): string {
     this.#pending += delta;
     if (this.secrets.length === 0) return this.#pending;
-    const spans = secretSpans(this.#pending, this.secrets);
-    const redacted = this.#settled + redactSpans(this.#pending, spans);
+    const pending = this.#pending;
+    const spans = secretSpans(pending, this.secrets);
+    const shown = cutBefore(spans, this.#secretStart(pending));
+    const view = this.#settled + redactSpans(pending.slice(0, shown), spans.filter(([, end]) => end <= shown));
     this.#settle(spans);
-    return this.#withoutSecretStart(redacted);
+    return view;
   }
 
   /**
-   * Settles the start of the pending text that no match still to come can reach, cut where no match found so far
-   * crosses: redacted alone, it reads the same as within the whole.
+   * Settles the pending text before the earliest place a match still to come can start, or before a match found
+   * so far that crosses it: redacted alone, it reads the same as within the whole. A match to come holds a
+   * character not here yet, so at most `longest - 1` of those here that are no line breaks, and starts with one.
    */
   #settle(spans: Span[]): void {
     const pending = this.#pending;
-    // A match is a form with line-break characters inside: at most all of those in the pending text.
-    let cut = pending.length - this.#longest - countLineBreaks(pending);
-    if (cut <= 0) return;
-    for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
+    let earliest = startOfLast(pending, this.#longest - 1);
+    while (earliest < pending.length && isLineBreak(pending.charCodeAt(earliest))) earliest += 1;
+    const cut = cutBefore(spans, earliest);
+    if (cut === 0) return;
     this.#settled += redactSpans(pending.slice(0, cut), spans.filter(([, end]) => end <= cut));
     this.#pending = pending.slice(cut);
   }
 
   /**
-   * `text` less a tail that a secret starts with, line-break characters inside it aside (as the search skips
-   * them), so no part of a secret shows before it can be redacted.
+   * Where the tail of `text` that a secret starts with begins, line-break characters inside it aside (as the
+   * search skips them); the end of `text` when none does.
    */
-  #withoutSecretStart(text: string): string {
+  #secretStart(text: string): number {
     // As many characters as a secret's start can have, line breaks aside.
     const end = text.slice(startOfLast(text, this.#longest - 1));
-    const tail = countLineBreaks(end) === 0 ? end : end.replace(/[\r\n]/g, "");
-    let cut = text.length;
+    const tail = end.replace(/[\r\n]/g, "");
+    let start = text.length;
     const last = tail.charCodeAt(tail.length - 1);
     this.#forms.forEach((form, i) => {
       const n = this.#prefixEnds[i]!.get(last)?.find((length) => length <= tail.length && tail.endsWith(form.slice(0, length)));
-      if (n !== undefined) cut = Math.min(cut, startOfLast(text, n));
+      if (n !== undefined) start = Math.min(start, startOfLast(text, n));
     });
-    return cut === text.length ? text : text.slice(0, cut);
+    return start;
   }
 }
 
@@ -96,10 +102,10 @@ function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
   return tables;
 }
 
-function countLineBreaks(text: string): number {
-  let count = 0;
-  for (let at = 0; at < text.length; at++) if (isLineBreak(text.charCodeAt(at))) count += 1;
-  return count;
+/** `at`, or the start of the span that crosses it. */
+function cutBefore(spans: readonly Span[], at: number): number {
+  for (const [start, end] of spans) if (start < at && at < end) return start;
+  return at;
 }
 
 /** Where the last `n` characters of `text` that are no line breaks start (0 when it has fewer). */

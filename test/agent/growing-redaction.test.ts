@@ -61,6 +61,14 @@ describe("GrowingRedaction", () => {
     expect(shown.at(-1)).toBe("Your key:\n[REDACTED]\ndone");
   });
 
+  it("holds back a secret that begins with another, also once the shorter one matched", () => {
+    const nested = [...new Set([...secretForms("my-hunter2x-key"), ...secretForms("hunter2x")])].sort((a, b) => b.length - a.length);
+    const growing = new GrowingRedaction(nested);
+    const shown = [..."id my-hunter2x-key ok"].map((ch) => growing.append(ch));
+    for (const text of shown.slice(0, -4)) expect(text).not.toMatch(/my|REDACTED/);
+    expect(shown.at(-1)).toBe("id [REDACTED] ok");
+  });
+
   it("ignores an empty secret instead of matching it everywhere", () => {
     const growing = new GrowingRedaction(["", "abcd1234"]);
     expect(growing.append("key abcd1234 ok")).toBe("key [REDACTED] ok");
