@@ -1,6 +1,6 @@
 /**
  * The redacted view of a text that grows by appends (a reply as the model streams it): the text redactText gives
- * for the whole, less a tail that could be the start of a secret, in time proportional to the appended part.
+ * for the whole, up to a tail that could be the start of a secret, in time proportional to the appended part.
  * Redacting the whole text again on every delta made a long streamed reply quadratic: ~9 ms of CPU for 500 deltas
  * of a 2,000-character answer with a usual set of secrets.
  *
