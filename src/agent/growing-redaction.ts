@@ -6,7 +6,7 @@
  *
  * Text further behind the end than any match can reach is settled: redacted once and kept as it is.
  */
-import { isLineBreak, redactSpans, searchedForms, secretSpans, type SecretSpan as Span } from "../infra/config/secrets.js";
+import { isLineBreak, redactSpans, removeLineBreaks, searchedForms, secretSpans, type SecretSpan as Span } from "../infra/config/secrets.js";
 
 export class GrowingRedaction {
   /** The text not settled yet, as it came. */
@@ -39,9 +39,10 @@ export class GrowingRedaction {
     if (this.secrets.length === 0) return this.#pending;
     const pending = this.#pending;
     const spans = secretSpans(pending, this.secrets);
-    const shown = cutBefore(spans, this.#secretStart(pending));
-    const view = this.#settled + redactSpans(pending.slice(0, shown), spans.filter(([, end]) => end <= shown));
-    this.#settle(spans);
+    // The last characters that are no line breaks, as many as a secret's start can have.
+    const windowStart = startOfLast(pending, this.#longest - 1);
+    const view = this.#settled + redactBefore(pending, spans, cutBefore(spans, this.#secretStart(pending, windowStart)));
+    this.#settle(spans, windowStart);
     return view;
   }
 
@@ -50,24 +51,22 @@ export class GrowingRedaction {
    * so far that crosses it: redacted alone, it reads the same as within the whole. A match to come holds a
    * character not here yet, so at most `longest - 1` of those here that are no line breaks, and starts with one.
    */
-  #settle(spans: Span[]): void {
+  #settle(spans: Span[], windowStart: number): void {
     const pending = this.#pending;
-    let earliest = startOfLast(pending, this.#longest - 1);
+    let earliest = windowStart;
     while (earliest < pending.length && isLineBreak(pending.charCodeAt(earliest))) earliest += 1;
     const cut = cutBefore(spans, earliest);
     if (cut === 0) return;
-    this.#settled += redactSpans(pending.slice(0, cut), spans.filter(([, end]) => end <= cut));
+    this.#settled += redactBefore(pending, spans, cut);
     this.#pending = pending.slice(cut);
   }
 
   /**
    * Where the tail of `text` that a secret starts with begins, line-break characters inside it aside (as the
-   * search skips them); the end of `text` when none does.
+   * search skips them), looking from `windowStart` on; the end of `text` when none does.
    */
-  #secretStart(text: string): number {
-    // As many characters as a secret's start can have, line breaks aside.
-    const end = text.slice(startOfLast(text, this.#longest - 1));
-    const tail = end.replace(/[\r\n]/g, "");
+  #secretStart(text: string, windowStart: number): number {
+    const tail = removeLineBreaks(text.slice(windowStart));
     let start = text.length;
     const last = tail.charCodeAt(tail.length - 1);
     this.#forms.forEach((form, i) => {
@@ -102,6 +101,11 @@ function prefixEndsOf(secrets: readonly string[]): PrefixEnds {
   return tables;
 }
 
+/** `text` before `cut` (where no span crosses), redacted. */
+function redactBefore(text: string, spans: readonly Span[], cut: number): string {
+  return redactSpans(text.slice(0, cut), spans.filter(([, end]) => end <= cut));
+}
+
 /** `at`, or the start of the span that crosses it. */
 function cutBefore(spans: readonly Span[], at: number): number {
   for (const [start, end] of spans) if (start < at && at < end) return start;
@@ -114,4 +118,3 @@ function startOfLast(text: string, n: number): number {
   for (let kept = 0; at > 0 && kept < n; ) if (!isLineBreak(text.charCodeAt(--at))) kept += 1;
   return at;
 }
-

@@ -64,7 +64,7 @@ const searchedBySecrets = new WeakMap<readonly string[], readonly string[]>();
 export function searchedForms(secrets: readonly string[]): readonly string[] {
   let forms = searchedBySecrets.get(secrets);
   if (!forms) {
-    forms = secrets.map((s) => s.replace(LINE_BREAKS, "")).filter((s) => s !== "");
+    forms = secrets.map(removeLineBreaks).filter((s) => s !== "");
     searchedBySecrets.set(secrets, forms);
   }
   return forms;
@@ -149,6 +149,11 @@ function withoutLineBreaks(text: string): { joined: string; original: (offset: n
     return textStarts[low]! + offset - joinedStarts[low]!;
   };
   return { joined, original };
+}
+
+/** `text` without its line-break characters, as the search sees it. */
+export function removeLineBreaks(text: string): string {
+  return text.replace(LINE_BREAKS, "");
 }
 
 function hasLineBreak(text: string): boolean {
