@@ -1,6 +1,6 @@
 /**
  * What one model call costs the caller's CPU through each layer of the AI SDK, against the same instant fake
- * server (in a child process): the provider's raw calls, generateText plain and with each step streamed to a watcher
+ * server (in a child process): the provider's raw calls, generateText plain and with each step streamed to a watcher, over fetch and over undici's request (requestFetch, what the agent uses)
  * (what the agent runs), and streamText as the agent ran it before. streamText's web streams were most of what
  * live replies cost per message on Node 20.
  */
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import { watchedModel } from "../src/agent/stream.js";
+import { requestFetch } from "../src/infra/http/request-fetch.js";
 import type { BenchResult } from "./types.js";
 
 const CALLS = 2_000;
@@ -21,6 +22,7 @@ export async function run(): Promise<BenchResult> {
   const [url] = (await once(server, "message")) as [string];
   try {
     const model = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench" }).chatModel("fake-model");
+    const overRequest = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench", fetch: requestFetch({ timeoutMs: 60_000 }) }).chatModel("fake-model");
     const messages = [{ role: "user" as const, content: "hi" }];
     const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
     const ways: Array<[string, () => Promise<unknown>]> = [
@@ -30,8 +32,11 @@ export async function run(): Promise<BenchResult> {
         for await (const part of stream) void part;
       }],
       ["generateText (the agent's turn nobody watches)", () => generateText({ model, messages, maxRetries: 0 })],
-      ["generateText, each step streamed to a watcher (the agent's watched turn)", () =>
+      ["generateText, each step streamed to a watcher (the watched turn over fetch)", () =>
         generateText({ model: watchedModel(model, [], () => {}), messages, maxRetries: 0 })],
+      ["generateText over undici's request instead of fetch (requestFetch)", () => generateText({ model: overRequest, messages, maxRetries: 0 })],
+      ["the watched turn over requestFetch (what the agent runs)", () =>
+        generateText({ model: watchedModel(overRequest, [], () => {}), messages, maxRetries: 0 })],
       ["streamText, fullStream + onFinish (the watched turn before)", async () => {
         let finished = false;
         const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });

@@ -8,6 +8,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, modelMessageSchema, RetryError, type LanguageModel } from "ai";
 import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../infra/config/core-schema.js";
+import { requestFetch } from "../infra/http/request-fetch.js";
 import type { Logger } from "../infra/log.js";
 
 export type LlmConfig = CoreConfig["llm"];
@@ -42,7 +43,9 @@ isRecursiveSchema(modelMessageSchema);
 export function createModel(llm: LlmConfig): LanguageModel {
   const problem = llmSetupProblem(llm);
   if (problem !== null || llm.model === null) throw new Error(`The language model is not configured: ${problem}`);
-  const fetch = fetchWithTimeout(llm.timeoutMs);
+  // Every request (body included) gets the configured timeout; the AI SDK does not retry a timeout, so a hanging
+  // endpoint costs one, not several.
+  const fetch = requestFetch({ timeoutMs: llm.timeoutMs });
   if (llm.provider === "anthropic") {
     return createAnthropic({
       apiKey: llm.apiKey ?? undefined,
@@ -57,20 +60,6 @@ export function createModel(llm: LlmConfig): LanguageModel {
     includeUsage: true,
     fetch,
   }).chatModel(llm.model);
-}
-
-/**
- * A fetch whose request (body included) is aborted with a "TimeoutError" after `timeoutMs`, on top of the
- * caller's own signal. The AI SDK does not retry timeouts, so a hanging endpoint costs one timeout, not several.
- */
-function fetchWithTimeout(timeoutMs: number): typeof globalThis.fetch {
-  return (input, init) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    // The providers send JSON text; as bytes, fetch skips its well-formed copy of the whole body before encoding it.
-    const body = typeof init?.body === "string" ? Buffer.from(init.body) : init?.body;
-    return globalThis.fetch(input, { ...init, body, signal });
-  };
 }
 
 /**

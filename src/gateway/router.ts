@@ -4,7 +4,6 @@
  * rest as agent turns, one at a time per session, then sends the reply back through the channel it came from.
  */
 import { randomBytes } from "node:crypto";
-import { ensureWorkspace } from "../infra/workspace.js";
 import { join } from "node:path";
 import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
@@ -232,7 +231,6 @@ export class Router {
         const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
           const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
-          await ensureWorkspace(workspaceDir);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await turn.ticket.run(

@@ -1,25 +1,14 @@
 /**
  * Path confinement for tools that touch files: every user-supplied path must stay inside the session's
  * workspace, after `..` and after every symlink on the way, whether the file exists yet or not.
+ *
+ * A session's workspace is made when something first needs it, not when its first turn starts: whoever uses one
+ * (the file tools here, downloads, a sandboxed run) creates what is missing, with mode 0700. A chat that never
+ * touches a file leaves no folder behind, and a turn costs no mkdir.
  */
 import { lstat, mkdir, realpath } from "node:fs/promises";
-import { LRUCache } from "lru-cache";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
-
-/** Workspaces this process made sure of; bounded (a forgotten one costs a mkdir). */
-const ensuredWorkspaces = new LRUCache<string, true>({ max: 2_000 });
-
-/**
- * Creates the workspace (mode 0700) unless this process already did: a turn starts with it, and a mkdir per
- * message was ~2% of the gateway's CPU. The gateway never deletes a workspace; whoever writes below one
- * (tools, downloads) creates what is missing with mode 0700 too, so one removed by hand comes back the same.
- */
-export async function ensureWorkspace(workspaceDir: string): Promise<void> {
-  if (ensuredWorkspaces.has(workspaceDir)) return;
-  await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
-  ensuredWorkspaces.set(workspaceDir, true);
-}
 
 /**
  * Resolves `userPath` (relative to the workspace, or absolute inside it) to a real absolute path inside the

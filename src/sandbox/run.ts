@@ -6,7 +6,7 @@
  */
 import { cp, lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { bwrapArgs, INSIDE, insideEnvironment, type SandboxMounts, type WrappedCommand } from "./bwrap.js";
 import { CappedOutput } from "./capped-output.js";
 import type { SandboxConfig } from "./config.js";
@@ -45,8 +45,10 @@ export async function runSandboxed<T>(
     const skillCopy = request.skillDir === undefined ? undefined : await copySkill(request.skillDir, join(root, "skill"));
     await handOver(root);
     if (request.workspaceDir !== undefined) {
-      // Folders created here can be passed through by the sandbox user; the workspace itself is handed over.
-      await mkdir(request.workspaceDir, { recursive: true, mode: 0o711 });
+      // The folders above the workspace, when created here, can be passed through by the sandbox user; the
+      // workspace itself is private (and, under root, handed over).
+      await mkdir(dirname(request.workspaceDir), { recursive: true, mode: 0o711 });
+      await mkdir(request.workspaceDir, { recursive: true, mode: 0o700 });
       await checkReachable(request.workspaceDir);
       await handOver(request.workspaceDir);
     }

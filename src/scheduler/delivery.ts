@@ -5,7 +5,6 @@
  * channel like any reply, and channels never hand the bot's own messages to the router.
  */
 import { randomBytes } from "node:crypto";
-import { ensureWorkspace } from "../infra/workspace.js";
 import type { TurnRunner } from "../core/turn.js";
 import { describeLocalTime } from "../core/time.js";
 import { workspaceDirOf } from "../core/session-key.js";
@@ -80,7 +79,6 @@ export class Delivery {
     if (!agent) throw new DeliveryError("no language model is configured, so agent tasks cannot run", 0);
     const sessionKey = `task:${task.id}`;
     const workspaceDir = workspaceDirOf(this.deps.workspacesRoot, sessionKey);
-    await ensureWorkspace(workspaceDir);
     const traceId = randomBytes(6).toString("hex");
     const result = await agent.runTurn({
       sessionKey,

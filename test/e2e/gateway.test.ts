@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemPromptOf } from "../fakes/openai-server.js";
@@ -55,6 +55,21 @@ describe("gateway end to end", () => {
     const history = JSON.stringify(t.fake.requests[3]!.body.messages);
     expect(history).toContain("Please save a note: buy milk");
     expect(history).toContain("Saved it to notes/todo.txt.");
+  });
+
+  it("makes a session's workspace only when a tool first needs it, private to the gateway", async () => {
+    t = await startTestGateway();
+    const root = join(t.config.dataDir, "workspaces");
+    t.fake.enqueue({ text: "Hello!" });
+    await t.post({ chatId: "c1", userId: "alice", text: "hi" });
+    expect(await readdir(root).catch(() => [])).toEqual([]);
+
+    scriptNoteTaking(t, "Saved.");
+    await t.post({ chatId: "c1", userId: "alice", text: "Please save a note: buy milk" });
+    const [dir, ...others] = await readdir(root);
+    expect(others).toEqual([]);
+    expect((await stat(join(root, dir!))).mode & 0o777).toBe(0o700);
+    expect(await workspaceFile(t, "notes/todo.txt")).toBe("buy milk");
   });
 
   it("answers over the WebSocket, and the page's history survives a restart", async () => {
