@@ -82,6 +82,14 @@ describe("requestFetch", () => {
     ]);
   });
 
+  it("drops the connection headers fetch would drop", async () => {
+    answer = (_req, res) => res.end("ok");
+    await fetch(base, { method: "POST", headers: { connection: "keep-alive", "keep-alive": "timeout=5", "x-kept": "yes" }, body: "{}" });
+
+    expect(seen[0]!.headers["x-kept"]).toBe("yes");
+    expect(seen[0]!.headers["keep-alive"]).toBeUndefined();
+  });
+
   it("hands over a streamed body piece by piece, before the server has finished", async () => {
     let finish: () => void = () => {};
     answer = (_req, res) => {
@@ -196,6 +204,7 @@ describe("requestFetch", () => {
   it("refuses a body kind no model API sends, saying which", async () => {
     answer = (_req, res) => res.end();
     await expect(fetch(base, { method: "POST", body: new URLSearchParams("a=1") })).rejects.toThrow("request body of an unsupported kind: [object URLSearchParams]");
+    await expect(fetch(base, { method: "POST", body: new Blob(["a"]).stream() })).rejects.toThrow("request body of an unsupported kind: [object ReadableStream]");
     expect(seen).toEqual([]);
   });
 });

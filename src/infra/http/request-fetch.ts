@@ -1,12 +1,14 @@
 /**
- * A `fetch` for API clients that take one (the AI SDK providers), made of undici's `request`. Node 20's built-in
- * fetch runs the whole WHATWG fetch algorithm (request and header objects, webidl conversions, its own body stream)
- * around the same undici client: ~0.2 ms of CPU more per call (`npm run bench llm-call`), paid on every model call.
+ * A `fetch` for the model providers (the AI SDK takes one), made of undici's `request`. Node 20's built-in fetch
+ * runs the whole WHATWG fetch algorithm (request and header objects, webidl conversions, its own body stream) around
+ * the same undici client: ~0.2 to 0.3 ms of CPU more per call (`npm run bench llm-call`), paid on every model call.
+ * (grammY's default, node-fetch over `http.request`, costs about what this does: the Bot API calls keep it.)
  *
  * What a model API needs of fetch, kept: the method, headers and body; the abort signal (its reason is what the
- * call rejects with, as with fetch); a connection failure as fetch's `TypeError("fetch failed")` with the cause, which
- * the AI SDK turns into a retryable "Cannot connect to API" error; up to 5 redirects; a gzip, deflate or br body
- * decoded. Not kept, since no model API needs them: cookies, CORS, caching, credentials modes.
+ * call rejects with, as with fetch); a connection failure as fetch's `TypeError("fetch failed")` with the cause,
+ * which the AI SDK turns into a retryable "Cannot connect to API" error; up to 5 redirects; a gzip, deflate or br
+ * body decoded; connection headers dropped, as fetch drops them. Not kept, since no model API needs them: streamed
+ * request bodies, cookies, CORS, caching, credentials modes.
  */
 import { STATUS_CODES } from "node:http";
 import { pipeline, type Readable } from "node:stream";
@@ -92,15 +94,21 @@ class Deadline {
   }
 }
 
+/** Connection-level headers: fetch drops them, and undici refuses them (a configured extra header could be one). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "expect"]);
+
 function plainHeaders(headers: RequestInit["headers"]): Record<string, string> {
-  if (headers === undefined) return {};
-  if (headers instanceof Headers || Array.isArray(headers)) return Object.fromEntries(new Headers(headers));
   const plain: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers as Record<string, string | undefined>)) if (value !== undefined) plain[name] = value;
+  if (headers === undefined) return plain;
+  // The AI SDK passes a plain object, with undefined for a header it leaves out.
+  const entries =
+    headers instanceof Headers || Array.isArray(headers) ? [...new Headers(headers as ConstructorParameters<typeof Headers>[0])] : Object.entries(headers as Record<string, string | undefined>);
+  for (const [name, value] of entries) if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) plain[name] = value;
   return plain;
 }
 
-function requestBody(body: RequestInit["body"]): string | Buffer | Uint8Array | undefined {
+/** The providers send JSON text; bytes are taken too. */
+function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return Buffer.from(body);
