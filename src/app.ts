@@ -2,7 +2,6 @@
  * The composition root: builds every part from the configuration, lowest layer first, and owns the order in
  * which they start and stop. Nothing is bound late: the channels exist before anything that sends through them.
  */
-import { join } from "node:path";
 import { AccessControl } from "./access/access-control.js";
 import { pairingCommands } from "./access/commands.js";
 import { Agent } from "./agent/agent.js";
@@ -13,6 +12,7 @@ import { registerConsole } from "./console/index.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound.js";
+import { prepareWorkspacesRoot } from "./infra/workspace.js";
 import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
 import { ButtonActions } from "./gateway/actions.js";
 import { Router } from "./gateway/router.js";
@@ -142,6 +142,7 @@ export class Gateway {
   }): Promise<Gateway> {
     const { config, modules, log, secrets, releaseDataDir, logTail } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
+    const workspacesRoot = await prepareWorkspacesRoot(config.dataDir);
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
     const channels = await createChannels(config, modules, { store, log, http });
@@ -252,7 +253,7 @@ export class Gateway {
           store,
           log,
           agent,
-          workspacesRoot: join(config.dataDir, "workspaces"),
+          workspacesRoot,
           outbound,
         })
       : null;

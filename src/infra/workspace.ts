@@ -11,6 +11,17 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
 
 /**
+ * Makes `<dataDir>/workspaces` at start, passable by others (0711): when the gateway runs as root, the sandbox user
+ * must reach its workspace below it, and whichever tool first makes a workspace would otherwise make this folder
+ * private too (a recursive mkdir gives every folder it creates the same mode). Returns its path.
+ */
+export async function prepareWorkspacesRoot(dataDir: string): Promise<string> {
+  const root = join(dataDir, "workspaces");
+  await mkdir(root, { recursive: true, mode: 0o711 });
+  return root;
+}
+
+/**
  * Resolves `userPath` (relative to the workspace, or absolute inside it) to a real absolute path inside the
  * workspace, creating the workspace (mode 0700) when it does not exist yet. Throws ToolError "denied" for any
  * path that leaves it: `..` traversal, an absolute path elsewhere, or a symlink pointing out.

@@ -57,12 +57,14 @@ describe("gateway end to end", () => {
     expect(history).toContain("Saved it to notes/todo.txt.");
   });
 
-  it("makes a session's workspace only when a tool first needs it, private to the gateway", async () => {
+  it("makes a session's workspace only when a tool first needs it, private, below a passable root", async () => {
     t = await startTestGateway();
     const root = join(t.config.dataDir, "workspaces");
     t.fake.enqueue({ text: "Hello!" });
     await t.post({ chatId: "c1", userId: "alice", text: "hi" });
-    expect(await readdir(root).catch(() => [])).toEqual([]);
+    // Made at start, passable (a sandbox user under root reaches its workspace below it), and still empty.
+    expect((await stat(root)).mode & 0o777).toBe(0o711);
+    expect(await readdir(root)).toEqual([]);
 
     scriptNoteTaking(t, "Saved.");
     await t.post({ chatId: "c1", userId: "alice", text: "Please save a note: buy milk" });

@@ -6,23 +6,26 @@
  *
  * What a model API needs of fetch, kept: the method, headers and body; the abort signal (its reason is what the
  * call rejects with, as with fetch); a connection failure as fetch's `TypeError("fetch failed")` with the cause,
- * which the AI SDK turns into a retryable "Cannot connect to API" error; up to 5 redirects; a gzip, deflate or br
- * body decoded; connection headers dropped, as fetch drops them. Not kept, since no model API needs them: streamed
- * request bodies, cookies, CORS, caching, credentials modes.
+ * which the AI SDK turns into a retryable "Cannot connect to API" error; a gzip, deflate or br body decoded, as
+ * leniently as fetch; a body cancelled by its reader ends the request; connection headers dropped, as fetch drops
+ * them. Not kept: redirects are not followed (a 3xx reaches the SDK as a failed call naming the status; following
+ * one would send the conversation wherever it points), nor streamed request bodies, cookies, CORS or caching.
  */
 import { STATUS_CODES } from "node:http";
 import { pipeline, type Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, interceptors, request } from "undici";
+import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { Agent, request } from "undici";
 
-const MAX_REDIRECTIONS = 5;
 /** Statuses whose response has no body by definition; `Response` refuses one for them. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** Flushing as fetch does, so a body cut short of its compressed trailer still gives what arrived. */
+const ZLIB_LENIENT = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+const BROTLI_LENIENT = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
 const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
-  gzip: createGunzip,
-  "x-gzip": createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
+  gzip: () => createGunzip(ZLIB_LENIENT),
+  "x-gzip": () => createGunzip(ZLIB_LENIENT),
+  deflate: () => createInflate(ZLIB_LENIENT),
+  br: () => createBrotliDecompress(BROTLI_LENIENT),
 };
 
 export interface RequestFetchOptions {
@@ -35,7 +38,7 @@ export interface RequestFetchOptions {
 }
 
 export function requestFetch(options: RequestFetchOptions): typeof globalThis.fetch {
-  const dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
+  const dispatcher = new Agent();
   return async (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const body = requestBody(init?.body);
@@ -56,17 +59,19 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
     }
     // The deadline covers the body: it is cleared once the body has been read, failed or been cancelled.
     answer.body.once("close", () => deadline.clear());
+    // A failure before the first read would otherwise be an uncaught error; the reader still gets it.
+    answer.body.on("error", () => {});
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (Array.isArray(value)) for (const v of value) headers.append(name, v);
       else if (value !== undefined) headers.set(name, value);
     }
     const status = answer.statusCode;
-    let responseBody: Readable | null = null;
+    let responseBody: AsyncIterable<Uint8Array> | null = null;
     if (NULL_BODY_STATUSES.has(status) || init?.method === "HEAD") answer.body.resume();
-    else responseBody = decoded(answer.body, headers);
+    else responseBody = endedOnCancel(decoded(answer.body, headers));
     // Node's Response (undici's) takes an async iterable as its body: cheaper than Readable.toWeb's adapter.
-    return new Response(responseBody as unknown as ReadableStream | null, { status, statusText: STATUS_CODES[status] ?? "", headers });
+    return new Response(responseBody as unknown as ReadableStream | null, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
   };
 }
 
@@ -80,6 +85,8 @@ class Deadline {
   constructor(timeoutMs: number, caller: AbortSignal | undefined) {
     this.#caller = caller;
     this.#timer = setTimeout(() => this.#controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), timeoutMs);
+    // Like AbortSignal.timeout: a body nobody reads does not keep the process alive.
+    this.#timer.unref();
     if (caller?.aborted) this.#onCallerAbort();
     else caller?.addEventListener("abort", this.#onCallerAbort, { once: true });
   }
@@ -126,4 +133,24 @@ function decoded(body: Readable, headers: Headers): Readable {
     stream = pipeline(stream, decoder(), () => {}) as unknown as Readable;
   }
   return stream;
+}
+
+/**
+ * The body as Response's source. Response cancels an iterable body by calling its iterator's `return`, which on a
+ * Node stream's own iterator waits for a pending read (or does nothing before the first): the request would go on,
+ * holding its connection, until the next chunk or the timeout. Here `return` destroys the stream at once.
+ */
+function endedOnCancel(body: Readable): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+      return {
+        next: () => chunks.next(),
+        return: () => {
+          body.destroy();
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
 }
