@@ -6,7 +6,7 @@
  * (the file tools here, downloads, a sandboxed run) creates what is missing, with mode 0700. A chat that never
  * touches a file leaves no folder behind, and a turn costs no mkdir.
  */
-import { lstat, mkdir, realpath } from "node:fs/promises";
+import { chmod, lstat, mkdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../core/tools.js";
 
@@ -18,6 +18,11 @@ import { ToolError } from "../core/tools.js";
 export async function prepareWorkspacesRoot(dataDir: string): Promise<string> {
   const root = join(dataDir, "workspaces");
   await mkdir(root, { recursive: true, mode: 0o711 });
+  // Set explicitly: mkdir's mode is cut by the umask, and a folder an earlier version made private stays so.
+  // Not ours to change (another owner): `doctor` says whether the sandbox user can pass.
+  await chmod(root, 0o711).catch((err: unknown) => {
+    if (!isErrno(err, "EPERM")) throw err;
+  });
   return root;
 }
 

@@ -161,6 +161,31 @@ describe("requestFetch", () => {
     expect((await fetch(base)).statusText).toBe("HTTP 529");
   });
 
+  it("fails like fetch on a status Response refuses (600 and above), letting the connection go", async () => {
+    const closed = new EventEmitter();
+    let gone = false;
+    answer = (req, res) => {
+      res.writeHead(600);
+      res.write("partial");
+      req.socket.once("close", () => {
+        gone = true;
+        closed.emit("close");
+      });
+    };
+    const failure = await fetch(base).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe("fetch failed");
+    await whenEmitted(() => gone, closed, "close", 2_000, () => "the server to see the request end");
+  });
+
+  it("refuses a malformed header value as such, not as a connection failure the SDK would retry", async () => {
+    answer = (_req, res) => res.end();
+    const failure = await fetch(base, { headers: { "x-bad": "line\nbreak" } }).catch((err: unknown) => err);
+    expect((failure as Error).message).not.toBe("fetch failed");
+    expect((failure as { code?: string }).code).toBe("UND_ERR_INVALID_ARG");
+    expect(seen).toEqual([]);
+  });
+
   it("ends the request when the reader cancels the body, before reading or with a read pending", async () => {
     const closed = new EventEmitter();
     let closes = 0;

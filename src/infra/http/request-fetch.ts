@@ -55,6 +55,8 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
     } catch (err) {
       deadline.clear();
       if (deadline.signal.aborted) throw deadline.signal.reason;
+      // A request undici refuses to send (a malformed header value) is no connection failure to retry.
+      if ((err as { code?: unknown }).code === "UND_ERR_INVALID_ARG") throw err;
       throw new TypeError("fetch failed", { cause: err });
     }
     // The deadline covers the body: it is cleared once the body has been read, failed or been cancelled.
@@ -70,8 +72,14 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
     let responseBody: AsyncIterable<Uint8Array> | null = null;
     if (NULL_BODY_STATUSES.has(status) || init?.method === "HEAD") answer.body.resume();
     else responseBody = endedOnCancel(decoded(answer.body, headers));
-    // Node's Response (undici's) takes an async iterable as its body: cheaper than Readable.toWeb's adapter.
-    return new Response(responseBody as unknown as ReadableStream | null, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
+    try {
+      // Node's Response (undici's) takes an async iterable as its body: cheaper than Readable.toWeb's adapter.
+      return new Response(responseBody as unknown as ReadableStream | null, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
+    } catch (err) {
+      // A status Response refuses (600 and above): the answer is unusable, and its connection is let go now.
+      answer.body.destroy();
+      throw new TypeError("fetch failed", { cause: err });
+    }
   };
 }
 
