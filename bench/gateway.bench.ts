@@ -18,7 +18,7 @@ const MESSAGES = 400;
 const CLIENTS = 20;
 
 export async function run(): Promise<BenchResult> {
-  const fake = await startFakeOpenAI();
+  const fake = await startFakeOpenAI({ record: false });
   fake.respondWith(() => ({ text: "ok" }));
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bench-"));
   const config = configSchema.parse({

@@ -40,7 +40,7 @@ interface RunResult {
 }
 
 export async function run(): Promise<BenchResult> {
-  const llm = await startFakeOpenAI();
+  const llm = await startFakeOpenAI({ record: false });
   llm.respondWith(() => ({ text: "ok" }));
   const tg = await startFakeTelegram();
   const results: RunResult[] = [];

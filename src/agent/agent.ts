@@ -3,7 +3,6 @@
  * the tool loop, save what it said and did, and return the reply. The router runs one turn per session at a time.
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
-import { randomBytes } from "node:crypto";
 import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
@@ -26,6 +25,7 @@ import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./history-prompt.js";
+import { randomHex } from "../core/ids.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -303,7 +303,7 @@ export class Agent {
 
   /** The apology for a turn that could not finish; the steps that did finish stay in the history. */
   private async failTurn(err: unknown, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
-    const errorId = randomBytes(4).toString("hex");
+    const errorId = randomHex(8);
     const fromModel = isModelFailure(err);
     if (fromModel) this.lastModelCall = { ok: false, at: new Date(), errorId };
     log.error(

@@ -3,7 +3,6 @@
  * access policy decide whether the message is for the bot and allowed, answers slash commands, and queues the
  * rest as agent turns, one at a time per session, then sends the reply back through the channel it came from.
  */
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
@@ -27,6 +26,7 @@ import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import { randomHex } from "../core/ids.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -98,7 +98,7 @@ export class Router {
 
   /** The InboundHandler given to every channel. */
   readonly handle = async (message: InboundMessage): Promise<HandleOutcome> => {
-    const traceId = randomBytes(6).toString("hex");
+    const traceId = randomHex(12);
     const log = this.deps.log.child({ traceId, channel: message.channel, chatId: message.chat.id, messageId: message.id });
     const channel = this.deps.channelOf(message.channel);
     if (!channel) {
@@ -288,7 +288,7 @@ export class Router {
     try {
       text = await command.run(args, ctx);
     } catch (err) {
-      const errorId = randomBytes(4).toString("hex");
+      const errorId = randomHex(8);
       d.log.error({ err, errorId, command: command.name }, "slash command failed");
       text = `Sorry, /${command.name} failed (error id ${errorId}).`;
     }

@@ -3,10 +3,10 @@
  * compaction summary of older turns, and which tools get_tool_info has disclosed. Records are validated when read, because
  * they outlive the code (and the AI SDK version) that wrote them.
  */
-import { randomBytes } from "node:crypto";
 import { modelMessageSchema, type ModelMessage } from "ai";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
+import { randomHex } from "../core/ids.js";
 import { countTokens } from "../core/tokens.js";
 import type { Logger } from "../infra/log.js";
 import type { Coordinator, ItemLists, Namespace, Store } from "../infra/store/types.js";
@@ -243,7 +243,7 @@ function listKey(sessionKey: string, generation: string): string {
 }
 
 function newGeneration(): string {
-  return randomBytes(6).toString("hex");
+  return randomHex(12);
 }
 
 function issuesOf(error: z.ZodError): string[] {

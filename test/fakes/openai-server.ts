@@ -90,7 +90,15 @@ export interface FakeOpenAI {
 
 export const FAKE_MODEL_IDS = ["fake-model", "fake-vision-model"];
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+export interface FakeOpenAIOptions {
+  /**
+   * false: requests are answered but not kept in `requests` (nor waited for). For benchmarks: thousands of parsed
+   * request bodies grew the measuring process's heap, and its collections showed up in the latencies it measured.
+   */
+  record?: boolean;
+}
+
+export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: FakeReply[] = [];
   const requests: FakeRequest[] = [];
   const arrivals = new EventEmitter();
@@ -137,7 +145,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     const request: FakeRequest = { path, headers: req.headers, body };
-    requests.push(request);
+    if (opts.record !== false) requests.push(request);
     arrivals.emit("request");
     const reply = nextReply(request);
     if ("hang" in reply) return; // Left open until the client gives up or close() ends it.

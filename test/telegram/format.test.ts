@@ -1,3 +1,4 @@
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { markdownToHtml, telegramChunks, visibleText } from "../../src/channels/telegram/format.js";
 import { parseTelegramHtml } from "../fakes/telegram/html.js";
@@ -48,6 +49,14 @@ describe("markdownToHtml of one plain line", () => {
     "renders %j as markdown-it does",
     (line) => expect(markdownToHtml(line)).toBe(parsed(line)),
   );
+
+  it("answers long lines that fail the plain-line check at their end without backtracking", () => {
+    // A pattern that matches a character two ways takes exponential time on such a line (30 hearts: ~1 min).
+    // vm's timeout interrupts synchronous code: a regression fails here instead of hanging the suite.
+    for (const line of [`a${"\u2764\ufe0f".repeat(40)}*`, `a${"\ufe0f".repeat(40)} `, `a${"\u200d".repeat(40)}*`]) {
+      expect(runInNewContext("render(line)", { render: markdownToHtml, line }, { timeout: 2_000 })).toBe(parsed(line));
+    }
+  });
 
   it("renders random lines as markdown-it does, whatever their characters", () => {
     const random = seededRandom(20);

@@ -69,12 +69,11 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
       else if (value !== undefined) headers.set(name, value);
     }
     const status = answer.statusCode;
-    let responseBody: AsyncIterable<Uint8Array> | null = null;
+    let responseBody: ReadableStream<Uint8Array> | null = null;
     if (NULL_BODY_STATUSES.has(status) || init?.method === "HEAD") answer.body.resume();
-    else responseBody = endedOnCancel(decoded(answer.body, headers));
+    else responseBody = webStream(decoded(answer.body, headers));
     try {
-      // Node's Response (undici's) takes an async iterable as its body: cheaper than Readable.toWeb's adapter.
-      return new Response(responseBody as unknown as ReadableStream | null, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
+      return new Response(responseBody, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
     } catch (err) {
       // A status Response refuses (600 and above): the answer is unusable, and its connection is let go now.
       answer.body.destroy();
@@ -144,21 +143,21 @@ function decoded(body: Readable, headers: Headers): Readable {
 }
 
 /**
- * The body as Response's source. Response cancels an iterable body by calling its iterator's `return`, which on a
- * Node stream's own iterator waits for a pending read (or does nothing before the first): the request would go on,
- * holding its connection, until the next chunk or the timeout. Here `return` destroys the stream at once.
+ * The body as the web stream a Response reads. Made here rather than by Response from an async iterable: that way
+ * costs two web streams a call on Node 20 (~20 us), and cancelling it called the Node stream iterator's `return`,
+ * which waits for a pending read (or does nothing before the first): the request went on, holding its connection,
+ * until the next chunk or the timeout. Here a cancel destroys the body at once.
  */
-function endedOnCancel(body: Readable): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator]() {
-      const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-      return {
-        next: () => chunks.next(),
-        return: () => {
-          body.destroy();
-          return Promise.resolve({ done: true, value: undefined });
-        },
-      };
+function webStream(body: Readable): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
     },
-  };
+    cancel() {
+      body.destroy();
+    },
+  });
 }

@@ -68,18 +68,19 @@ export class SqliteBatches {
   readonly #writes: TurnBatch<string, void>;
 
   constructor(db: SqliteDb, table: string) {
+    const readSql = bySize((slots) => `SELECT key, value FROM ${table} WHERE key IN (${Array(slots).fill("?").join(", ")})`);
+    const writeSql = bySize(
+      (slots) => `INSERT INTO ${table} (key, value) VALUES ${Array(slots).fill("(?, ?)").join(", ")} ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    );
     this.#reads = new TurnBatch(async (entries) => {
       const keys = padded(entries.map(([key]) => key));
-      const rows = await db.all<{ key: string; value: string }>(`SELECT key, value FROM ${table} WHERE key IN (${keys.map(() => "?").join(", ")})`, ...keys);
+      const rows = await db.all<{ key: string; value: string }>(readSql(keys.length), ...keys);
       const found = new Map(rows.map((row) => [row.key, row.value]));
       return (key) => found.get(key);
     });
     this.#writes = new TurnBatch<string, void>(async (entries) => {
       const rows = padded(entries);
-      await db.run(
-        `INSERT INTO ${table} (key, value) VALUES ${rows.map(() => "(?, ?)").join(", ")} ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-        ...rows.flat(),
-      );
+      await db.run(writeSql(rows.length), ...rows.flat());
       return () => {};
     });
   }
@@ -98,6 +99,22 @@ export class SqliteBatches {
   set(key: string, value: string): Promise<void> {
     return this.#writes.ask(key, value);
   }
+}
+
+/**
+ * The statement's text for a number of keys, built once per number: the same string each time is also a cheap key
+ * for the prepared statement (V8 keeps a string's hash).
+ */
+function bySize(build: (slots: number) => string): (slots: number) => string {
+  const built = new Map<number, string>();
+  return (slots) => {
+    let sql = built.get(slots);
+    if (sql === undefined) {
+      sql = build(slots);
+      built.set(slots, sql);
+    }
+    return sql;
+  };
 }
 
 /** `items` and copies of its last one, up to the next power of two: few distinct statements to prepare. */

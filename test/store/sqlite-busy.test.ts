@@ -1,0 +1,71 @@
+import Database from "better-sqlite3";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteDb } from "../../src/infra/store/sqlite-db.js";
+
+/** What became of a promise so far, read without awaiting it. */
+function outcomeOf(promise: Promise<unknown>): () => "pending" | "done" | "failed" {
+  let outcome: "pending" | "done" | "failed" = "pending";
+  promise.then(
+    () => (outcome = "done"),
+    () => (outcome = "failed"),
+  );
+  return () => outcome;
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("SqliteDb while another connection holds the write lock (the CLI next to a gateway)", () => {
+  let dir: string;
+  let other: Database.Database;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchboard-busy-"));
+    other = new Database(join(dir, "state.db"));
+    other.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)");
+  });
+
+  afterEach(async () => {
+    if (other.inTransaction) other.exec("ROLLBACK");
+    other.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lets the event loop run while it waits, and writes once the lock is released", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"));
+    other.exec("BEGIN IMMEDIATE");
+    const write = db.run("INSERT INTO t VALUES (1)");
+    const outcome = outcomeOf(write);
+    // The loop turns while the write waits: blocking in SQLite's own busy wait, the lock could not be released
+    // here, and the write would fail with SQLITE_BUSY after its timeout.
+    await nextTurn();
+    expect(outcome()).toBe("pending");
+    other.exec("COMMIT");
+    await expect(write).resolves.toBe(1);
+    expect(other.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 });
+    await db.close();
+  });
+
+  it("fails with SQLITE_BUSY once its deadline has passed, the loop running all along", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"), { busyDeadlineMs: 100 });
+    other.exec("BEGIN IMMEDIATE");
+    const write = db.run("INSERT INTO t VALUES (1)");
+    const outcome = outcomeOf(write);
+    let turns = 0;
+    while (outcome() === "pending") {
+      await nextTurn();
+      turns += 1;
+    }
+    await expect(write).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_BUSY/) });
+    expect(turns).toBeGreaterThan(1);
+    await db.close();
+  });
+
+  it("passes other errors on at once", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"));
+    await expect(db.run("INSERT INTO missing VALUES (1)")).rejects.toThrow(/no such table/);
+    await db.close();
+  });
+});
