@@ -1,6 +1,6 @@
 /**
- * Short random identifiers (trace ids, history generations). Taken from randomUUID, whose entropy Node draws in
- * batches: randomBytes asks the OS on every call, ~10 us a message on the hot path.
+ * Short random identifiers (trace ids, history generations). Taken from randomUUID, whose random bytes Node draws
+ * in batches: randomBytes goes into OpenSSL's generator on every call, ~10 us a message on the hot path.
  */
 import { randomUUID } from "node:crypto";
 

@@ -63,6 +63,34 @@ describe("SqliteDb while another connection holds the write lock (the CLI next t
     await db.close();
   });
 
+  it("keeps the order statements were asked in: one asked once the lock is free does not pass one still waiting", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"));
+    other.exec("BEGIN IMMEDIATE");
+    const first = db.run("INSERT INTO t VALUES (1)");
+    await nextTurn();
+    other.exec("COMMIT");
+    // The file is free now: run at once, this would be written before the first, still waiting for its next try.
+    const second = db.run("INSERT INTO t VALUES (2)");
+    const read = db.all<{ x: number }>("SELECT x FROM t ORDER BY rowid");
+    await expect(Promise.all([first, second])).resolves.toEqual([1, 1]);
+    await expect(read).resolves.toEqual([{ x: 1 }, { x: 2 }]);
+    await db.close();
+  });
+
+  it("closes once the statements waiting for the lock have run", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"));
+    other.exec("BEGIN IMMEDIATE");
+    const write = db.run("INSERT INTO t VALUES (1)");
+    const closing = db.close();
+    const closed = outcomeOf(closing);
+    await nextTurn();
+    expect(closed()).toBe("pending");
+    other.exec("COMMIT");
+    await expect(write).resolves.toBe(1);
+    await closing;
+    expect(other.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 });
+  });
+
   it("passes other errors on at once", async () => {
     const db = await SqliteDb.open(join(dir, "state.db"));
     await expect(db.run("INSERT INTO missing VALUES (1)")).rejects.toThrow(/no such table/);

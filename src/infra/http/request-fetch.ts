@@ -146,7 +146,8 @@ function decoded(body: Readable, headers: Headers): Readable {
  * The body as the web stream a Response reads. Made here rather than by Response from an async iterable: that way
  * costs two web streams a call on Node 20 (~20 us), and cancelling it called the Node stream iterator's `return`,
  * which waits for a pending read (or does nothing before the first): the request went on, holding its connection,
- * until the next chunk or the timeout. Here a cancel destroys the body at once.
+ * until the next chunk or the timeout. Here a cancel destroys the body at once. Unlike fetch's, the stream is not a
+ * byte stream: a BYOB reader is refused (the AI SDK reads with the default reader).
  */
 function webStream(body: Readable): ReadableStream<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;

@@ -5,20 +5,33 @@
  * The methods still answer promises, so a driver error reaches callers as a rejection, like any store failure.
  *
  * Another connection writing the same file (the CLI next to a running gateway) holds the write lock for a while.
- * SQLite's own wait for it blocks the thread, and so the event loop: it is kept short, and a statement that finds
- * the file busy is tried again after a pause in which the loop runs, until BUSY_DEADLINE_MS have passed.
+ * SQLite's own wait for it would block the thread, and so the event loop: it is kept to a few milliseconds. A
+ * statement that finds the file locked waits in a line with every statement asked for after it, in order (a later
+ * write must not land before an earlier one), and only the first of the line is tried again, after pauses in which
+ * the loop runs, until its deadline.
  */
 import Database from "better-sqlite3";
 
 /** How long one try may block the thread waiting for another connection's lock (SQLite's busy timeout). */
-const BUSY_BLOCK_MS = 20;
-/** How long a statement keeps trying, by default, before it fails with SQLITE_BUSY. */
+const BUSY_BLOCK_MS = 5;
+/** How long a statement may wait in line, by default, before it fails with SQLITE_BUSY. */
 const BUSY_DEADLINE_MS = 10_000;
-/** Pauses between tries: doubling from the first to the last. */
-const BUSY_PAUSE_MS = { first: 5, last: 200 };
+/** Pauses between tries of the first in line: doubling from the first to the last, back to the first after progress. */
+const BUSY_PAUSE_MS = { first: 5, last: 100 };
+
+interface Waiting {
+  call: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  deadline: number;
+}
 
 export class SqliteDb {
   readonly #statements = new Map<string, Database.Statement>();
+  /** Statements waiting for another connection's lock, in the order they were asked for. */
+  readonly #waiting: Waiting[] = [];
+  /** Settles when the line is empty. */
+  #drained: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly db: Database.Database,
@@ -31,38 +44,62 @@ export class SqliteDb {
 
   /** The rows the statement answers. */
   all<R>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return this.#whenNotBusy(() => this.#prepared(sql).all(...params) as R[]);
+    return this.#inOrder(() => this.#prepared(sql).all(...params) as R[]);
   }
 
   /** Runs the statement; answers how many rows it changed. */
   run(sql: string, ...params: unknown[]): Promise<number> {
-    return this.#whenNotBusy(() => this.#prepared(sql).run(...params).changes);
+    return this.#inOrder(() => this.#prepared(sql).run(...params).changes);
   }
 
   /** Statements without parameters and without reuse (schema, pragmas): not kept prepared. */
   async exec(sql: string): Promise<void> {
-    await this.#whenNotBusy(() => this.db.exec(sql));
+    await this.#inOrder(() => this.db.exec(sql));
   }
 
+  /** Closes once the statements waiting for the lock have run or failed. */
   async close(): Promise<void> {
+    await this.#drained;
     this.#statements.clear();
     this.db.close();
   }
 
-  /** `call` at once, and again after pauses while another connection holds the lock, until the deadline. */
-  async #whenNotBusy<T>(call: () => T): Promise<T> {
-    let deadline: number | undefined;
-    for (let pause = BUSY_PAUSE_MS.first; ; pause = Math.min(pause * 2, BUSY_PAUSE_MS.last)) {
+  /** `call` now, unless statements wait for the lock: then, like a call that finds it taken, after them. */
+  #inOrder<T>(call: () => T): Promise<T> {
+    if (this.#waiting.length === 0) {
       try {
-        return call();
+        return Promise.resolve(call());
       } catch (err) {
-        // SQLITE_BUSY and its extended codes (a WAL snapshot gone stale, a recovery under way): all pass.
-        if (!String((err as { code?: unknown }).code).startsWith("SQLITE_BUSY")) throw err;
-        deadline ??= Date.now() + this.busyDeadlineMs;
-        if (Date.now() + pause > deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        if (!isBusy(err)) return Promise.reject(err);
       }
     }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ call, resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + this.busyDeadlineMs });
+      if (this.#waiting.length === 1) this.#drained = this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    for (let pause = BUSY_PAUSE_MS.first; this.#waiting.length > 0; ) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = this.#runWaiting() ? BUSY_PAUSE_MS.first : Math.min(pause * 2, BUSY_PAUSE_MS.last);
+    }
+  }
+
+  /** Runs the line in order until its first finds the lock taken again; whether any statement left the line. */
+  #runWaiting(): boolean {
+    let progressed = false;
+    for (let head = this.#waiting[0]; head !== undefined; head = this.#waiting[0]) {
+      try {
+        head.resolve(head.call());
+      } catch (err) {
+        if (isBusy(err) && Date.now() < head.deadline) return progressed;
+        head.reject(err);
+      }
+      this.#waiting.shift();
+      progressed = true;
+    }
+    return progressed;
   }
 
   #prepared(sql: string): Database.Statement {
@@ -73,4 +110,9 @@ export class SqliteDb {
     }
     return statement;
   }
+}
+
+/** SQLITE_BUSY and its extended codes (a WAL snapshot gone stale, a recovery under way). */
+function isBusy(err: unknown): boolean {
+  return String((err as { code?: unknown } | null)?.code).startsWith("SQLITE_BUSY");
 }
