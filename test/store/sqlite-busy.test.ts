@@ -91,6 +91,52 @@ describe("SqliteDb while another connection holds the write lock (the CLI next t
     expect(other.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 });
   });
 
+  it("fails a long line past its deadline together, without a blocking try for each", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"), { busyDeadlineMs: 100 });
+    other.exec("BEGIN IMMEDIATE");
+    // The longest gap between a 5 ms ticker's runs: how long the loop was held.
+    let last = performance.now();
+    let longest = 0;
+    let ticked = (): void => {};
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      ticked();
+    }, 5);
+    const writes = Array.from({ length: 400 }, (_, i) => db.run("INSERT INTO t VALUES (?)", i));
+    const outcomes = await Promise.allSettled(writes);
+    // The ticker's next run measures a hold that ended just now.
+    await new Promise<void>((resolve) => (ticked = resolve));
+    clearInterval(ticker);
+    expect(outcomes.every((o) => o.status === "rejected" && /^SQLITE_BUSY/.test(String((o.reason as { code?: unknown }).code)))).toBe(true);
+    // A try each (SQLite waits up to 5 ms in it) would hold the loop for about two seconds; the bound is generous.
+    expect(longest).toBeLessThan(500);
+    await db.close();
+  });
+
+  it("closes after a statement a waiter's caller asks for next, when that one finds the lock taken again", async () => {
+    const db = await SqliteDb.open(join(dir, "state.db"));
+    other.exec("BEGIN IMMEDIATE");
+    let next: Promise<number> | undefined;
+    const first = db.run("INSERT INTO t VALUES (1)").then((changed) => {
+      other.exec("BEGIN IMMEDIATE");
+      next = db.run("INSERT INTO t VALUES (2)");
+      return changed;
+    });
+    const closing = db.close();
+    await nextTurn();
+    other.exec("COMMIT");
+    await expect(first).resolves.toBe(1);
+    const closed = outcomeOf(closing);
+    await nextTurn();
+    expect(closed()).toBe("pending");
+    other.exec("COMMIT");
+    await expect(next).resolves.toBe(1);
+    await closing;
+    expect(other.prepare("SELECT x FROM t ORDER BY rowid").all()).toEqual([{ x: 1 }, { x: 2 }]);
+  });
+
   it("passes other errors on at once", async () => {
     const db = await SqliteDb.open(join(dir, "state.db"));
     await expect(db.run("INSERT INTO missing VALUES (1)")).rejects.toThrow(/no such table/);

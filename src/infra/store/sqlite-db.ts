@@ -52,14 +52,17 @@ export class SqliteDb {
     return this.#inOrder(() => this.#prepared(sql).run(...params).changes);
   }
 
-  /** Statements without parameters and without reuse (schema, pragmas): not kept prepared. */
+  /**
+   * One statement without parameters and without reuse (schema, pragmas): not kept prepared. Not several in one
+   * text: after SQLITE_BUSY the text is run again from its first statement.
+   */
   async exec(sql: string): Promise<void> {
     await this.#inOrder(() => this.db.exec(sql));
   }
 
-  /** Closes once the statements waiting for the lock have run or failed. */
+  /** Closes once the statements waiting for the lock have run or failed (and any a waiter's caller asked for next). */
   async close(): Promise<void> {
-    await this.#drained;
+    while (this.#waiting.length > 0) await this.#drained;
     this.#statements.clear();
     this.db.close();
   }
@@ -93,8 +96,16 @@ export class SqliteDb {
       try {
         head.resolve(head.call());
       } catch (err) {
-        if (isBusy(err) && Date.now() < head.deadline) return progressed;
-        head.reject(err);
+        if (!isBusy(err)) head.reject(err);
+        else if (Date.now() < head.deadline) return progressed;
+        else {
+          // Those behind it that are past their deadline too fail with it, untried: each try may block the
+          // thread for BUSY_BLOCK_MS, and a long line of them would hold the event loop as SQLite's own wait did.
+          const now = Date.now();
+          const expired = this.#waiting.findIndex((waiting) => waiting.deadline > now);
+          for (const waiting of this.#waiting.splice(0, expired === -1 ? this.#waiting.length : expired)) waiting.reject(err);
+          return true;
+        }
       }
       this.#waiting.shift();
       progressed = true;
