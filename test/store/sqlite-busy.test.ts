@@ -33,16 +33,21 @@ describe("SqliteDb while another connection holds the write lock (the CLI next t
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** `waiting` is still pending once the loop has turned; then the other connection lets the lock go. */
+  async function stillPendingThenCommit(waiting: Promise<unknown>): Promise<void> {
+    const outcome = outcomeOf(waiting);
+    await nextTurn();
+    expect(outcome()).toBe("pending");
+    other.exec("COMMIT");
+  }
+
   it("lets the event loop run while it waits, and writes once the lock is released", async () => {
     const db = await SqliteDb.open(join(dir, "state.db"));
     other.exec("BEGIN IMMEDIATE");
     const write = db.run("INSERT INTO t VALUES (1)");
-    const outcome = outcomeOf(write);
     // The loop turns while the write waits: blocking in SQLite's own busy wait, the lock could not be released
     // here, and the write would fail with SQLITE_BUSY after its timeout.
-    await nextTurn();
-    expect(outcome()).toBe("pending");
-    other.exec("COMMIT");
+    await stillPendingThenCommit(write);
     await expect(write).resolves.toBe(1);
     expect(other.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 });
     await db.close();
@@ -82,10 +87,7 @@ describe("SqliteDb while another connection holds the write lock (the CLI next t
     other.exec("BEGIN IMMEDIATE");
     const write = db.run("INSERT INTO t VALUES (1)");
     const closing = db.close();
-    const closed = outcomeOf(closing);
-    await nextTurn();
-    expect(closed()).toBe("pending");
-    other.exec("COMMIT");
+    await stillPendingThenCommit(closing);
     await expect(write).resolves.toBe(1);
     await closing;
     expect(other.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 1 });
@@ -128,10 +130,7 @@ describe("SqliteDb while another connection holds the write lock (the CLI next t
     await nextTurn();
     other.exec("COMMIT");
     await expect(first).resolves.toBe(1);
-    const closed = outcomeOf(closing);
-    await nextTurn();
-    expect(closed()).toBe("pending");
-    other.exec("COMMIT");
+    await stillPendingThenCommit(closing);
     await expect(next).resolves.toBe(1);
     await closing;
     expect(other.prepare("SELECT x FROM t ORDER BY rowid").all()).toEqual([{ x: 1 }, { x: 2 }]);
