@@ -10,6 +10,7 @@
  * write must not land before an earlier one), and only the first of the line is tried again, after pauses in which
  * the loop runs, until its deadline.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import Database from "better-sqlite3";
 
 /** How long one try may block the thread waiting for another connection's lock (SQLite's busy timeout). */
@@ -84,7 +85,7 @@ export class SqliteDb {
 
   async #drain(): Promise<void> {
     for (let pause = BUSY_PAUSE_MS.first; this.#waiting.length > 0; ) {
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await delay(pause);
       pause = this.#runWaiting() ? BUSY_PAUSE_MS.first : Math.min(pause * 2, BUSY_PAUSE_MS.last);
     }
   }
