@@ -151,7 +151,6 @@ async function coldStartRows(llm: FakeOpenAI): Promise<Array<Record<string, stri
   if (!existsSync(compiledCli)) return [{ ...startRow, Switchboard: "no dist/ (npm run build)" }];
   const runs: Array<{ ms: number; rss: number | undefined }> = [];
   for (let i = 0; i < 3; i++) runs.push(await coldStart(llm));
-  const median = (values: number[]) => values.sort((a, b) => a - b)[1]!;
   const rss = runs.map((r) => r.rss).filter((r) => r !== undefined);
   return [
     { ...startRow, Switchboard: `${(median(runs.map((r) => r.ms)) / 1000).toFixed(2)} s` },
