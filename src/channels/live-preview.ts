@@ -4,9 +4,20 @@
  * leaves the same messages a plain reply would have sent. A refusal never loses text: a preview that cannot be
  * edited any more (deleted, too old) is replaced by a new message, and the stale one is taken back.
  */
-import type { SentMessage } from "../core/types.js";
+import type { LiveReplyOptions, SendTextOptions, SentMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import { RateLimitedError, type Presenter } from "./live-reply.js";
+
+/**
+ * What a preview's plain sends carry of the live reply's options: the message answered, and the reply's
+ * idempotency key (a platform that deduplicates sends posts the reply once, however often the turn runs).
+ */
+export function replyOptionsOf(opts: LiveReplyOptions): SendTextOptions {
+  return {
+    ...(opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {}),
+    ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+  };
+}
 
 /** How the platform refused an edit; undefined for any other failure. */
 export type EditRefusal = { kind: "unchanged" } | { kind: "gone" } | { kind: "rate-limited"; retryAfterMs: number } | undefined;

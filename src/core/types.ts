@@ -297,6 +297,15 @@ export interface Channel {
   readonly acceptsBots?: boolean;
 }
 
+/**
+ * The idempotency key of the reply to `message`: the same when the message is handled again (a restart after the
+ * reply went out but before the message was marked handled), so a platform that deduplicates sends (Feishu's uuid
+ * for an hour, Discord's nonce for a few minutes) answers with the reply it already has instead of a second one.
+ */
+export function replyKeyOf(message: InboundMessage): string {
+  return `reply:${message.id}`;
+}
+
 export function targetOf(message: InboundMessage): OutboundTarget {
   return {
     channel: message.channel,

@@ -2,7 +2,7 @@
  * Shows a turn's progress through the channel's live reply: the answer as it grows, with a status line below it
  * while a tool runs. Finishing sends the final text in place of the preview; cancelling takes the preview back.
  */
-import { targetOf, type Channel, type InboundMessage, type LiveReply, type SentMessage } from "../core/types.js";
+import { replyKeyOf, targetOf, type Channel, type InboundMessage, type LiveReply, type SentMessage } from "../core/types.js";
 import type { TurnEvent } from "../core/turn.js";
 
 export class LiveTurn {
@@ -14,7 +14,7 @@ export class LiveTurn {
   /** undefined when the channel does not stream into this chat. */
   static open(channel: Channel, message: InboundMessage): LiveTurn | undefined {
     if ((channel.capabilities.streaming ?? "off") === "off") return undefined;
-    const live = channel.liveReply?.(targetOf(message), { replyTo: message.platformMessageId, chatType: message.chat.type });
+    const live = channel.liveReply?.(targetOf(message), { replyTo: message.platformMessageId, chatType: message.chat.type, idempotencyKey: replyKeyOf(message) });
     return live ? new LiveTurn(live) : undefined;
   }
 

@@ -25,7 +25,7 @@ import { acknowledgeTurn, keepTyping } from "./acknowledge.js";
 import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
-import { targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
 
 export interface RouterDeps {
@@ -336,7 +336,8 @@ export class Router {
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       if (live && (await this.finishLive(d, live, text))) return "answered";
-      await this.deps.outbound.deliverText(targetOf(d.message), text, { replyTo: d.message.platformMessageId, context, ...(buttons ? { buttons } : {}) });
+      const opts = { replyTo: d.message.platformMessageId, idempotencyKey: replyKeyOf(d.message), context, ...(buttons ? { buttons } : {}) };
+      await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
       return "answered";
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { randomHex } from "../../src/core/ids.js";
+import { partKey, randomHex } from "../../src/core/ids.js";
 
 describe("randomHex", () => {
   it("gives the asked number of hex characters, all of them varying (no fixed UUID version digit)", () => {
@@ -13,5 +13,14 @@ describe("randomHex", () => {
 
   it("refuses more characters than a UUID has random in a row", () => {
     expect(() => randomHex(13)).toThrow(/at most 12/);
+  });
+});
+
+describe("partKey", () => {
+  it("is the same for the same send and part, different for another part or send, and as long as asked", () => {
+    expect(partKey("send-1", 0, 25)).toBe(partKey("send-1", 0, 25));
+    expect(partKey("send-1", 0, 25)).toMatch(/^[0-9a-f]{25}$/);
+    expect(new Set([partKey("send-1", 0, 25), partKey("send-1", 1, 25), partKey("send-1", "file", 25), partKey("send-2", 0, 25)]).size).toBe(4);
+    expect(partKey("send-1", 0, 36)).toHaveLength(36);
   });
 });

@@ -189,6 +189,33 @@ describe("Discord end to end", () => {
     expect(fake.messages).toHaveLength(1);
   });
 
+  it.each(["off", "preview"] as const)(
+    "answers once a message handled again after its reply went out, as after a kill before it was marked handled (streaming %s)",
+    async (streaming) => {
+      const first = await start({ discord: { streaming } });
+      first.fake.respondWith(() => ({ text: "the first answer" }));
+      const question = mention("answer me once");
+      fake.dispatch("MESSAGE_CREATE", question);
+      await until(() => fake.messages.length === 1, "the reply");
+      await first.close();
+
+      // A gateway whose store never learnt that the message was handled: it runs the turn again.
+      const again = await startTestGateway({
+        channels: { discord: { token: fake.token, apiUrl: fake.apiUrl, streaming } },
+        access: { dmPolicy: "open", groups: [{ guild: `discord:${fake.world.guild.id}` }] },
+      });
+      t = again;
+      again.fake.respondWith(() => ({ text: "a second answer" }));
+      fake.dispatch("MESSAGE_CREATE", question);
+      const posts = () => fake.requests.filter((r) => r.method === "POST" && /\/channels\/\d+\/messages$/.test(r.path));
+      await until(() => posts().length === 2, "the second reply to be sent");
+      expect(again.fake.requests).toHaveLength(1);
+      // Discord answered the second send with the first reply (same nonce): the chat shows one answer.
+      expect(fake.messages.map((m) => m.payload.content)).toEqual(["the first answer"]);
+      expect(posts().map((r) => r.status)).toEqual([200, 200]);
+    },
+  );
+
   it("gives the access policy what it needs: server, parent channel of a thread, roles, always-reply chats", async () => {
     const gw = await start({
       access: (world) => ({

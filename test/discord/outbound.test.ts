@@ -129,6 +129,35 @@ describe("sending to Discord", () => {
     expect(fake.requests.map((r) => r.status)).toEqual([500, 200]);
   });
 
+  it("sends each part with a nonce Discord enforces: the same send repeated creates no second message", async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
+    const first = await s.channel.sendText(general, long, { idempotencyKey: "reply-1" });
+    const again = await s.channel.sendText(general, long, { idempotencyKey: "reply-1" });
+    expect(first).toHaveLength(2);
+    expect(again.map((m) => m.messageId)).toEqual(first.map((m) => m.messageId));
+    expect(fake.messages).toHaveLength(2);
+    const nonces = fake.messages.map((m) => m.payload.nonce as string);
+    expect(new Set(nonces).size).toBe(2);
+    for (const m of fake.messages) expect(m.payload).toMatchObject({ nonce: expect.stringMatching(/^[0-9a-f]{25}$/), enforce_nonce: true });
+    await s.channel.sendText(general, long, { idempotencyKey: "reply-2" });
+    expect(fake.messages).toHaveLength(4);
+  });
+
+  it("through the outbound service: a send whose answer was lost is repeated, and the message posted once", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
+    const sent = await outboundOf(s).sendText(general, "after a lost answer");
+    expect(fake.messages.map((m) => m.payload.content)).toEqual(["after a lost answer"]);
+    expect(sent.map((m) => m.messageId)).toEqual([fake.messages[0]!.id]);
+    expect(fake.requests.map((r) => r.status)).toEqual([0, 200]);
+  });
+
+  it("without an idempotency key a lost answer stays uncertain: it may have arrived, so it is not repeated", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
+    await expect(s.channel.sendText(general, "maybe arrived")).rejects.toMatchObject({ failure: { kind: "uncertain" } });
+    expect(fake.messages).toHaveLength(1);
+    expect(fake.messages[0]!.payload.nonce).toBeUndefined();
+  });
+
   it("opens a DM when the chat id is a user's", async () => {
     const carol = user("carol");
     await s.channel.sendText({ channel: "discord", chatId: carol.id }, "a reminder for you");

@@ -9,6 +9,7 @@ import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.
 import { messageEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";
 import { closeInOrder } from "../helpers/close.js";
+import { eventually } from "../helpers/wait.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
@@ -159,6 +160,28 @@ describe("Feishu through the gateway", () => {
     await feishu!.pushSocket(textEvent("new after restart", { chatId: "oc_dm_dave" }));
     expect(cardText((await feishu!.waitForSent(3))[2]!.content)).toContain("after restart");
     expect(t.fake.requests).toHaveLength(3);
+  });
+
+  it("answers once an event handled again after its reply went out, as after a kill before it was marked handled", async () => {
+    const first = await start();
+    first.fake.enqueue({ text: "the first answer" });
+    const event = textEvent("answer me once", { chatId: "oc_dm_frank" });
+    await feishu!.pushSocket(event);
+    await feishu!.waitForSent(1);
+    await first.close();
+
+    // A gateway whose store never learnt that the event was handled: it runs the turn again.
+    gw = await startTestGateway({
+      access: { dmPolicy: "open", groupPolicy: "open" },
+      channels: { web: { enabled: false }, feishu: { appId: feishu!.appId, appSecret: feishu!.appSecret, domain: feishu!.url } },
+    });
+    gw.fake.enqueue({ text: "a second answer" });
+    await feishu!.socket.waitForConnections(2);
+    await feishu!.pushSocket(event);
+    await eventually(() => feishu!.api.repeatedUuids.length === 1, "the second reply to be sent");
+    expect(gw.fake.requests).toHaveLength(1);
+    // Feishu answered the second send with the first reply (same uuid): the chat shows one answer.
+    expect(feishu!.api.sent.map((m) => cardText(m.content))).toEqual([expect.stringContaining("the first answer")]);
   });
 
   it("fetches a new token when the old one expires mid-run, and sends the reply once", async () => {

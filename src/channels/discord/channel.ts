@@ -35,7 +35,7 @@ import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
 import { DiscordPreview } from "./live.js";
-import { EditPreview } from "../live-preview.js";
+import { EditPreview, replyOptionsOf } from "../live-preview.js";
 import { ThrottledLiveReply } from "../live-reply.js";
 
 export interface DiscordChannelOptions {
@@ -145,7 +145,7 @@ export class DiscordChannel implements Channel {
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
     if (this.opts.config.streaming === "off") return undefined;
     const { log } = this.opts;
-    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, opts.replyTo), log), log);
+    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, replyOptionsOf(opts)), log), log);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {

@@ -4,7 +4,7 @@
  * itself; the preview's own pace (one edit a second) keeps well inside the five edits per five seconds allowed.
  */
 import { RESTJSONErrorCodes } from "discord.js";
-import type { OutboundTarget, SentMessage } from "../../core/types.js";
+import type { OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { EditRefusal, PreviewTransport } from "../live-preview.js";
 import { discordCodeOf, splitMessage, type DiscordOutbound } from "./outbound.js";
 
@@ -12,7 +12,8 @@ export class DiscordPreview implements PreviewTransport<string> {
   constructor(
     private readonly outbound: DiscordOutbound,
     private readonly to: OutboundTarget,
-    private readonly replyTo: string | undefined,
+    /** The message answered, and the reply's idempotency key for a reply sent whole (replyOptionsOf). */
+    private readonly reply: SendTextOptions,
   ) {}
 
   render(markdown: string): string[] {
@@ -24,7 +25,7 @@ export class DiscordPreview implements PreviewTransport<string> {
   }
 
   async send(content: string, first: boolean): Promise<string> {
-    return (await this.outbound.sendChunk(this.to, content, first ? this.replyTo : undefined)).messageId;
+    return (await this.outbound.sendChunk(this.to, content, first ? this.reply.replyTo : undefined)).messageId;
   }
 
   edit(id: string, content: string): Promise<void> {
@@ -40,6 +41,6 @@ export class DiscordPreview implements PreviewTransport<string> {
   }
 
   sendText(markdown: string): Promise<SentMessage[]> {
-    return this.outbound.sendText(this.to, markdown, this.replyTo !== undefined ? { replyTo: this.replyTo } : {});
+    return this.outbound.sendText(this.to, markdown, this.reply);
   }
 }

@@ -4,12 +4,17 @@
  * is, since Discord renders it; long text is split at 2000 characters and 17 lines without breaking code blocks.
  * The first message answers the triggering one; the bot's messages ping nobody but the person answered, and
  * link previews are off unless configured. Files go as multipart attachments within the upload limit.
+ *
+ * A send with an idempotency key carries a nonce derived from it, which Discord enforces: a message the bot
+ * created with the same nonce in the last few minutes is answered instead of a new one. An attempt that may have
+ * arrived (no answer) is then safe to repeat, so it is classified as unavailable rather than uncertain.
  */
 import { LRUCache } from "lru-cache";
 import { readFile, stat } from "node:fs/promises";
 import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
 import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { z } from "zod";
+import { partKey } from "../../core/ids.js";
 import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { mib } from "./attachments.js";
@@ -18,6 +23,8 @@ import { componentsOf, isSlashReference, type SlashReplies } from "./interaction
 export const MAX_MESSAGE_LENGTH = 2000;
 /** Discord collapses taller messages behind "show more". */
 export const MAX_MESSAGE_LINES = 17;
+/** A message nonce is at most 25 characters. */
+const NONCE_CHARS = 25;
 
 export interface OutboundOptions {
   rest: REST;
@@ -30,6 +37,11 @@ export interface OutboundOptions {
 interface MessageRequest {
   body: RESTPostAPIChannelMessageJSONBody;
   files?: Array<{ name: string; data: Buffer; contentType?: string }>;
+}
+
+/** The nonce of one part of a send, when the send has an idempotency key. */
+function nonceOf(key: string | undefined, part: number | string): string | undefined {
+  return key === undefined ? undefined : partKey(key, part, NONCE_CHARS);
 }
 
 const createdMessageSchema = z.object({ id: z.string(), timestamp: z.string().optional() });
@@ -63,7 +75,7 @@ export class DiscordOutbound {
           const body = this.messageBody(content, undefined, buttons);
           sent.push(await this.posted(to, what, index === 0 ? this.opts.rest.patch(route, { body, auth: false }) : this.opts.rest.post(route, { body, auth: false })));
         } else {
-          sent.push(await this.sendChunk(to, content, index === 0 ? replyTo : undefined, what, buttons));
+          sent.push(await this.sendChunk(to, content, index === 0 ? replyTo : undefined, what, buttons, nonceOf(opts.idempotencyKey, index)));
         }
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
@@ -82,9 +94,9 @@ export class DiscordOutbound {
     return true;
   }
 
-  /** One message of at most 2000 characters. */
-  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message", buttons?: ButtonRow[]): Promise<SentMessage> {
-    return this.post(to, what, { body: this.messageBody(content, replyTo, buttons) });
+  /** One message of at most 2000 characters; with a nonce, Discord creates it once however often it is sent. */
+  sendChunk(to: OutboundTarget, content: string, replyTo: string | undefined, what = "message", buttons?: ButtonRow[], nonce?: string): Promise<SentMessage> {
+    return this.post(to, what, { body: this.messageBody(content, replyTo, buttons, nonce) });
   }
 
   /** Replaces a message's text; a failure carries the Discord error code (discordCodeOf: 10008 = the message is gone). */
@@ -116,7 +128,7 @@ export class DiscordOutbound {
     const captionFits = splitMessage(caption).length <= 1;
     if (!captionFits) await this.sendText(to, caption, replyTo !== undefined ? { replyTo } : {});
     const body = {
-      ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined),
+      ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined, undefined, nonceOf(opts.idempotencyKey, "file")),
       attachments: [{ id: "0", filename: file.name }],
     };
     const data = await readFile(file.path);
@@ -127,9 +139,10 @@ export class DiscordOutbound {
     await this.onChannel(to, "typing indicator", (channelId) => this.opts.rest.post(Routes.channelTyping(channelId)));
   }
 
-  private messageBody(content: string, replyTo: string | undefined, buttons?: ButtonRow[]): RESTPostAPIChannelMessageJSONBody {
+  private messageBody(content: string, replyTo: string | undefined, buttons?: ButtonRow[], nonce?: string): RESTPostAPIChannelMessageJSONBody {
     return {
       content,
+      ...(nonce !== undefined ? { nonce, enforce_nonce: true } : {}),
       ...(buttons ? { components: componentsOf(buttons) } : {}),
       // Model output must not ping @everyone, roles or users; only the person answered is notified.
       allowed_mentions: { parse: [], replied_user: true },
@@ -139,7 +152,8 @@ export class DiscordOutbound {
   }
 
   private async post(to: OutboundTarget, what: string, request: MessageRequest): Promise<SentMessage> {
-    return this.sentOf(to, what, await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request)));
+    const idempotent = request.body.enforce_nonce === true;
+    return this.sentOf(to, what, await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request), idempotent));
   }
 
   /** A message sent through an interaction's webhook. */
@@ -155,16 +169,19 @@ export class DiscordOutbound {
     return { messageId: parsed.data.id, sentAt: Number.isNaN(sentAt.getTime()) ? new Date() : sentAt };
   }
 
-  /** Runs `call` with the target's channel id. A chat id that is not a channel is tried as a user: a DM is opened. */
-  private async onChannel<T>(to: OutboundTarget, what: string, call: (channelId: string) => Promise<T>): Promise<T> {
+  /**
+   * Runs `call` with the target's channel id. A chat id that is not a channel is tried as a user: a DM is opened.
+   * `idempotent`: repeating the call cannot do it twice (a message with an enforced nonce).
+   */
+  private async onChannel<T>(to: OutboundTarget, what: string, call: (channelId: string) => Promise<T>, idempotent = false): Promise<T> {
     const channelId = to.threadId ?? this.directChannels.get(to.chatId) ?? to.chatId;
     try {
       return await call(channelId);
     } catch (err) {
       const mayBeUser = to.threadId === undefined && channelId === to.chatId && isUnknownChannel(err);
       const direct = mayBeUser ? await this.openDirectChannel(to.chatId) : undefined;
-      if (direct === undefined) throw sendError(what, channelId, err);
-      return call(direct).catch((retryErr: unknown) => Promise.reject(sendError(what, direct, retryErr)));
+      if (direct === undefined) throw sendError(what, channelId, err, idempotent);
+      return call(direct).catch((retryErr: unknown) => Promise.reject(sendError(what, direct, retryErr, idempotent)));
     }
   }
 
@@ -187,14 +204,14 @@ function isUnknownChannel(err: unknown): boolean {
  * A SendError without the cause: discord.js errors carry the request body (message text, file bytes), which must
  * not reach logs. Only the JSON error code travels on (discordCodeOf).
  */
-function sendError(what: string, channelId: string, err: unknown): SendError {
+function sendError(what: string, channelId: string, err: unknown, idempotent = false): SendError {
   const detail =
     err instanceof DiscordAPIError || err instanceof HTTPError
       ? `HTTP ${err.status} ${err.message}`
       : err instanceof RateLimitError
         ? `rate limited for ${err.retryAfter} ms`
         : (err as Error).message;
-  const error = new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err));
+  const error = new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err, idempotent));
   if (err instanceof DiscordAPIError) Object.assign(error, { discordCode: err.code });
   return error;
 }
@@ -204,8 +221,9 @@ export function discordCodeOf(err: unknown): number | string | undefined {
   return (err as { discordCode?: number | string } | null)?.discordCode;
 }
 
-export function sendFailureOf(err: unknown): SendFailure {
+/** How a call failed; without an answer it may have arrived, so it is uncertain unless repeating it is harmless. */
+export function sendFailureOf(err: unknown, idempotent = false): SendFailure {
   if (err instanceof RateLimitError) return { kind: "rate_limited", retryAfterMs: err.retryAfter };
   if (err instanceof DiscordAPIError || err instanceof HTTPError) return httpFailure(err.status);
-  return networkFailure(err);
+  return idempotent ? { kind: "unavailable" } : networkFailure(err);
 }

@@ -3,7 +3,8 @@
  * `maxMessageLength` characters; each goes in the preferred format and, when Feishu refuses that format, again
  * in the next simpler one, so a reply is never lost. Inside a thread every message is a reply "in thread".
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { partKey } from "../../core/ids.js";
 import { SendError } from "../../core/send-error.js";
 import type { Logger } from "../../infra/log.js";
 import { chunkText, codePointLength } from "../../core/text.js";
@@ -146,8 +147,7 @@ export class Outbound {
  * attempt of the same send carries the same uuid; a fresh one when there is no key.
  */
 function uuidBase(key: string | undefined, part: number | string): string {
-  if (key === undefined) return randomUUID();
-  return createHash("sha256").update(`${key}:${part}`).digest("hex").slice(0, 36);
+  return key === undefined ? randomUUID() : partKey(key, part, 36);
 }
 
 function placementOf(to: OutboundTarget, replyTo: string | undefined, first: boolean): Placement {

@@ -6,9 +6,9 @@
  * edited in place (PATCH for cards, PUT for posts and text). The parts are cut as sendText cuts them, so the
  * finished reply is the very messages a plain reply sends.
  */
-import type { LiveReplyOptions, OutboundTarget, SentMessage } from "../../core/types.js";
+import type { LiveReplyOptions, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
-import { EditPreview, type EditRefusal, type PreviewTransport } from "../live-preview.js";
+import { EditPreview, replyOptionsOf, type EditRefusal, type PreviewTransport } from "../live-preview.js";
 import type { Presenter } from "../live-reply.js";
 import type { FeishuApi } from "./api.js";
 import { cardJson, disarmMentions, render, type ReplyFormat } from "./format.js";
@@ -35,7 +35,7 @@ export interface FeishuLiveDeps {
 
 /** The presenter of one streamed reply into `to`. */
 export function feishuPresenter(deps: FeishuLiveDeps, to: OutboundTarget, opts: LiveReplyOptions): Presenter {
-  const transport = new FeishuPreview(deps, to, opts.replyTo);
+  const transport = new FeishuPreview(deps, to, replyOptionsOf(opts));
   return new StreamingCards(new EditPreview(transport, deps.log), transport);
 }
 
@@ -49,7 +49,8 @@ class FeishuPreview implements PreviewTransport<string> {
   constructor(
     private readonly deps: FeishuLiveDeps,
     private readonly to: OutboundTarget,
-    private readonly replyTo: string | undefined,
+    /** The message answered, and the reply's idempotency key for a reply sent whole (replyOptionsOf). */
+    private readonly reply: SendTextOptions,
   ) {}
 
   render(markdown: string): string[] {
@@ -66,7 +67,7 @@ class FeishuPreview implements PreviewTransport<string> {
       const messageId = await this.sendCard(cardId, first);
       if (messageId !== undefined) return messageId;
     }
-    const sent = await this.deps.outbound.sendPart(this.to, markdown, this.replyTo, first);
+    const sent = await this.deps.outbound.sendPart(this.to, markdown, this.reply.replyTo, first);
     this.parts.set(sent.messageId, { kind: "message", format: sent.format });
     return sent.messageId;
   }
@@ -103,7 +104,7 @@ class FeishuPreview implements PreviewTransport<string> {
   }
 
   sendText(markdown: string): Promise<SentMessage[]> {
-    return this.deps.outbound.sendText(this.to, markdown, this.replyTo !== undefined ? { replyTo: this.replyTo } : {});
+    return this.deps.outbound.sendText(this.to, markdown, this.reply);
   }
 
   /** Turns streaming off on every card still streaming, so Feishu shows them as finished. */
@@ -120,7 +121,7 @@ class FeishuPreview implements PreviewTransport<string> {
   /** The message showing the card; undefined when Feishu refused it (then the part goes as a plain message). */
   private async sendCard(cardId: string, first: boolean): Promise<string | undefined> {
     try {
-      const sent = await this.deps.outbound.sendCardEntity(this.to, cardId, this.replyTo, first);
+      const sent = await this.deps.outbound.sendCardEntity(this.to, cardId, this.reply.replyTo, first);
       this.parts.set(sent.messageId, { kind: "card", cardId, sequence: 0, streaming: true });
       return sent.messageId;
     } catch (err) {

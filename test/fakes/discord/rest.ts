@@ -58,13 +58,18 @@ export interface RegisteredCommand {
   options: Array<{ name: string; type: number; required?: boolean }>;
 }
 
-export interface RestFault {
+/**
+ * The next matching call fails: answered with `status`, or with `lostAnswer` carried out and then its connection
+ * cut before the answer (the client cannot tell whether it arrived).
+ */
+export type RestFault = {
   method?: string;
   /** Matches the path after /api/v10, e.g. /channels/123/messages. */
   path: RegExp;
-  status: 429 | 500 | 401 | 403;
-  retryAfterSec?: number;
-}
+} & ({ status: 429 | 500 | 401 | 403; retryAfterSec?: number } | { lostAnswer: true });
+
+/** How long Discord remembers an enforced nonce ("the past few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000;
 
 export interface RestLogEntry {
   method: string;
@@ -103,6 +108,8 @@ export class FakeRest {
   /** Every button a message ever carried (a client may still show removed ones): messageId -> buttons. */
   readonly shownButtons = new Map<string, Array<{ label: string; custom_id: string }>>();
   private readonly faults: RestFault[] = [];
+  /** The bot's messages created with enforce_nonce, by nonce: answered again instead of a new message. */
+  private readonly nonces = new Map<string, { at: number; created: Record<string, unknown> }>();
   private readonly files = new Map<string, { bytes: Buffer; contentType: string }>();
 
   constructor(private readonly state: RestState) {}
@@ -131,7 +138,13 @@ export class FakeRest {
     const url = new URL(req.url ?? "/", "http://fake");
     const method = req.method ?? "GET";
     const body = await readBody(req);
+    let lostAnswer = false;
     const reply = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
+      if (lostAnswer) {
+        this.log.push({ method, path: url.pathname, status: 0 });
+        res.destroy();
+        return;
+      }
       this.log.push({ method, path: url.pathname, status });
       // A 204 has no body, so no content type (discord.js would try to parse the empty body as JSON).
       res.writeHead(status, { ...(status === 204 ? {} : { "content-type": "application/json" }), ...headers });
@@ -154,12 +167,12 @@ export class FakeRest {
 
     const faultIndex = this.faults.findIndex((f) => f.path.test(path) && (f.method ?? method) === method);
     if (faultIndex >= 0) {
-      const [fault] = this.faults.splice(faultIndex, 1);
-      if (fault!.status === 429) {
-        const retryAfter = fault!.retryAfterSec ?? 0.05;
+      const fault = this.faults.splice(faultIndex, 1)[0]!;
+      if ("lostAnswer" in fault) lostAnswer = true;
+      else if (fault.status === 429) {
+        const retryAfter = fault.retryAfterSec ?? 0.05;
         return reply(429, { message: "You are being rate limited.", retry_after: retryAfter, global: false }, { "retry-after": String(retryAfter) });
-      }
-      return reply(fault!.status, { message: `fake fault ${fault!.status}`, code: 0 });
+      } else return reply(fault.status, { message: `fake fault ${fault.status}`, code: 0 });
     }
 
     const route = `${method} ${path.replace(/\d{17,20}/g, ":id")}`;
@@ -207,8 +220,11 @@ export class FakeRest {
       case "POST /channels/:id/messages": {
         if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
         const posted = await parseMessageBody(req, body);
-        const problem = componentsProblem(posted.payload.components);
+        const problem = componentsProblem(posted.payload.components) ?? nonceProblem(posted.payload);
         if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
+        const nonce = posted.payload.enforce_nonce === true ? String(posted.payload.nonce) : undefined;
+        const earlier = nonce === undefined ? undefined : this.nonces.get(nonce);
+        if (earlier && Date.now() - earlier.at < NONCE_WINDOW_MS) return reply(200, earlier.created);
         const message = { id: snowflake(), channelId: id, ...posted };
         this.showButtons(message.id, posted.payload.components);
         this.messages.push(message);
@@ -223,6 +239,7 @@ export class FakeRest {
           attachments: message.files.map((f) => ({ id: snowflake(), filename: f.name, size: f.bytes.length })),
         };
         this.history.push(created);
+        if (nonce !== undefined) this.nonces.set(nonce, { at: Date.now(), created });
         return reply(200, created);
       }
       case "GET /channels/:id/messages": {
@@ -338,6 +355,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** JSON, or multipart/form-data parsed by the platform's own parser (undici's FormData). */
+/** Discord's rule for a nonce: a string of at most 25 characters or an integer, and enforce_nonce only with one. */
+function nonceProblem(payload: Record<string, unknown>): string | undefined {
+  const { nonce, enforce_nonce: enforce } = payload;
+  if (nonce === undefined) return enforce === true ? "enforce_nonce without a nonce" : undefined;
+  if (typeof nonce === "string" ? nonce.length > 25 : !Number.isInteger(nonce)) return "nonce: must be at most 25 characters or an integer";
+  return undefined;
+}
+
 async function parseMessageBody(req: IncomingMessage, body: Buffer): Promise<{ payload: Record<string, unknown>; files: PostedFile[] }> {
   const contentType = req.headers["content-type"] ?? "";
   if (!contentType.startsWith("multipart/form-data")) return { payload: JSON.parse(body.toString("utf8")) as Record<string, unknown>, files: [] };

@@ -91,6 +91,8 @@ export class FakeOpenApi {
   private readonly chatOfMessage = new Map<string, string>();
   private readonly resources = new Map<string, { bytes: Buffer; mime: string; type: "image" | "file" }>();
   private readonly byUuid = new Map<string, BotSent>();
+  /** The uuid of each send answered with the message an earlier send with that uuid created. */
+  readonly repeatedUuids: string[] = [];
   private readonly faults: Fault[] = [];
   private counter = 0;
 
@@ -218,7 +220,10 @@ export class FakeOpenApi {
   private record(body: Record<string, unknown>, chatId: string, replyTo: string | undefined, inThread: boolean): Answer {
     const uuid = typeof body.uuid === "string" ? body.uuid : undefined;
     const earlier = uuid === undefined ? undefined : this.byUuid.get(uuid);
-    if (earlier) return json(200, { code: 0, msg: "success", data: messageData(earlier) });
+    if (earlier) {
+      this.repeatedUuids.push(uuid!);
+      return json(200, { code: 0, msg: "success", data: messageData(earlier) });
+    }
     const messageId = `om_bot_${++this.counter}`;
     const cardId = cardEntityOf(body);
     let content: Record<string, unknown>;
