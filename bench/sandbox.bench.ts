@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { Sandbox, sandboxConfigSchema, sandboxStatus, type RunPaths } from "../src/sandbox/index.js";
+import { median } from "./stats.js";
 import type { BenchResult } from "./types.js";
 
 const RUNS = 30;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function timeRuns(sandbox: Sandbox, skillDir: string, command: (paths: RunPaths) => { command: string; args: string[] }): Promise<number> {
   const times: number[] = [];

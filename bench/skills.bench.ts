@@ -11,6 +11,7 @@ import { renderSkillCatalog } from "../src/skills/catalog.js";
 import { skillsConfigSchema } from "../src/skills/config.js";
 import { SkillEventBus } from "../src/skills/events.js";
 import { SkillRegistry } from "../src/skills/registry.js";
+import { median } from "./stats.js";
 import type { BenchResult } from "./types.js";
 
 const SKILLS = 1_000;
@@ -30,7 +31,6 @@ async function generateSkills(root: string, count: number): Promise<void> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 export async function run(): Promise<BenchResult> {
   const root = await mkdtemp(join(tmpdir(), "switchboard-skills-bench-"));

@@ -26,6 +26,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "../test/fakes/openai-server.js
 import { startFakeTelegram, type FakeTelegram } from "../test/fakes/telegram/server.js";
 import { directChat, messageOf, text, type TgUser } from "../test/fakes/telegram/updates.js";
 import type { ChildMessage, ParentMessage, SubjectEnv } from "./telegram-subject.js";
+import { median } from "./stats.js";
 import type { BenchResult } from "./types.js";
 
 const BURST = { messages: 400, users: 200 };
@@ -96,12 +97,6 @@ export async function run(): Promise<BenchResult> {
 interface Trial {
   grammy: Measures;
   switchboard: Measures;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle) ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[Math.floor(middle)]!;
 }
 
 /** One row per metric: each subject's median over the trials, and the median of the trials' ratios (each trial's two runs share the machine's load). */

@@ -102,10 +102,10 @@ export class SqliteBatches {
 }
 
 /**
- * The statement's text for a number of keys, built once per number: the same string each time is also a cheap key
- * for the prepared statement (V8 keeps a string's hash).
+ * The statement's text for a number of keys or rows, built once per number: the same string each time is also a
+ * cheap key for the prepared statement (V8 keeps a string's hash).
  */
-function bySize(build: (slots: number) => string): (slots: number) => string {
+export function bySize(build: (slots: number) => string): (slots: number) => string {
   const built = new Map<number, string>();
   return (slots) => {
     let sql = built.get(slots);

@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { ItemLists } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireCount, requireKey } from "./checks.js";
+import { bySize } from "./sqlite-batches.js";
 import type { SqliteDb } from "./sqlite-db.js";
 
 const TABLE = "item_lists";
@@ -11,6 +12,7 @@ const ROWS_PER_INSERT = 300;
 /** Lists whose end this process remembers (see ListEnds); past that, the least recently used is forgotten. */
 const ENDS_KEPT = 2_000;
 
+const INSERT_ROWS = bySize((rows) => `INSERT OR REPLACE INTO ${TABLE} (list, position, value) VALUES ${Array(rows).fill("(?, ?, ?)").join(", ")}`);
 const PUSH = `INSERT INTO ${TABLE} (list, position, value) SELECT ?, COALESCE(MAX(position) + 1, 0), ? FROM ${TABLE} WHERE list = ? RETURNING position`;
 
 export async function createListTable(db: SqliteDb): Promise<void> {
@@ -54,7 +56,7 @@ export class SqliteLists<T> implements ItemLists<T> {
       for (let start = 0; start < items.length; start += ROWS_PER_INSERT) {
         const chunk = items.slice(start, start + ROWS_PER_INSERT);
         const values = chunk.flatMap((item, i) => [list, from + start + i, JSON.stringify(item)]);
-        await this.db.run(`INSERT OR REPLACE INTO ${TABLE} (list, position, value) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`, ...values);
+        await this.db.run(INSERT_ROWS(chunk.length), ...values);
       }
     });
     this.ends.set(list, from + items.length);
