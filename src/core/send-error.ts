@@ -9,8 +9,12 @@ export type SendFailure =
   | { kind: "rate_limited"; retryAfterMs?: number }
   /** Nothing arrived: a 5xx answer, or no connection was made. Safe to send again. */
   | { kind: "unavailable" }
-  /** The request may have reached the platform (connection dropped after sending, timeout). Never resent. */
-  | { kind: "uncertain" }
+  /**
+   * The request may have reached the platform (connection dropped after sending, timeout). Never resent, unless the
+   * send carried an idempotency key the platform deduplicates by (Feishu's uuid, Discord's nonce): then a repeat
+   * within `repeatableForMs` of this attempt is answered with what arrived, and is safe.
+   */
+  | { kind: "uncertain"; repeatableForMs?: number }
   /** The platform answered no (bad request, forbidden, too large): sending again would get the same answer. */
   | { kind: "rejected" };
 
@@ -41,9 +45,22 @@ export class SendError extends Error {
   }
 }
 
-/** Whether sending again can only help: nothing arrived and the platform did not refuse the content. */
+/**
+ * Whether sending again can only help: nothing arrived, or what may have arrived is deduplicated (for a while: see
+ * repeatableForMsOf), and the platform did not refuse the content.
+ */
 export function isRetryableSend(err: unknown): err is SendError {
-  return err instanceof SendError && (err.kind === "rate_limited" || err.kind === "unavailable");
+  return err instanceof SendError && (err.kind === "rate_limited" || err.kind === "unavailable" || repeatableForMsOf(err) !== undefined);
+}
+
+/** For a send that may have arrived and that the platform deduplicates: how long after the attempt a repeat is safe. */
+export function repeatableForMsOf(err: SendError): number | undefined {
+  return err.failure.kind === "uncertain" ? err.failure.repeatableForMs : undefined;
+}
+
+/** `failure` of a send the platform deduplicates by its key for `windowMs`: one that may have arrived may be repeated. */
+export function withRepeatWindow(failure: SendFailure, windowMs: number): SendFailure {
+  return failure.kind === "uncertain" ? { kind: "uncertain", repeatableForMs: windowMs } : failure;
 }
 
 /** Any error as a SendError; one an adapter did not classify counts as uncertain, the safe reading. */

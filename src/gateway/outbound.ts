@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { Outbound, TextDelivery, TextSendOptions } from "../core/outbound.js";
-import { asSendError, isRetryableSend, SendError } from "../core/send-error.js";
+import { asSendError, isRetryableSend, repeatableForMsOf, SendError } from "../core/send-error.js";
 import type { Channel, ChannelName, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
@@ -66,11 +66,16 @@ export class OutboundService implements Outbound {
 
   async deliverText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<TextDelivery> {
     const idempotencyKey = opts.idempotencyKey ?? randomUUID();
+    const started = Date.now();
     try {
       return { status: "sent", messages: await this.sendText(to, text, { ...opts, idempotencyKey }) };
     } catch (err) {
       if (!isRetryableSend(err)) throw err;
+      // What may have arrived is deduplicated for a while from the first attempt on; the outbox stops repeating then.
+      const repeatableForMs = repeatableForMsOf(err);
+      const repeatWindow = repeatableForMs !== undefined ? { repeatableForMs: Math.max(0, repeatableForMs - (Date.now() - started)) } : {};
       const entry = await this.outbox.add({
+        ...repeatWindow,
         to,
         text,
         fromPart: (opts.fromPart ?? 0) + err.sent.length,

@@ -151,6 +151,20 @@ describe("sending to Discord", () => {
     expect(fake.requests.map((r) => r.status)).toEqual([0, 200]);
   });
 
+  it("through the outbound service: a file whose answer was lost is sent again and posted once; never answered, it stays uncertain", async () => {
+    const path = join(dir, "chart.png");
+    await writeFile(path, "png bytes");
+    const file = { path, kind: "image" as const, name: "chart.png" };
+    fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
+    const sent = await outboundOf(s).sendFile(general, file);
+    expect(fake.messages.map((m) => m.id)).toEqual([sent.messageId]);
+
+    for (let i = 0; i < 3; i++) fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
+    const failure = await outboundOf(s).sendFile(general, file).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ failure: { kind: "uncertain", repeatableForMs: expect.any(Number) } });
+    expect(fake.messages).toHaveLength(2);
+  });
+
   it("without an idempotency key a lost answer stays uncertain: it may have arrived, so it is not repeated", async () => {
     fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
     await expect(s.channel.sendText(general, "maybe arrived")).rejects.toMatchObject({ failure: { kind: "uncertain" } });

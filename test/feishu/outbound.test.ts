@@ -99,12 +99,12 @@ describe("Feishu replies", () => {
     expect(sent[0]!.messageId).toBe(r.fake.api.sent[0]!.messageId);
   });
 
-  it("classifies failures for the outbound policy: a cut connection without an idempotency key is uncertain", async () => {
+  it("classifies failures for the outbound policy: a cut connection is uncertain, with a key repeatable for the hour Feishu keeps it", async () => {
     const r = await rigWithMessage();
     r.fake.api.fail(/\/reply$/, 1, { status: 0 }, { afterProcessing: true });
     await expect(r.channel.sendText(chat, "maybe", { replyTo: "om_question" })).rejects.toMatchObject({ failure: { kind: "uncertain" } });
     r.fake.api.fail(/\/reply$/, 1, { status: 0 }, { afterProcessing: true });
-    await expect(r.channel.sendText(chat, "maybe", { replyTo: "om_question", idempotencyKey: "k1" })).rejects.toMatchObject({ failure: { kind: "unavailable" } });
+    await expect(r.channel.sendText(chat, "maybe", { replyTo: "om_question", idempotencyKey: "k1" })).rejects.toMatchObject({ failure: { kind: "uncertain", repeatableForMs: 3_600_000 } });
     r.fake.api.fail(/\/reply$/, 1, { status: 503, msg: "unavailable" });
     await expect(r.channel.sendText(chat, "no", { replyTo: "om_question" })).rejects.toMatchObject({ failure: { kind: "unavailable" } });
   });

@@ -7,12 +7,12 @@
  *
  * A send with an idempotency key carries a nonce derived from it, which Discord enforces: a message the bot
  * created with the same nonce in the last few minutes is answered instead of a new one. An attempt that may have
- * arrived (no answer) is then safe to repeat, so it is classified as unavailable rather than uncertain.
+ * arrived (no answer) is then safe to repeat within that time, which its SendError says (repeatableForMs).
  */
 import { LRUCache } from "lru-cache";
 import { readFile, stat } from "node:fs/promises";
 import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
-import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
+import { httpFailure, networkFailure, SendError, withRepeatWindow, type SendFailure } from "../../core/send-error.js";
 import { z } from "zod";
 import { partKey } from "../../core/ids.js";
 import { chunkText, codePointLength } from "../../core/text.js";
@@ -25,6 +25,8 @@ export const MAX_MESSAGE_LENGTH = 2000;
 export const MAX_MESSAGE_LINES = 17;
 /** A message nonce is at most 25 characters. */
 const NONCE_CHARS = 25;
+/** Discord checks an enforced nonce against "the past few minutes": two, to be safe. */
+const NONCE_WINDOW_MS = 2 * 60_000;
 
 export interface OutboundOptions {
   rest: REST;
@@ -126,7 +128,10 @@ export class DiscordOutbound {
     }
     const caption = file.caption ?? "";
     const captionFits = splitMessage(caption).length <= 1;
-    if (!captionFits) await this.sendText(to, caption, replyTo !== undefined ? { replyTo } : {});
+    if (!captionFits) {
+      const key = opts.idempotencyKey;
+      await this.sendText(to, caption, { ...(replyTo !== undefined ? { replyTo } : {}), ...(key !== undefined ? { idempotencyKey: `${key}:caption` } : {}) });
+    }
     const body = {
       ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined, undefined, nonceOf(opts.idempotencyKey, "file")),
       attachments: [{ id: "0", filename: file.name }],
@@ -225,5 +230,6 @@ export function discordCodeOf(err: unknown): number | string | undefined {
 export function sendFailureOf(err: unknown, idempotent = false): SendFailure {
   if (err instanceof RateLimitError) return { kind: "rate_limited", retryAfterMs: err.retryAfter };
   if (err instanceof DiscordAPIError || err instanceof HTTPError) return httpFailure(err.status);
-  return idempotent ? { kind: "unavailable" } : networkFailure(err);
+  const failure = networkFailure(err);
+  return idempotent ? withRepeatWindow(failure, NONCE_WINDOW_MS) : failure;
 }

@@ -68,17 +68,18 @@ export class Outbound {
     const replyTo = opts.replyTo;
     const { api } = this.opts;
     const upload = await planUpload(file);
-    // An upload shows nothing in the chat, so a failed one is safe to repeat: idempotent for the classification.
+    // An upload shows nothing in the chat, so a failed one is safe to repeat.
     const content = await (upload.as === "image"
       ? api.uploadImage(file.path).then((key) => ({ image_key: key }))
       : api.uploadFile(file.path, upload.as, file.name, upload.durationMs).then((key) => ({ file_key: key }))
     ).catch((err: unknown) => {
-      throw feishuSendError(`Feishu: uploading ${file.name} failed: ${(err as Error).message}`, err, true);
+      throw feishuSendError(`Feishu: uploading ${file.name} failed: ${(err as Error).message}`, err, "harmless");
     });
     const message = { msgType: upload.msgType, content: JSON.stringify(content), uuid: uuidBase(opts.idempotencyKey, "file") };
     const sent = await this.deliver({ ...placementOf(to, replyTo, true), ...message }, opts.idempotencyKey !== undefined);
     // Feishu's file and image messages have no caption; it follows as text.
-    if (file.caption) await this.sendText(to, file.caption);
+    const key = opts.idempotencyKey;
+    if (file.caption) await this.sendText(to, file.caption, key !== undefined ? { idempotencyKey: `${key}:caption` } : {});
     return sent;
   }
 
@@ -135,7 +136,7 @@ export class Outbound {
       messageId = await this.opts.api.send(message);
     } catch (err) {
       const what = `sending a ${message.msgType} message to chat ${message.chatId}`;
-      throw feishuSendError(`Feishu: ${what} failed: ${(err as Error).message}`, err, idempotent);
+      throw feishuSendError(`Feishu: ${what} failed: ${(err as Error).message}`, err, idempotent ? "deduplicated" : "unsafe");
     }
     await this.opts.botMessages.remember(messageId);
     return { messageId, sentAt: new Date() };

@@ -5,7 +5,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";
-import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
+import { httpFailure, networkFailure, SendError, withRepeatWindow, type SendFailure } from "../../core/send-error.js";
 import { FeishuApiError } from "./http.js";
 
 export interface RetryPolicy {
@@ -35,21 +35,31 @@ export function isRetryable(err: unknown): boolean {
 /** No retries beyond the fresh token: the outbound service decides. */
 export const SEND_ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
 
+/** Feishu sends one message per uuid within an hour. */
+const UUID_WINDOW_MS = 60 * 60_000;
+
 /**
- * How a send or upload failed. Without an answer the request may have arrived, so it is uncertain, unless the send
- * carried an idempotency key (Feishu's uuid): then repeating it cannot post it twice.
+ * What repeating a call that got no answer would do: post again ("unsafe"), be answered with what arrived (a send
+ * with an idempotency key, for the hour Feishu keeps uuids: "deduplicated"), or nothing anyone sees (an upload).
  */
-export function sendFailureOf(err: unknown, idempotent: boolean): SendFailure {
+export type RepeatEffect = "unsafe" | "deduplicated" | "harmless";
+
+/** How a send or upload failed. Without an answer the request may have arrived: uncertain, unless repeating it is harmless. */
+export function sendFailureOf(err: unknown, repeat: RepeatEffect): SendFailure {
   if (!(err instanceof FeishuApiError)) return { kind: "uncertain" };
   const retryAfterMs = err.retryAfterMs ?? undefined;
   if (err.code !== null && RATE_LIMIT_CODES.has(err.code)) return retryAfterMs !== undefined ? { kind: "rate_limited", retryAfterMs } : { kind: "rate_limited" };
-  if (err.httpStatus === null) return idempotent ? { kind: "unavailable" } : networkFailure(err.cause);
+  if (err.httpStatus === null) {
+    if (repeat === "harmless") return { kind: "unavailable" };
+    const failure = networkFailure(err.cause);
+    return repeat === "deduplicated" ? withRepeatWindow(failure, UUID_WINDOW_MS) : failure;
+  }
   if (err.httpStatus === 200) return { kind: "rejected" };
   return httpFailure(err.httpStatus, retryAfterMs);
 }
 
-export function feishuSendError(message: string, err: unknown, idempotent: boolean): SendError {
-  return new SendError(message, sendFailureOf(err, idempotent), { cause: err });
+export function feishuSendError(message: string, err: unknown, repeat: RepeatEffect): SendError {
+  return new SendError(message, sendFailureOf(err, repeat), { cause: err });
 }
 
 export interface RetryHooks {

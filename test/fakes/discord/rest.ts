@@ -354,7 +354,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** JSON, or multipart/form-data parsed by the platform's own parser (undici's FormData). */
 /** Discord's rule for a nonce: a string of at most 25 characters or an integer, and enforce_nonce only with one. */
 function nonceProblem(payload: Record<string, unknown>): string | undefined {
   const { nonce, enforce_nonce: enforce } = payload;
@@ -363,6 +362,7 @@ function nonceProblem(payload: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** JSON, or multipart/form-data parsed by the platform's own parser (undici's FormData). */
 async function parseMessageBody(req: IncomingMessage, body: Buffer): Promise<{ payload: Record<string, unknown>; files: PostedFile[] }> {
   const contentType = req.headers["content-type"] ?? "";
   if (!contentType.startsWith("multipart/form-data")) return { payload: JSON.parse(body.toString("utf8")) as Record<string, unknown>, files: [] };
