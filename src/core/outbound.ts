@@ -14,6 +14,11 @@ export type TextDelivery =
 export interface TextSendOptions extends SendTextOptions {
   /** Log context for a failure that is finally given up (e.g. the trace id of the turn). */
   context?: Record<string, string>;
+  /**
+   * An earlier attempt at this send (same idempotency key), made elsewhere, may have arrived: until this time the
+   * platform answers a repeat with it (SendError.repeatableUntil of that attempt).
+   */
+  repeatableUntil?: number;
 }
 
 export interface Outbound {

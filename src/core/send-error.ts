@@ -11,10 +11,9 @@ export type SendFailure =
   | { kind: "unavailable" }
   /**
    * The request may have reached the platform (connection dropped after sending, timeout). Never resent, unless the
-   * send carried an idempotency key the platform deduplicates by (Feishu's uuid, Discord's nonce): then a repeat
-   * within `repeatableForMs` of this attempt is answered with what arrived, and is safe.
+   * platform deduplicates a repeat (SendError.repeatableUntil).
    */
-  | { kind: "uncertain"; repeatableForMs?: number }
+  | { kind: "uncertain" }
   /** The platform answered no (bad request, forbidden, too large): sending again would get the same answer. */
   | { kind: "rejected" };
 
@@ -28,11 +27,18 @@ export class SendError extends Error {
    * (SendTextOptions.fromPart), so no part is posted twice.
    */
   readonly sent: readonly SentMessage[];
+  /**
+   * Set when an attempt at the part still to go may have arrived and the send carried an idempotency key the
+   * platform deduplicates by (Feishu's uuid, Discord's nonce): until this time (ms since the epoch) a repeat is
+   * answered with what arrived; after it, a repeat could post it twice.
+   */
+  readonly repeatableUntil: number | undefined;
 
-  constructor(message: string, failure: SendFailure, opts: { cause?: unknown; sent?: readonly SentMessage[] } = {}) {
+  constructor(message: string, failure: SendFailure, opts: { cause?: unknown; sent?: readonly SentMessage[]; repeatableUntil?: number } = {}) {
     super(message, opts.cause !== undefined ? { cause: opts.cause } : {});
     this.failure = failure;
     this.sent = opts.sent ?? [];
+    this.repeatableUntil = opts.repeatableUntil;
   }
 
   get kind(): SendFailureKind {
@@ -41,26 +47,45 @@ export class SendError extends Error {
 
   /** The same failure, with the parts that arrived before it. */
   withSent(sent: readonly SentMessage[]): SendError {
-    return new SendError(this.message, this.failure, { cause: this.cause, sent: [...sent, ...this.sent] });
+    return this.with({ sent: [...sent, ...this.sent] });
+  }
+
+  /** The same failure, with the parts that arrived and the repeat window given. */
+  with(changes: { sent?: readonly SentMessage[]; repeatableUntil?: number | undefined }): SendError {
+    const sent = changes.sent ?? this.sent;
+    const repeatableUntil = "repeatableUntil" in changes ? changes.repeatableUntil : this.repeatableUntil;
+    return new SendError(this.message, this.failure, { cause: this.cause, sent, ...(repeatableUntil !== undefined ? { repeatableUntil } : {}) });
   }
 }
 
 /**
- * Whether sending again can only help: nothing arrived, or what may have arrived is deduplicated (for a while: see
- * repeatableForMsOf), and the platform did not refuse the content.
+ * A repeat needs time to reach the platform (a rate limit's wait, a slow connection): none is started this close to
+ * the end of the platform's deduplication.
  */
-export function isRetryableSend(err: unknown): err is SendError {
-  return err instanceof SendError && (err.kind === "rate_limited" || err.kind === "unavailable" || repeatableForMsOf(err) !== undefined);
+const REPEAT_MARGIN_MS = 30_000;
+
+/** Whether a repeat started at `now` is still deduplicated; true when nothing may have arrived (`until` undefined). */
+export function repeatable(until: number | undefined, now: number): boolean {
+  return until === undefined || now < until - REPEAT_MARGIN_MS;
 }
 
-/** For a send that may have arrived and that the platform deduplicates: how long after the attempt a repeat is safe. */
-export function repeatableForMsOf(err: SendError): number | undefined {
-  return err.failure.kind === "uncertain" ? err.failure.repeatableForMs : undefined;
+/**
+ * Until when the part still to go may be repeated after `failure`: the earlier window, unless parts arrived in this
+ * attempt (the one that may have arrived was the first of them), and the failure's own, whichever ends first.
+ */
+export function repeatWindowAfter(earlier: number | undefined, failure: SendError): number | undefined {
+  const kept = failure.sent.length > 0 ? undefined : earlier;
+  if (kept === undefined) return failure.repeatableUntil;
+  return failure.repeatableUntil === undefined ? kept : Math.min(kept, failure.repeatableUntil);
 }
 
-/** `failure` of a send the platform deduplicates by its key for `windowMs`: one that may have arrived may be repeated. */
-export function withRepeatWindow(failure: SendFailure, windowMs: number): SendFailure {
-  return failure.kind === "uncertain" ? { kind: "uncertain", repeatableForMs: windowMs } : failure;
+/**
+ * Whether sending again can only help: nothing arrived, or what may have arrived is deduplicated for a while yet
+ * (repeatableUntil), and the platform did not refuse the content.
+ */
+export function isRetryableSend(err: unknown, now = Date.now()): err is SendError {
+  if (!(err instanceof SendError) || !repeatable(err.repeatableUntil, now)) return false;
+  return err.kind === "rate_limited" || err.kind === "unavailable" || (err.kind === "uncertain" && err.repeatableUntil !== undefined);
 }
 
 /** Any error as a SendError; one an adapter did not classify counts as uncertain, the safe reading. */

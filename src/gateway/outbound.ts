@@ -2,13 +2,14 @@
  * The one outbound service: every reply, reminder and artifact goes out through here, and only here is a failed
  * send tried again. Adapters classify their failures as SendError (src/core/send-error.ts); this applies one
  * policy to all of them: a 429 (after its retry_after), a 5xx and a connection that could not be made are retried
- * a bounded number of times at once; an uncertain or refused send is not. A text that still fails waits in the
- * durable outbox (outbox.ts), tried with backoff for `outboxRetryMinutes`.
+ * a bounded number of times at once; a refused send is not, nor an uncertain one, unless the platform deduplicates
+ * its repeat (SendError.repeatableUntil: only until then, which every later failure of the same part keeps). A text
+ * that still fails waits in the durable outbox (outbox.ts), tried with backoff for `outboxRetryMinutes`.
  */
 import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { Outbound, TextDelivery, TextSendOptions } from "../core/outbound.js";
-import { asSendError, isRetryableSend, repeatableForMsOf, SendError } from "../core/send-error.js";
+import { asSendError, isRetryableSend, repeatWindowAfter, SendError } from "../core/send-error.js";
 import type { Channel, ChannelName, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
@@ -47,35 +48,33 @@ export class OutboundService implements Outbound {
   }
 
   sendText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentMessage[]> {
-    const { context: _context, ...rest } = opts;
+    const { context: _context, repeatableUntil: earlier, ...rest } = opts;
     const sendOpts = { ...rest, idempotencyKey: rest.idempotencyKey ?? randomUUID() };
     const sent: SentMessage[] = [];
     const from = sendOpts.fromPart ?? 0;
+    let repeatableUntil = earlier;
     return this.withRetries(to, "text", async (channel) => {
       try {
         sent.push(...(await channel.sendText(to, text, { ...sendOpts, fromPart: from + sent.length })));
         return sent;
       } catch (err) {
         const failure = asSendError(err, `sending text to ${to.channel} chat ${to.chatId}`);
+        repeatableUntil = repeatWindowAfter(repeatableUntil, failure);
         sent.push(...failure.sent);
         // What arrived so far travels with the error, so a caller (the outbox) resumes after it.
-        throw new SendError(failure.message, failure.failure, { cause: failure.cause, sent: [...sent] });
+        throw failure.with({ sent: [...sent], repeatableUntil });
       }
     });
   }
 
   async deliverText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<TextDelivery> {
     const idempotencyKey = opts.idempotencyKey ?? randomUUID();
-    const started = Date.now();
     try {
       return { status: "sent", messages: await this.sendText(to, text, { ...opts, idempotencyKey }) };
     } catch (err) {
       if (!isRetryableSend(err)) throw err;
-      // What may have arrived is deduplicated for a while from the first attempt on; the outbox stops repeating then.
-      const repeatableForMs = repeatableForMsOf(err);
-      const repeatWindow = repeatableForMs !== undefined ? { repeatableForMs: Math.max(0, repeatableForMs - (Date.now() - started)) } : {};
       const entry = await this.outbox.add({
-        ...repeatWindow,
+        ...(err.repeatableUntil !== undefined ? { repeatableUntil: err.repeatableUntil } : {}),
         to,
         text,
         fromPart: (opts.fromPart ?? 0) + err.sent.length,
@@ -92,11 +91,14 @@ export class OutboundService implements Outbound {
 
   sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     const sendOpts = { ...opts, idempotencyKey: opts.idempotencyKey ?? randomUUID() };
+    let repeatableUntil: number | undefined;
     return this.withRetries(to, `file ${file.name}`, async (channel) => {
       try {
         return await channel.sendFile(to, file, sendOpts);
       } catch (err) {
-        throw asSendError(err, `sending ${file.name} to ${to.channel} chat ${to.chatId}`);
+        const failure = asSendError(err, `sending ${file.name} to ${to.channel} chat ${to.chatId}`);
+        repeatableUntil = repeatWindowAfter(repeatableUntil, failure);
+        throw failure.with({ repeatableUntil });
       }
     });
   }

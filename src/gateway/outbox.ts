@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ButtonRow, OutboundTarget, SentMessage } from "../core/types.js";
-import { asSendError, isRetryableSend, repeatableForMsOf, type SendError } from "../core/send-error.js";
+import { asSendError, isRetryableSend, repeatable, repeatWindowAfter, type SendError } from "../core/send-error.js";
 import type { Logger } from "../infra/log.js";
 import { DurableList } from "../infra/store/durable-list.js";
 import type { Store } from "../infra/store/types.js";
@@ -22,8 +22,8 @@ export interface OutboxEntry {
   /** Kept for every attempt, so that a platform with idempotent sends never posts it twice. */
   idempotencyKey: string;
   /**
-   * Set once an attempt may have arrived on a platform that deduplicates repeats only for a while (Discord's nonce):
-   * from then on a repeat could post it twice, so the entry is given up instead.
+   * Set while an attempt at the part still to go may have arrived on a platform that deduplicates a repeat only for
+   * a while (SendError.repeatableUntil): after that a repeat could post it twice, so the entry is given up instead.
    */
   repeatableUntil?: number;
   firstFailedAt: number;
@@ -58,18 +58,9 @@ export class Outbox {
     this.list = new DurableList(store, "outbox", (entry) => entry.id);
   }
 
-  /** `repeatableForMs`: what failed may have arrived, and a repeat is deduplicated for this long from now. */
-  async add(fields: Omit<OutboxEntry, "id" | "attempts" | "nextAt" | "firstFailedAt" | "repeatableUntil"> & { repeatableForMs?: number }): Promise<OutboxEntry> {
+  async add(fields: Omit<OutboxEntry, "id" | "attempts" | "nextAt" | "firstFailedAt">): Promise<OutboxEntry> {
     const now = this.now();
-    const { repeatableForMs, ...rest } = fields;
-    const entry: OutboxEntry = {
-      ...rest,
-      ...(repeatableForMs !== undefined ? { repeatableUntil: now + repeatableForMs } : {}),
-      id: randomBytes(8).toString("hex"),
-      attempts: 0,
-      firstFailedAt: now,
-      nextAt: now + this.timing.baseDelayMs,
-    };
+    const entry: OutboxEntry = { ...fields, id: randomBytes(8).toString("hex"), attempts: 0, firstFailedAt: now, nextAt: now + this.timing.baseDelayMs };
     await this.list.add(entry);
     this.schedule(this.timing.baseDelayMs);
     return entry;
@@ -114,8 +105,7 @@ export class Outbox {
     // Re-read under the lock: another replica may have sent it meanwhile.
     const entry = (await this.list.all()).find((e) => e.id === id);
     if (!entry || (!evenIfNotDue && entry.nextAt > this.now())) return;
-    const started = this.now();
-    if (entry.repeatableUntil !== undefined && started >= entry.repeatableUntil) {
+    if (!repeatable(entry.repeatableUntil, this.now())) {
       await this.giveUp(entry, entry.attempts, { kind: "uncertain", err: entry.lastError }, "reply may have arrived and the platform no longer deduplicates a repeat; given up");
       return;
     }
@@ -124,25 +114,25 @@ export class Outbox {
       await this.list.remove(id);
       this.log.info({ outboxId: id, chatId: entry.to.chatId, channel: entry.to.channel, attempts: entry.attempts + 1 }, "queued reply sent");
     } catch (err) {
-      await this.failed(entry, asSendError(err, `sending a queued reply to ${entry.to.channel} chat ${entry.to.chatId}`), started);
+      await this.failed(entry, asSendError(err, `sending a queued reply to ${entry.to.channel} chat ${entry.to.chatId}`));
     }
   }
 
-  /** `started`: when the failed attempt was made, from which a repeat of what may have arrived stays safe for a while. */
-  private async failed(entry: OutboxEntry, err: SendError, started: number): Promise<void> {
+  private async failed(entry: OutboxEntry, attemptErr: SendError): Promise<void> {
     const attempts = entry.attempts + 1;
-    const fromPart = entry.fromPart + err.sent.length;
-    if (!isRetryableSend(err) || this.now() - entry.firstFailedAt >= this.timing.retryForMs) {
+    const fromPart = entry.fromPart + attemptErr.sent.length;
+    const repeatableUntil = repeatWindowAfter(entry.repeatableUntil, attemptErr);
+    const err = attemptErr.with({ repeatableUntil });
+    if (!isRetryableSend(err, this.now()) || this.now() - entry.firstFailedAt >= this.timing.retryForMs) {
       await this.giveUp(entry, attempts, { kind: err.kind, err: err.message }, "reply could not be sent; given up");
       return;
     }
-    const repeatableForMs = repeatableForMsOf(err);
-    const repeatableUntil = entry.repeatableUntil ?? (repeatableForMs !== undefined ? started + repeatableForMs : undefined);
     const waitMs = Math.max(
       err.failure.kind === "rate_limited" ? (err.failure.retryAfterMs ?? 0) : 0,
       Math.min(this.timing.maxDelayMs, this.timing.baseDelayMs * 2 ** attempts),
     );
-    await this.list.replace({ ...entry, attempts, fromPart, nextAt: this.now() + waitMs, lastError: err.message, ...(repeatableUntil !== undefined ? { repeatableUntil } : {}) });
+    const { repeatableUntil: _before, ...rest } = entry;
+    await this.list.replace({ ...rest, attempts, fromPart, nextAt: this.now() + waitMs, lastError: err.message, ...(repeatableUntil !== undefined ? { repeatableUntil } : {}) });
   }
 
   private async giveUp(entry: OutboxEntry, attempts: number, failure: { kind: string; err: string }, why: string): Promise<void> {

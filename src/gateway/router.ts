@@ -19,7 +19,7 @@ import { coreCommands } from "./core-commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
-import { isRetryableSend } from "../core/send-error.js";
+import { isRetryableSend, type SendError } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn, keepTyping } from "./acknowledge.js";
 import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
@@ -335,8 +335,17 @@ export class Router {
       const { text, buttons } = await this.actions.forReply(d.channel, d.message, reply);
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
-      if (live && (await this.finishLive(d, live, text))) return "answered";
-      const opts = { replyTo: d.message.platformMessageId, idempotencyKey: replyKeyOf(d.message), context, ...(buttons ? { buttons } : {}) };
+      const unfinished = live ? await this.finishLive(d, live, text) : undefined;
+      if (unfinished === "finished") return "answered";
+      // A live attempt that may have arrived keeps its window: the reply repeats it under the same key.
+      const earlier = unfinished?.repeatableUntil;
+      const opts = {
+        replyTo: d.message.platformMessageId,
+        idempotencyKey: replyKeyOf(d.message),
+        context,
+        ...(buttons ? { buttons } : {}),
+        ...(earlier !== undefined ? { repeatableUntil: earlier } : {}),
+      };
       await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
       return "answered";
     } catch (err) {
@@ -346,17 +355,20 @@ export class Router {
     }
   }
 
-  /** Whether the live preview became the reply; after a failure that sent nothing, the preview is taken back. */
-  private async finishLive(d: Delivery, live: LiveTurn, text: string): Promise<boolean> {
+  /**
+   * "finished" when the live preview became the reply; after a failure that may be repeated, the preview is taken
+   * back and the failure returned, for the plain reply that follows.
+   */
+  private async finishLive(d: Delivery, live: LiveTurn, text: string): Promise<"finished" | SendError> {
     try {
       await live.finish(text);
-      return true;
+      return "finished";
     } catch (err) {
       // A send that may have reached the platform is never made again: better a missing reply than a double one.
       if (!isRetryableSend(err)) throw err;
       d.log.warn({ err }, "the streamed reply could not be finished; sending it as a plain reply");
       await live.cancel().catch((cancelErr: unknown) => d.log.warn({ err: cancelErr }, "could not take back the preview"));
-      return false;
+      return err;
     }
   }
 

@@ -46,9 +46,9 @@ export async function sendWithDeadline(outbound: Outbound, to: OutboundTarget, f
   return outcome;
 }
 
-/** What the adapter did not classify counts as uncertain, the safe reading. */
+/** What may have arrived, and what the adapter did not classify (the safe reading), is uncertain. */
 function isUncertain(err: unknown): boolean {
-  return !(err instanceof SendError) || err.kind === "uncertain";
+  return !(err instanceof SendError) || err.kind === "uncertain" || err.repeatableUntil !== undefined;
 }
 
 function describe(err: unknown): string {

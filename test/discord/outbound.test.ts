@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { SendError } from "../../src/core/send-error.js";
 import type { OutboundTarget } from "../../src/core/types.js";
 import { startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { createStore } from "../../src/infra/store/index.js";
@@ -161,8 +162,40 @@ describe("sending to Discord", () => {
 
     for (let i = 0; i < 3; i++) fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
     const failure = await outboundOf(s).sendFile(general, file).catch((err: unknown) => err);
-    expect(failure).toMatchObject({ failure: { kind: "uncertain", repeatableForMs: expect.any(Number) } });
+    expect(failure).toMatchObject({ failure: { kind: "uncertain" }, repeatableUntil: expect.any(Number) });
+    // Two minutes from when the request went out.
+    expect((failure as SendError).repeatableUntil! - Date.now()).toBeGreaterThan(100_000);
+    expect((failure as SendError).repeatableUntil! - Date.now()).toBeLessThanOrEqual(120_000);
     expect(fake.messages).toHaveLength(2);
+  });
+
+  it("through the outbound service: a lost answer followed by 500s keeps its window, which the outbox entry carries", async () => {
+    fake.failNext({ method: "POST", path: /\/messages$/, lostAnswer: true });
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 500 });
+    fake.failNext({ method: "POST", path: /\/messages$/, status: 500 });
+    const outbound = outboundOf(s);
+    const before = Date.now();
+    const delivery = await outbound.deliverText(general, "after an outage", { idempotencyKey: "reply-3" });
+    expect(delivery.status).toBe("queued");
+    const [entry] = await outbound.outbox.pending();
+    expect(entry!.repeatableUntil).toBeGreaterThanOrEqual(before + 120_000 - 1_000);
+    expect(entry!.repeatableUntil).toBeLessThanOrEqual(Date.now() + 120_000);
+    // The outbox's drain sends it again, within the window: Discord answers with the message it has.
+    await outbound.start();
+    expect(await outbound.outbox.pending()).toEqual([]);
+    await outbound.stop();
+    expect(fake.messages.map((m) => m.payload.content)).toEqual(["after an outage"]);
+  });
+
+  it("keys a long caption sent ahead of its file: the same send repeated posts neither twice", async () => {
+    const path = join(dir, "report.txt");
+    await writeFile(path, "x");
+    const file = { path, kind: "file" as const, name: "report.txt", caption: "line\n".repeat(30) };
+    await s.channel.sendFile(general, file, { idempotencyKey: "file-1" });
+    const posted = fake.messages.length;
+    await s.channel.sendFile(general, file, { idempotencyKey: "file-1" });
+    expect(posted).toBe(3);
+    expect(fake.messages).toHaveLength(posted);
   });
 
   it("without an idempotency key a lost answer stays uncertain: it may have arrived, so it is not repeated", async () => {

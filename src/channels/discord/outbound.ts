@@ -7,12 +7,12 @@
  *
  * A send with an idempotency key carries a nonce derived from it, which Discord enforces: a message the bot
  * created with the same nonce in the last few minutes is answered instead of a new one. An attempt that may have
- * arrived (no answer) is then safe to repeat within that time, which its SendError says (repeatableForMs).
+ * arrived (no answer) is then safe to repeat within that time, which its SendError says (repeatableUntil).
  */
 import { LRUCache } from "lru-cache";
 import { readFile, stat } from "node:fs/promises";
 import { DiscordAPIError, HTTPError, MessageFlags, RateLimitError, RESTJSONErrorCodes, Routes, type REST, type RESTPostAPIChannelMessageJSONBody } from "discord.js";
-import { httpFailure, networkFailure, SendError, withRepeatWindow, type SendFailure } from "../../core/send-error.js";
+import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { z } from "zod";
 import { partKey } from "../../core/ids.js";
 import { chunkText, codePointLength } from "../../core/text.js";
@@ -157,8 +157,9 @@ export class DiscordOutbound {
   }
 
   private async post(to: OutboundTarget, what: string, request: MessageRequest): Promise<SentMessage> {
-    const idempotent = request.body.enforce_nonce === true;
-    return this.sentOf(to, what, await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request), idempotent));
+    // With an enforced nonce, Discord deduplicates a repeat for a while from when this request went out.
+    const repeatableUntil = request.body.enforce_nonce === true ? Date.now() + NONCE_WINDOW_MS : undefined;
+    return this.sentOf(to, what, await this.onChannel(to, what, (channelId) => this.opts.rest.post(Routes.channelMessages(channelId), request), repeatableUntil));
   }
 
   /** A message sent through an interaction's webhook. */
@@ -176,17 +177,17 @@ export class DiscordOutbound {
 
   /**
    * Runs `call` with the target's channel id. A chat id that is not a channel is tried as a user: a DM is opened.
-   * `idempotent`: repeating the call cannot do it twice (a message with an enforced nonce).
+   * `repeatableUntil`: until when Discord answers a repeat of the call with what it did (a message with an enforced nonce).
    */
-  private async onChannel<T>(to: OutboundTarget, what: string, call: (channelId: string) => Promise<T>, idempotent = false): Promise<T> {
+  private async onChannel<T>(to: OutboundTarget, what: string, call: (channelId: string) => Promise<T>, repeatableUntil?: number): Promise<T> {
     const channelId = to.threadId ?? this.directChannels.get(to.chatId) ?? to.chatId;
     try {
       return await call(channelId);
     } catch (err) {
       const mayBeUser = to.threadId === undefined && channelId === to.chatId && isUnknownChannel(err);
       const direct = mayBeUser ? await this.openDirectChannel(to.chatId) : undefined;
-      if (direct === undefined) throw sendError(what, channelId, err, idempotent);
-      return call(direct).catch((retryErr: unknown) => Promise.reject(sendError(what, direct, retryErr, idempotent)));
+      if (direct === undefined) throw sendError(what, channelId, err, repeatableUntil);
+      return call(direct).catch((retryErr: unknown) => Promise.reject(sendError(what, direct, retryErr, repeatableUntil)));
     }
   }
 
@@ -209,14 +210,16 @@ function isUnknownChannel(err: unknown): boolean {
  * A SendError without the cause: discord.js errors carry the request body (message text, file bytes), which must
  * not reach logs. Only the JSON error code travels on (discordCodeOf).
  */
-function sendError(what: string, channelId: string, err: unknown, idempotent = false): SendError {
+function sendError(what: string, channelId: string, err: unknown, repeatableUntil?: number): SendError {
   const detail =
     err instanceof DiscordAPIError || err instanceof HTTPError
       ? `HTTP ${err.status} ${err.message}`
       : err instanceof RateLimitError
         ? `rate limited for ${err.retryAfter} ms`
         : (err as Error).message;
-  const error = new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, sendFailureOf(err, idempotent));
+  const failure = sendFailureOf(err);
+  const repeat = failure.kind === "uncertain" && repeatableUntil !== undefined ? { repeatableUntil } : {};
+  const error = new SendError(`Discord ${what} to channel ${channelId} failed: ${detail}`, failure, repeat);
   if (err instanceof DiscordAPIError) Object.assign(error, { discordCode: err.code });
   return error;
 }
@@ -226,10 +229,8 @@ export function discordCodeOf(err: unknown): number | string | undefined {
   return (err as { discordCode?: number | string } | null)?.discordCode;
 }
 
-/** How a call failed; without an answer it may have arrived, so it is uncertain unless repeating it is harmless. */
-export function sendFailureOf(err: unknown, idempotent = false): SendFailure {
+export function sendFailureOf(err: unknown): SendFailure {
   if (err instanceof RateLimitError) return { kind: "rate_limited", retryAfterMs: err.retryAfter };
   if (err instanceof DiscordAPIError || err instanceof HTTPError) return httpFailure(err.status);
-  const failure = networkFailure(err);
-  return idempotent ? withRepeatWindow(failure, NONCE_WINDOW_MS) : failure;
+  return networkFailure(err);
 }

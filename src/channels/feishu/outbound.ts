@@ -132,11 +132,12 @@ export class Outbound {
   /** `idempotent`: the uuid stays the same for every attempt of this send, so Feishu posts it at most once. */
   private async deliver(message: OutgoingMessage, idempotent: boolean): Promise<SentMessage> {
     let messageId: string;
+    const repeat = idempotent ? { sentAt: Date.now() } : "unsafe";
     try {
       messageId = await this.opts.api.send(message);
     } catch (err) {
       const what = `sending a ${message.msgType} message to chat ${message.chatId}`;
-      throw feishuSendError(`Feishu: ${what} failed: ${(err as Error).message}`, err, idempotent ? "deduplicated" : "unsafe");
+      throw feishuSendError(`Feishu: ${what} failed: ${(err as Error).message}`, err, repeat);
     }
     await this.opts.botMessages.remember(messageId);
     return { messageId, sentAt: new Date() };

@@ -5,7 +5,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";
-import { httpFailure, networkFailure, SendError, withRepeatWindow, type SendFailure } from "../../core/send-error.js";
+import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
 import { FeishuApiError } from "./http.js";
 
 export interface RetryPolicy {
@@ -39,10 +39,10 @@ export const SEND_ONCE: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs:
 const UUID_WINDOW_MS = 60 * 60_000;
 
 /**
- * What repeating a call that got no answer would do: post again ("unsafe"), be answered with what arrived (a send
- * with an idempotency key, for the hour Feishu keeps uuids: "deduplicated"), or nothing anyone sees (an upload).
+ * What repeating a call that got no answer would do: post again ("unsafe"), nothing anyone sees (an upload:
+ * "harmless"), or be answered with what arrived (a send with a uuid made at `sentAt`, for the hour Feishu keeps it).
  */
-export type RepeatEffect = "unsafe" | "deduplicated" | "harmless";
+export type RepeatEffect = "unsafe" | "harmless" | { sentAt: number };
 
 /** How a send or upload failed. Without an answer the request may have arrived: uncertain, unless repeating it is harmless. */
 export function sendFailureOf(err: unknown, repeat: RepeatEffect): SendFailure {
@@ -50,16 +50,16 @@ export function sendFailureOf(err: unknown, repeat: RepeatEffect): SendFailure {
   const retryAfterMs = err.retryAfterMs ?? undefined;
   if (err.code !== null && RATE_LIMIT_CODES.has(err.code)) return retryAfterMs !== undefined ? { kind: "rate_limited", retryAfterMs } : { kind: "rate_limited" };
   if (err.httpStatus === null) {
-    if (repeat === "harmless") return { kind: "unavailable" };
-    const failure = networkFailure(err.cause);
-    return repeat === "deduplicated" ? withRepeatWindow(failure, UUID_WINDOW_MS) : failure;
+    return repeat === "harmless" ? { kind: "unavailable" } : networkFailure(err.cause);
   }
   if (err.httpStatus === 200) return { kind: "rejected" };
   return httpFailure(err.httpStatus, retryAfterMs);
 }
 
 export function feishuSendError(message: string, err: unknown, repeat: RepeatEffect): SendError {
-  return new SendError(message, sendFailureOf(err, repeat), { cause: err });
+  const failure = sendFailureOf(err, repeat);
+  const deduplicated = typeof repeat === "object" && failure.kind === "uncertain" ? { repeatableUntil: repeat.sentAt + UUID_WINDOW_MS } : {};
+  return new SendError(message, failure, { cause: err, ...deduplicated });
 }
 
 export interface RetryHooks {
