@@ -1,15 +1,18 @@
 /**
  * What one model call costs the caller's CPU through each layer of the AI SDK, against the same instant fake
- * server (in a child process): the provider's raw calls, generateText plain and with each step streamed to a watcher, over fetch and over undici's request (requestFetch, what the agent uses)
- * (what the agent runs), and streamText as the agent ran it before. streamText's web streams were most of what
- * live replies cost per message on Node 20.
+ * server (in a child process): the provider's raw calls, generateText plain and with each step streamed to a
+ * watcher, over fetch and over undici's request (requestFetch, what the agent uses), the watched turn as the agent
+ * runs it (createModel's model, streamed through its fetch), and streamText as the agent ran it before. Web
+ * streams were most of what live replies cost per message on Node 20.
  */
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
+import { createModel } from "../src/agent/llm.js";
 import { watchedModel } from "../src/agent/stream.js";
+import { configSchema } from "../src/config.js";
 import { requestFetch } from "../src/infra/http/request-fetch.js";
 import type { BenchResult } from "./types.js";
 
@@ -23,6 +26,8 @@ export async function run(): Promise<BenchResult> {
   try {
     const model = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench" }).chatModel("fake-model");
     const overRequest = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench", fetch: requestFetch({ timeoutMs: 60_000 }) }).chatModel("fake-model");
+    // What the agent runs: requestFetch, and a watched step streamed through the fetch (LiveCompletions).
+    const agentModel = createModel(configSchema.parse({ llm: { baseUrl: url, model: "fake-model", apiKey: "sk-bench", maxRetries: 0 } }).llm);
     const messages = [{ role: "user" as const, content: "hi" }];
     const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
     const ways: Array<[string, () => Promise<unknown>]> = [
@@ -35,8 +40,10 @@ export async function run(): Promise<BenchResult> {
       ["generateText, each step streamed to a watcher (the watched turn over fetch)", () =>
         generateText({ model: watchedModel(model, [], () => {}), messages, maxRetries: 0 })],
       ["generateText over undici's request instead of fetch (requestFetch)", () => generateText({ model: overRequest, messages, maxRetries: 0 })],
-      ["the watched turn over requestFetch (what the agent runs)", () =>
+      ["the watched turn over requestFetch, each step by doStream (Anthropic's way)", () =>
         generateText({ model: watchedModel(overRequest, [], () => {}), messages, maxRetries: 0 })],
+      ["the watched turn as the agent runs it for OpenAI-compatible endpoints (streamed through the fetch)", () =>
+        generateText({ model: watchedModel(agentModel, [], () => {}), messages, maxRetries: 0 })],
       ["streamText, fullStream + onFinish (the watched turn before)", async () => {
         let finished = false;
         const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });

@@ -147,6 +147,7 @@ async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
     access: { dmPolicy: "open", limits: { perUser: unlimited, perChat: unlimited } },
     skills: { watch: false },
     log: { level: "silent" },
+    ...(process.env.BENCH_TG_MAXCONC ? { sessions: { maxConcurrent: Number(process.env.BENCH_TG_MAXCONC) } } : {}),
   });
   const gateway = await Gateway.create(config, { log: createLogger({ level: "silent", secrets: [] }) });
   await gateway.start();
@@ -176,6 +177,8 @@ async function sampleAllocations(action: "start" | "stop", file: string): Promis
 /** How long the event loop was held (a store statement, a GC, a long task), reported with each stats reading. */
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
+/** The main thread's busy share since the last reading: whether a phase was bound by it or waited on something. */
+let loopUse = performance.eventLoopUtilization();
 const stop = await (env.subject === "grammy" ? startGrammy(env) : startSwitchboard(env));
 process.on("message", (message: ParentMessage) => {
   if (message.type === "allocations") {
@@ -186,6 +189,9 @@ process.on("message", (message: ParentMessage) => {
     // On stderr: how long the event loop was held since the last reading (a store statement, a GC, a long task).
     process.stderr.write(`${env.subject} event-loop delay since the last reading: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms\n`);
     loopDelay.reset();
+    const sinceLast = performance.eventLoopUtilization(loopUse);
+    loopUse = performance.eventLoopUtilization();
+    process.stderr.write(`${env.subject} event loop busy since the last reading: ${(sinceLast.utilization * 100).toFixed(0)}% of ${(sinceLast.idle + sinceLast.active).toFixed(0)} ms\n`);
     const pauses = [...gcPauses].map(([kind, p]) => `${kind} ${p.count}x ${p.ms.toFixed(0)} ms (max ${p.max.toFixed(1)})`).join(", ");
     process.stderr.write(`${env.subject} GC pauses since the last reading: ${pauses || "none"}\n`);
     gcPauses.clear();

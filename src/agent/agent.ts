@@ -24,6 +24,7 @@ import { buildTurnTools } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
+import { describeLocalTime } from "../core/time.js";
 import { withHistoryPrompt } from "./history-prompt.js";
 import { randomHex } from "../core/ids.js";
 
@@ -89,6 +90,8 @@ export class Agent {
     this.thinking = new ThinkingSettings(deps.store);
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
+    // The prompt's local time: its formatter loads the zone's ICU data (~10 ms) now rather than in the first turn.
+    describeLocalTime(this.now(), deps.config.agent.timezone);
   }
 
   /** Resolves with the reply; rejects only when input.signal aborts (an Error named "AbortError"). */
@@ -222,11 +225,12 @@ export class Agent {
       recall: await this.recall(input.message, log),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
-    // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const history = withHistoryPrompt(this.deps.model, record.messages.slice(0, -1), userMessage);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
+    const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
+    // The stored user message (the last one) has placeholders; this turn's request carries the images.
+    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: input.onEvent ? watchedModel(history.model, this.secrets, input.onEvent) : history.model,
+      model: history.model,
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools,

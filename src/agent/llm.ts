@@ -10,6 +10,7 @@ import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { requestFetch } from "../infra/http/request-fetch.js";
 import type { Logger } from "../infra/log.js";
+import { LiveCompletions } from "./live-completions.js";
 
 export type LlmConfig = CoreConfig["llm"];
 
@@ -53,13 +54,17 @@ export function createModel(llm: LlmConfig): LanguageModel {
       fetch,
     })(llm.model);
   }
-  return createOpenAICompatible({
-    name: "llm",
-    baseURL: llm.baseUrl ?? "",
-    apiKey: llm.apiKey ?? undefined,
-    includeUsage: true,
-    fetch,
-  }).chatModel(llm.model);
+  // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream.
+  const live = new LiveCompletions(fetch);
+  return live.serve(
+    createOpenAICompatible({
+      name: "llm",
+      baseURL: llm.baseUrl ?? "",
+      apiKey: llm.apiKey ?? undefined,
+      includeUsage: true,
+      fetch: live.fetch,
+    }).chatModel(llm.model),
+  );
 }
 
 /**

@@ -1,21 +1,20 @@
 /**
  * Live text for a watched turn. generateText runs the turn's steps either way (tools, repair, retries, the messages
- * kept); when someone watches, each step calls the model with doStream instead, and the parts are folded into the
- * result generateText expects while the watcher is told what to show as they arrive: the step's text as it grows,
- * and a status line when the model calls a tool. streamText did the same through a dozen web streams per call,
+ * kept); when someone watches, each step's answer is streamed and the watcher is told what to show as it arrives:
+ * the step's text as it grows, and a status line when the model calls a tool. A model made by createModel for an
+ * OpenAI-compatible endpoint streams through its fetch (LiveCompletions); any other calls doStream, and the parts
+ * are folded into the result generateText expects. streamText did the same through a dozen web streams per call,
  * ~1.1 ms of CPU more per model call on Node 20 (`npm run bench llm-call`).
  *
  * What is shown is redacted of secrets like the final reply, and a tail that could be the start of a secret is held
  * back until it is not.
  */
-import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from "ai";
+import { wrapLanguageModel, type LanguageModel } from "ai";
 import { basename } from "node:path";
 import type { TurnEvent } from "../core/turn.js";
 import { GrowingRedaction } from "./growing-redaction.js";
+import { liveCompletionsOf, type GenerateResult, type StreamResult } from "./live-completions.js";
 
-type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
-type StreamResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doStream"]>>;
-type GenerateResult = Awaited<ReturnType<WrapGenerate>>;
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
 type Content = GenerateResult["content"][number];
 type TextContent = Extract<Content, { type: "text" | "reasoning" }>;
@@ -26,20 +25,25 @@ const STATUS_LABEL_MAX = 60;
 export function watchedModel(model: LanguageModel, secrets: readonly string[], onEvent: (event: TurnEvent) => void): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
   const display = new StepDisplay(secrets, onEvent);
+  const live = liveCompletionsOf(model);
   return wrapLanguageModel({
     model,
     middleware: {
       specificationVersion: "v3",
-      wrapGenerate: async ({ doStream }) => {
+      wrapGenerate: async ({ doStream, params, model: inner }) => {
         display.startStep();
-        return collectStep(await doStream(), display);
+        if (live === undefined) return collectStep(await doStream(), display, true);
+        return live.step(inner, params, (delta) => display.textDelta(delta), (replayed) => collectStep(replayed, display, false));
       },
     },
   });
 }
 
-/** The step's parts gathered into a generate result, in the order they came; a stream's error is thrown. */
-async function collectStep(result: StreamResult, display: StepDisplay): Promise<GenerateResult> {
+/**
+ * The step's parts gathered into a generate result, in the order they came; a stream's error is thrown. The text
+ * is shown as it comes unless it was shown already (an answer LiveCompletions replays).
+ */
+async function collectStep(result: StreamResult, display: StepDisplay, showText: boolean): Promise<GenerateResult> {
   const content: Content[] = [];
   const open = new Map<string, TextContent>();
   let finish: Extract<StreamPart, { type: "finish" }> | undefined;
@@ -72,7 +76,7 @@ async function collectStep(result: StreamResult, display: StepDisplay): Promise<
         const growing = open.get(`${kind}:${part.id}`) ?? start(kind, part.id, undefined);
         growing.text += part.delta;
         if (part.providerMetadata) growing.providerMetadata = part.providerMetadata;
-        if (kind === "text") display.textDelta(part.delta);
+        if (kind === "text" && showText) display.textDelta(part.delta);
         break;
       }
       case "text-end":

@@ -29,6 +29,8 @@ export type FakeReply =
   | { text: string; streaming?: FakeStreaming; delayMs?: number }
   | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number }
   | { status: number; body: unknown; headers?: Record<string, string> }
+  /** Server-sent events written as they are (a stream a real endpoint could send that the scripted ones do not). */
+  | { rawSse: string }
   | { hang: true };
 
 export interface FakeRequest {
@@ -151,6 +153,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     if ("hang" in reply) return; // Left open until the client gives up or close() ends it.
     if ("status" in reply) {
       sendJson(res, reply.status, reply.body, reply.headers);
+      return;
+    }
+    if ("rawSse" in reply) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.end(reply.rawSse);
       return;
     }
     const calls = ("toolCalls" in reply ? reply.toolCalls : []).map((call) => ({
