@@ -147,7 +147,6 @@ async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
     access: { dmPolicy: "open", limits: { perUser: unlimited, perChat: unlimited } },
     skills: { watch: false },
     log: { level: "silent" },
-    ...(process.env.BENCH_TG_MAXCONC ? { sessions: { maxConcurrent: Number(process.env.BENCH_TG_MAXCONC) } } : {}),
   });
   const gateway = await Gateway.create(config, { log: createLogger({ level: "silent", secrets: [] }) });
   await gateway.start();
