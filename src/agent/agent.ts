@@ -20,7 +20,7 @@ import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/
 import { describeLlmError } from "./llm.js";
 import type { MemoryPort, ProposedMemory, TurnRecall } from "./memory-port.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
-import { buildTurnTools } from "./tools.js";
+import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
@@ -80,6 +80,7 @@ export class Agent {
   private readonly turnLog: TurnLog;
   private readonly thinking: ThinkingSettings;
   private readonly secrets: readonly string[];
+  private readonly toolSets: TurnToolSets;
   /** How the latest model call ended, for /readyz; null before the first turn. */
   lastModelCall: { ok: boolean; at: Date; errorId?: string } | null = null;
   private readonly now: () => Date;
@@ -90,6 +91,7 @@ export class Agent {
     this.thinking = new ThinkingSettings(deps.store);
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
+    this.toolSets = new TurnToolSets(deps.registry, deps.catalog, deps.secrets);
     // The prompt's local time: its formatter loads the zone's ICU data (~10 ms) now rather than in the first turn.
     describeLocalTime(this.now(), deps.config.agent.timezone);
   }
@@ -205,14 +207,8 @@ export class Agent {
     const allowTool = input.allowTool ?? (() => true);
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = toolContext(input, progress.disclosedTools, log);
-    const { tools, repairToolCall } = buildTurnTools({
-      registry,
-      catalog,
-      allowed: registry.listTools().filter(permitted),
-      context,
-      secrets: this.secrets,
-      calls: progress.calls,
-    });
+    const allowed = registry.listTools().filter(permitted);
+    const turnTools: TurnToolState = { context, calls: progress.calls };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
@@ -233,8 +229,9 @@ export class Agent {
       model: history.model,
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
-      tools,
-      experimental_repairToolCall: repairToolCall,
+      tools: this.toolSets.toolsFor(allowed),
+      experimental_context: turnTools,
+      experimental_repairToolCall: toolCallRepairer({ ...turnTools, catalog, allowed, secrets: this.secrets }),
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),

@@ -3,7 +3,7 @@
  * description and compact schema, in the same order on every request of a session, so a call to any of them
  * runs in one step and the provider's prompt cache keeps the tools array. Inputs are checked by the registry
  * against the full schema; an invalid call gets the error together with the tool's full definition.
- * A call to a name outside the set is answered here (see repairToolCall), not with the SDK's "unavailable tool".
+ * A call to a name outside the set is answered here (see toolCallRepairer), not with the SDK's "unavailable tool".
  */
 import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type JSONValue, type Tool, type ToolCallRepairFunction, type ToolSet } from "ai";
 import { redactSecrets, redactText } from "../infra/config/secrets.js";
@@ -13,24 +13,25 @@ import { noSuchToolMessage, type HandlerRegistry } from "../handlers/registry.js
 import { isToolMediaOutput, permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../core/tools.js";
 import type { ToolCallLog } from "../sessions/turn-log.js";
 
-export interface TurnToolsOptions {
-  registry: HandlerRegistry;
-  catalog: ToolCatalog;
-  /** The tools this sender may see and call, in registry order. */
-  allowed: readonly ToolDefinition[];
+/** What a tool call needs of its turn: generateText hands it to every call as `experimental_context`. */
+export interface TurnToolState {
   /** Shared by every call of the turn. */
   context: ToolContext;
-  secrets: readonly string[];
   /** Every call of the turn is appended here, for the session's log. */
   calls: ToolCallLog[];
 }
 
-export interface TurnTools {
-  tools: ToolSet;
-  repairToolCall: ToolCallRepairFunction<ToolSet>;
+export interface TurnToolsOptions extends TurnToolState {
+  catalog: ToolCatalog;
+  /** The tools this sender may see and call, in registry order. */
+  allowed: readonly ToolDefinition[];
+  secrets: readonly string[];
 }
 
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
+
+/** Tool sets kept at once; the sets in use are few (one per kind of sender and chat), this only bounds a flood. */
+const MAX_TOOL_SETS = 64;
 
 /** The SDK's default (text or JSON), except that a tool's images go to the model as image parts. */
 function modelOutput(output: unknown): ToolResultOutput {
@@ -43,35 +44,56 @@ function modelOutput(output: unknown): ToolResultOutput {
   return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: (output ?? null) as JSONValue };
 }
 
-export function buildTurnTools(opts: TurnToolsOptions): TurnTools {
-  const { catalog } = opts;
-  const tools: ToolSet = {};
-  for (const definition of opts.allowed) {
-    tools[definition.name] = tool({
-      description: definition.shortDescription,
-      // No validator here: the registry validates against the full schema and explains what is wrong.
-      inputSchema: jsonSchema(catalog.compactSchema(definition.name) as JSONSchema7),
-      execute: async (input, { abortSignal }) => runTool(opts, definition.name, input, abortSignal),
-      toModelOutput: ({ output }) => modelOutput(output),
-    });
-  }
-  return { tools, repairToolCall: repairer(opts) };
-}
+/**
+ * The AI SDK tool set of the tools a sender may use, kept while they are the same definitions: built per turn, the
+ * tool objects and their schemas were ~20 KiB of garbage and tens of microseconds a turn. A call gets its turn's
+ * state from generateText's `experimental_context` (TurnToolState).
+ */
+export class TurnToolSets {
+  readonly #sets = new Map<string, { allowed: readonly ToolDefinition[]; tools: ToolSet }>();
 
-async function runTool(opts: TurnToolsOptions, name: string, input: unknown, abortSignal: AbortSignal | undefined): Promise<unknown> {
-  const { registry, catalog, context, secrets } = opts;
-  const started = performance.now();
-  const outcome = await registry.executeByTool(name, input, { ...context, signal: abortSignal ?? context.signal });
-  opts.calls.push(callLog(outcome, started, secrets));
-  if (outcome.ok) return redactSecrets(outcome.output ?? null, secrets);
-  // Tool output goes to the model provider: configured secrets are blanked wherever they turn up.
-  const failure: Record<string, unknown> = { error: outcome.error, code: outcome.code };
-  if (outcome.code === "invalid_input") {
-    // The full definition, so the next step can fix the call without asking for it.
-    failure.definition = catalog.info(name);
-    context.disclosedTools.add(name);
+  constructor(
+    private readonly registry: HandlerRegistry,
+    private readonly catalog: ToolCatalog,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  toolsFor(allowed: readonly ToolDefinition[]): ToolSet {
+    const key = allowed.map((definition) => definition.name).join(" ");
+    const kept = this.#sets.get(key);
+    // The same names can stand for new definitions (an MCP server that reconnected, a skill reloaded).
+    if (kept && kept.allowed.length === allowed.length && kept.allowed.every((definition, i) => definition === allowed[i])) return kept.tools;
+    const tools: ToolSet = {};
+    for (const definition of allowed) {
+      tools[definition.name] = tool({
+        description: definition.shortDescription,
+        // No validator here: the registry validates against the full schema and explains what is wrong.
+        inputSchema: jsonSchema(this.catalog.compactSchema(definition.name) as JSONSchema7),
+        execute: async (input, { abortSignal, experimental_context }) =>
+          this.#run(definition.name, input, abortSignal, experimental_context as TurnToolState),
+        toModelOutput: ({ output }) => modelOutput(output),
+      });
+    }
+    if (this.#sets.size >= MAX_TOOL_SETS) this.#sets.clear();
+    this.#sets.set(key, { allowed: [...allowed], tools });
+    return tools;
   }
-  return redactSecrets(failure, secrets);
+
+  async #run(name: string, input: unknown, abortSignal: AbortSignal | undefined, turn: TurnToolState): Promise<unknown> {
+    const { context } = turn;
+    const started = performance.now();
+    const outcome = await this.registry.executeByTool(name, input, { ...context, signal: abortSignal ?? context.signal });
+    turn.calls.push(callLog(outcome, started, this.secrets));
+    if (outcome.ok) return redactSecrets(outcome.output ?? null, this.secrets);
+    // Tool output goes to the model provider: configured secrets are blanked wherever they turn up.
+    const failure: Record<string, unknown> = { error: outcome.error, code: outcome.code };
+    if (outcome.code === "invalid_input") {
+      // The full definition, so the next step can fix the call without asking for it.
+      failure.definition = this.catalog.info(name);
+      context.disclosedTools.add(name);
+    }
+    return redactSecrets(failure, this.secrets);
+  }
 }
 
 /**
@@ -79,7 +101,7 @@ async function runTool(opts: TurnToolsOptions, name: string, input: unknown, abo
  * is mapped to the tool; a tool the sender may not use is refused with the missing permission named; anything
  * else is "no such tool" with the closest names the sender may use. The thrown message is what the model reads.
  */
-function repairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
+export function toolCallRepairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
   const { catalog, allowed, context, secrets } = opts;
   return async ({ toolCall, error }) => {
     const asked = toolCall.toolName;

@@ -107,3 +107,25 @@ describe("get_tool_info in a turn", () => {
     expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual([]);
   });
 });
+
+describe("the tool set shared by turns", () => {
+  it("runs each call with its own turn's context when turns run at once", async () => {
+    // Each turn asks to write its own note; a request that carries the tool result gets the final answer.
+    h.fake.respondWith((request) => {
+      const messages = request.body.messages ?? [];
+      if (messages.some((m) => m.role === "tool")) return { text: "Written." };
+      const asked = JSON.stringify(messages.at(-1)?.content).match(/note-[AB]/)![0];
+      return { toolCalls: [{ name: "write_file", arguments: { path: "note.txt", content: asked } }] };
+    });
+    const elsewhere = join(h.workspaceDir, "..", "chat-2");
+
+    const [first, second] = await Promise.all([
+      h.turn("write note-A"),
+      h.turn("write note-B", { sessionKey: "web:chat-2", workspaceDir: elsewhere }),
+    ]);
+
+    expect([first.toolCalls, second.toolCalls]).toEqual([["write_file"], ["write_file"]]);
+    expect(await readFile(join(h.workspaceDir, "note.txt"), "utf8")).toBe("note-A");
+    expect(await readFile(join(elsewhere, "note.txt"), "utf8")).toBe("note-B");
+  });
+});
