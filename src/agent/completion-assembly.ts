@@ -1,8 +1,9 @@
 /**
  * A chat completion put together from the chunks an OpenAI-compatible endpoint streams, for a plain answer: text,
  * reasoning before it, the finish reason and usage. Anything else (tool calls, an error event, content that is not
- * text, reasoning after the text has begun, a chunk that is not JSON) makes the answer one for the provider's own
- * stream parser: `completion()` is then undefined. The text is passed on as it arrives either way.
+ * a string, reasoning after the text has begun, a chunk that is not JSON, no finish reason) makes the answer one
+ * for the provider's own stream parser: `completion()` is then undefined. The text is passed on as it arrives
+ * either way.
  */
 
 /** What of a chunk is read here; the rest of it is left to the provider, as its stream parser leaves it. */
@@ -67,6 +68,11 @@ export class CompletionAssembly {
     if (typeof delta.content === "string" && delta.content !== "") {
       this.#text += delta.content;
       this.onText(delta.content);
+    } else if (Array.isArray(delta.content)) {
+      // Content as parts (text and thinking, as some endpoints send it) is left to the provider, but shown.
+      for (const part of delta.content as Array<{ type?: unknown; text?: unknown }>) {
+        if (part?.type === "text" && typeof part.text === "string" && part.text !== "") this.onText(part.text);
+      }
     }
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") {
@@ -82,9 +88,12 @@ export class CompletionAssembly {
     if (unread) this.#plain = false;
   }
 
-  /** The answer as the provider's doGenerate would have received it, or undefined when it is not a plain one. */
+  /**
+   * The answer as the provider's doGenerate would have received it, or undefined when it is not a plain one. A stream
+   * that ended without a finish reason (cut short by a proxy, or empty) is not: the provider's parser fails it.
+   */
   completion(): AssembledCompletion | undefined {
-    if (!this.#plain) return undefined;
+    if (!this.#plain || this.#finishReason === null) return undefined;
     return {
       ...this.#metadata,
       object: "chat.completion",

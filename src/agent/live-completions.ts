@@ -34,7 +34,10 @@ class NotPlain extends Error {}
 
 const byModel = new WeakMap<object, LiveCompletions>();
 
-/** The LiveCompletions whose fetch `model` was made with, if any. */
+/**
+ * The LiveCompletions whose fetch `model` was made with, if any. Only the model createModel returned is known
+ * here: a wrapper put around it before watchedModel (rather than outside) turns the live path off for it.
+ */
 export function liveCompletionsOf(model: LanguageModel): LiveCompletions | undefined {
   return typeof model === "string" ? undefined : byModel.get(model);
 }
@@ -81,9 +84,10 @@ export class LiveCompletions {
     // doGenerate sends a JSON object with its model and messages; anything else goes out unchanged, not streamed.
     if (typeof body !== "string" || !body.startsWith('{"')) return this.inner(input, { ...init, headers });
     const response = await this.inner(input, { ...init, headers, body: STREAMED + body.slice(1) });
-    const eventStream = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
-    // An error status, or an endpoint that answered in one piece: doGenerate reads it as it would have.
-    if (!response.ok || !eventStream || response.body === null) return response;
+    // An error status, or an endpoint that answered in one piece (JSON): doGenerate reads it as it would have.
+    // Anything else is read as events, whatever its content type says, as the provider's doStream reads it.
+    const json = response.headers.get("content-type")?.includes("json") === true;
+    if (!response.ok || json || response.body === null) return response;
     return assembled(response, response.body, step);
   };
 }
@@ -96,10 +100,16 @@ async function assembled(response: Response, body: ReadableStream<Uint8Array>, s
   // Read to the end with a reader that is never released: releasing one (as for-await does) rejects a promise
   // of the reader's with a TypeError on Node 20, which costs a stack trace and the unhandled-rejection check.
   const reader = body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    const text = decoder.decode(read.value, { stream: true });
-    raw += text;
-    parser.feed(text);
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const text = decoder.decode(read.value, { stream: true });
+      raw += text;
+      parser.feed(text);
+    }
+  } catch (err) {
+    // A watcher that throws leaves the rest of the answer unread: the request ends now, not at its timeout.
+    await reader.cancel(err).catch(() => {});
+    throw err;
   }
   const rest = decoder.decode();
   raw += rest;

@@ -56,10 +56,11 @@ describe("the converted history in front of generateText's messages", () => {
     const replies: FakeReply[] = [{ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "Done." }];
     fake.enqueue(...replies);
     const from = fake.requests.length;
-    const call = way === "whole" ? { model, messages: [...history, latest] } : withHistoryPrompt(model, history, latest);
     const shown: string[] = [];
-    const watched = way === "spliced and watched" ? watchedModel(call.model, [], (event) => shown.push(event.text)) : call.model;
-    const result = await generateText({ ...call, model: watched, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    // As the agent wraps it: watched first, the history spliced in around that.
+    const base = way === "spliced and watched" ? watchedModel(model, [], (event) => shown.push(event.text)) : model;
+    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest);
+    const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
     if (way === "spliced and watched") expect(shown).toContain("Done.");
     // The fake numbers its tool calls across the server's life; a streamed call asks for a stream.

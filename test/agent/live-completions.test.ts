@@ -138,4 +138,30 @@ describe("a watched step to an OpenAI-compatible endpoint, streamed through the 
     expect(await outcome).toBe("AbortError");
     expect(texts().at(-1)!.length).toBeLessThan("A slow answer in many pieces.".length);
   });
+
+  it("fails a stream that ends without a finish reason, as the provider does, rather than take half an answer", async () => {
+    fake.enqueue({ rawSse: sse(chunk({ content: "The first half of an ans" })) }, { rawSse: "" });
+    for (const _ of [1, 2]) {
+      const { call } = await watched();
+      await expect(call).rejects.toThrow(/finish reason/);
+    }
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("shows text that comes as content parts, and leaves the parts to the provider", async () => {
+    const part = (text: string, finish: string | null = null) => chunk({ content: [{ type: "text", text }] }, finish);
+    fake.enqueue({ rawSse: sse(part("Hello "), part("there", "stop"), "[DONE]") });
+    const { call, texts } = await watched();
+
+    expect((await call).text).toBe("Hello there");
+    expect(texts()).toEqual(["Hello ", "Hello there"]);
+  });
+
+  it("reads events sent under another content type, as the provider does", async () => {
+    fake.enqueue({ rawSse: sse(chunk({ content: "Plain." }, "stop"), "[DONE]"), contentType: "application/octet-stream" });
+    const { call, texts } = await watched();
+
+    expect((await call).text).toBe("Plain.");
+    expect(texts().at(-1)).toBe("Plain.");
+  });
 });

@@ -30,7 +30,7 @@ export type FakeReply =
   | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number }
   | { status: number; body: unknown; headers?: Record<string, string> }
   /** Server-sent events written as they are (a stream a real endpoint could send that the scripted ones do not). */
-  | { rawSse: string }
+  | { rawSse: string; contentType?: string }
   | { hang: true };
 
 export interface FakeRequest {
@@ -156,7 +156,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
     if ("rawSse" in reply) {
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.writeHead(200, { "content-type": reply.contentType ?? "text/event-stream", "cache-control": "no-cache" });
       res.end(reply.rawSse);
       return;
     }
