@@ -190,7 +190,10 @@ process.on("message", (message: ParentMessage) => {
     loopDelay.reset();
     const sinceLast = performance.eventLoopUtilization(loopUse);
     loopUse = performance.eventLoopUtilization();
-    process.stderr.write(`${env.subject} event loop busy since the last reading: ${(sinceLast.utilization * 100).toFixed(0)}% of ${(sinceLast.idle + sinceLast.active).toFixed(0)} ms\n`);
+    // With the monotonic clock's reading (us), which a --cpu-prof profile's timestamps use: where each phase ends.
+    process.stderr.write(
+      `${env.subject} event loop busy since the last reading: ${(sinceLast.utilization * 100).toFixed(0)}% of ${(sinceLast.idle + sinceLast.active).toFixed(0)} ms (monotonic ${process.hrtime.bigint() / 1000n} us)\n`,
+    );
     const pauses = [...gcPauses].map(([kind, p]) => `${kind} ${p.count}x ${p.ms.toFixed(0)} ms (max ${p.max.toFixed(1)})`).join(", ");
     process.stderr.write(`${env.subject} GC pauses since the last reading: ${pauses || "none"}\n`);
     gcPauses.clear();

@@ -2,11 +2,11 @@
  * Watched model steps for OpenAI-compatible endpoints without the provider's stream pipeline. The provider's
  * doStream reads an answer through five web streams with a promise chain per event and layer, which on Node 20
  * cost ~0.45 ms of CPU more per call than the same call unwatched (`npm run bench llm-call`). Here a watched step
- * calls doGenerate, and the provider's fetch, told by a header which step the request is for, asks the endpoint
- * to stream, passes the text on as it arrives, and answers doGenerate with the completion put together from the
- * chunks (CompletionAssembly). An answer that is more than plain text (tool calls, an error event) is answered
- * again, from the recorded bytes and without a second request, through the provider's own doStream: its parsing
- * of tool calls and errors is the one that counts.
+ * calls doGenerate with the provider's options asking the endpoint to stream; the provider's fetch, told by a
+ * header which step the request is for, passes the text on as it arrives and answers doGenerate with the
+ * completion put together from the chunks (CompletionAssembly). An answer that is more than plain text (tool
+ * calls, an error event) is answered again, from the recorded bytes and without a second request, through the
+ * provider's own doStream: its parsing of tool calls and errors is the one that counts.
  */
 import type { LanguageModel, LanguageModelMiddleware } from "ai";
 import { createParser } from "eventsource-parser";
@@ -20,8 +20,8 @@ export type StreamResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doStr
 
 /** Names the watched step a request is for; taken off before the request leaves the process. */
 const STEP_HEADER = "x-switchboard-watched-step";
-/** Put in front of the request body's other fields: the endpoint streams, and ends with the usage. */
-const STREAMED = `{"stream":true,"stream_options":{"include_usage":true},`;
+/** Asked of the endpoint through the provider's options, which it copies into the request body. */
+const STREAMED = { stream: true, stream_options: { include_usage: true } };
 
 interface WatchedStep {
   onText: (delta: string) => void;
@@ -46,7 +46,11 @@ export class LiveCompletions {
   readonly #steps = new Map<string, WatchedStep>();
   #lastStep = 0;
 
-  constructor(private readonly inner: typeof globalThis.fetch) {}
+  /** `optionsKey`: the provider's name, under which its options are passed into the request body. */
+  constructor(
+    private readonly inner: typeof globalThis.fetch,
+    private readonly optionsKey: string,
+  ) {}
 
   /** `model`, made with this.fetch, marked as such for liveCompletionsOf. */
   serve<M extends ModelV3>(model: M): M {
@@ -61,7 +65,12 @@ export class LiveCompletions {
   async step(model: ModelV3, params: CallOptions, onText: (delta: string) => void, replay: (stream: StreamResult) => Promise<GenerateResult>): Promise<GenerateResult> {
     const id = String(++this.#lastStep);
     this.#steps.set(id, { onText });
-    const tagged = { ...params, headers: { ...params.headers, [STEP_HEADER]: id } };
+    const { providerOptions } = params;
+    const tagged = {
+      ...params,
+      headers: { ...params.headers, [STEP_HEADER]: id },
+      providerOptions: { ...providerOptions, [this.optionsKey]: { ...providerOptions?.[this.optionsKey], ...STREAMED } },
+    };
     try {
       try {
         return await model.doGenerate(tagged);
@@ -80,10 +89,7 @@ export class LiveCompletions {
     const step = id === undefined ? undefined : this.#steps.get(id);
     if (step === undefined) return this.inner(input, id === undefined ? init : { ...init, headers });
     if (step.recorded) return new Response(step.recorded.body, { status: step.recorded.status, headers: step.recorded.headers });
-    const body = init?.body;
-    // doGenerate sends a JSON object with its model and messages; anything else goes out unchanged, not streamed.
-    if (typeof body !== "string" || !body.startsWith('{"')) return this.inner(input, { ...init, headers });
-    const response = await this.inner(input, { ...init, headers, body: STREAMED + body.slice(1) });
+    const response = await this.inner(input, { ...init, headers });
     // An error status, or an endpoint that answered in one piece (JSON): doGenerate reads it as it would have.
     // Anything else is read as events, whatever its content type says, as the provider's doStream reads it.
     const json = response.headers.get("content-type")?.includes("json") === true;

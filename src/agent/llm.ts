@@ -55,10 +55,11 @@ export function createModel(llm: LlmConfig): LanguageModel {
     })(llm.model);
   }
   // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream.
-  const live = new LiveCompletions(fetch);
+  const name = "llm";
+  const live = new LiveCompletions(fetch, name);
   return live.serve(
     createOpenAICompatible({
-      name: "llm",
+      name,
       baseURL: llm.baseUrl ?? "",
       apiKey: llm.apiKey ?? undefined,
       includeUsage: true,
