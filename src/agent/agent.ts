@@ -24,7 +24,6 @@ import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
-import { describeLocalTime } from "../core/time.js";
 import { withHistoryPrompt } from "./history-prompt.js";
 import { randomHex } from "../core/ids.js";
 
@@ -92,8 +91,6 @@ export class Agent {
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
     this.toolSets = new TurnToolSets(deps.registry, deps.catalog, deps.secrets);
-    // The prompt's local time: its formatter loads the zone's ICU data (~10 ms) now rather than in the first turn.
-    describeLocalTime(this.now(), deps.config.agent.timezone);
   }
 
   /** Resolves with the reply; rejects only when input.signal aborts (an Error named "AbortError"). */
