@@ -205,7 +205,7 @@ export class Agent {
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = toolContext(input, progress.disclosedTools, log);
     const allowed = registry.listTools().filter(permitted);
-    const turnTools: TurnToolState = { context, calls: progress.calls };
+    const turnState: TurnToolState = { context, calls: progress.calls };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
@@ -227,8 +227,8 @@ export class Agent {
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
-      experimental_context: turnTools,
-      experimental_repairToolCall: toolCallRepairer({ ...turnTools, catalog, allowed, secrets: this.secrets }),
+      experimental_context: turnState,
+      experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),

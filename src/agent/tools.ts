@@ -1,6 +1,6 @@
 /**
- * The registry's tools as an AI SDK tool set for one turn. Every tool the sender may use is sent, with its short
- * description and compact schema, in the same order on every request of a session, so a call to any of them
+ * The registry's tools as AI SDK tool sets, kept from turn to turn. Every tool the sender may use is sent, with its
+ * short description and compact schema, in the same order on every request of a session, so a call to any of them
  * runs in one step and the provider's prompt cache keeps the tools array. Inputs are checked by the registry
  * against the full schema; an invalid call gets the error together with the tool's full definition.
  * A call to a name outside the set is answered here (see toolCallRepairer), not with the SDK's "unavailable tool".
@@ -21,7 +21,7 @@ export interface TurnToolState {
   calls: ToolCallLog[];
 }
 
-export interface TurnToolsOptions extends TurnToolState {
+export interface ToolCallRepairOptions extends TurnToolState {
   catalog: ToolCatalog;
   /** The tools this sender may see and call, in registry order. */
   allowed: readonly ToolDefinition[];
@@ -101,7 +101,7 @@ export class TurnToolSets {
  * is mapped to the tool; a tool the sender may not use is refused with the missing permission named; anything
  * else is "no such tool" with the closest names the sender may use. The thrown message is what the model reads.
  */
-export function toolCallRepairer(opts: TurnToolsOptions): ToolCallRepairFunction<ToolSet> {
+export function toolCallRepairer(opts: ToolCallRepairOptions): ToolCallRepairFunction<ToolSet> {
   const { catalog, allowed, context, secrets } = opts;
   return async ({ toolCall, error }) => {
     const asked = toolCall.toolName;

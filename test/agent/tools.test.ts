@@ -128,4 +128,19 @@ describe("the tool set shared by turns", () => {
     expect(await readFile(join(h.workspaceDir, "note.txt"), "utf8")).toBe("note-A");
     expect(await readFile(join(elsewhere, "note.txt"), "utf8")).toBe("note-B");
   });
+
+  it("is built again when a tool is replaced by one of the same name (a skill reloaded)", async () => {
+    const probe = (shortDescription: string) => ({ name: "probe", category: "Skills", shortDescription, description: "A probe.", input: z.object({}), risk: "read" as const });
+    const sentDescription = () => (h.fake.requests.at(-1)!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "probe")?.function.description;
+    h.registry.register("probe", async () => "ran", [probe("Probe the workspace the first way")]);
+    h.fake.enqueue({ text: "One." }, { text: "Two." });
+
+    await h.turn("first");
+    expect(sentDescription()).toBe("Probe the workspace the first way");
+    h.registry.unregister("probe");
+    h.registry.register("probe", async () => "ran", [probe("Probe the workspace the second way")]);
+    await h.turn("second");
+
+    expect(sentDescription()).toBe("Probe the workspace the second way");
+  });
 });
