@@ -4,9 +4,9 @@
  * cost ~0.45 ms of CPU more per call than the same call unwatched (`npm run bench llm-call`). Here a watched step
  * calls doGenerate with the provider's options asking the endpoint to stream; the provider's fetch, told by a
  * header which step the request is for, passes the text on as it arrives and answers doGenerate with the
- * completion put together from the chunks (CompletionAssembly). An answer that is more than plain text (tool
- * calls, an error event) is answered again, from the recorded bytes and without a second request, through the
- * provider's own doStream: its parsing of tool calls and errors is the one that counts.
+ * completion put together from the chunks (CompletionAssembly). Any other answer (tool calls, an error event, one
+ * cut short) is answered again, from the recorded bytes and without a second request, through the provider's own
+ * doStream: its parsing of tool calls and errors is the one that counts.
  */
 import type { LanguageModel, LanguageModelMiddleware } from "ai";
 import { createParser } from "eventsource-parser";
