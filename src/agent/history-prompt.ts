@@ -3,14 +3,13 @@
  * and converts every message it is given, on every call: in a long session that was most of a turn's CPU, and the
  * part that grew with the session (600 short messages: ~1.5 ms a call). The history was validated when it was
  * loaded; here each of its messages is converted once (kept per message object, which the history cache reuses
- * from turn to turn) and spliced in after the system prompt by a middleware. generateText then converts only what
- * is left: this turn's message, and any history from the first message this cannot convert on (media that the
- * SDK may have to download).
+ * from turn to turn) and spliced in after the system prompt by a middleware; for a model made with a HistoryWire,
+ * already in the request's form (see history-wire.ts). generateText then converts only what is left: this turn's
+ * message, and any history from the first message this cannot convert on (media that the SDK may have to download).
  */
-import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
+import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
+import type { HistoryWire, PromptMessage } from "./history-wire.js";
 
-type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
-type PromptMessage = Parameters<TransformParams>[0]["params"]["prompt"][number];
 type AssistantPart = Extract<PromptMessage, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<PromptMessage, { role: "tool" }>["content"][number];
 type ToolOutput = Extract<ToolResultPart, { type: "tool-result" }>["output"];
@@ -26,44 +25,109 @@ export interface HistoryPrompt {
 const converted = new WeakMap<ModelMessage, PromptMessage>();
 
 /**
+ * How far a history was looked at, kept per first message object so that a turn looks only at the messages added
+ * since the last (a history grows at its end, or loses its start to compaction). A history that does not continue
+ * the scan (shorter, or another message where it ended) is scanned afresh.
+ */
+interface Scan {
+  /** How many messages were looked at, and the last of them. */
+  scanned: number;
+  last: ModelMessage | undefined;
+  /** The converted messages; only ever appended to. */
+  prefix: PromptMessage[];
+  openCalls: Set<string>;
+  /** Where the spliced part may end: after a message that left no tool call open... */
+  closedAt: number;
+  /** ...or after the last one looked at, a tool message, unless the next is a tool message too. */
+  pending: boolean;
+  /** A message generateText must convert itself was reached: the rest is left to it. */
+  stopped: boolean;
+}
+
+const scans = new WeakMap<ModelMessage, Scan>();
+
+/**
  * `model` with the longest convertible start of `history` spliced into every call's prompt, and the messages
  * generateText must still be given (the rest of the history, then `latest`). The spliced part ends where every
- * tool call has its result, as generateText's own check demands of a prompt.
+ * tool call has its result, as generateText's own check demands of a prompt. `wire`: the one the provider under
+ * `model` was made with (historyWireOf of that provider's model), when the history should go into the request as
+ * bytes; with any other, the placeholder would reach the endpoint in the history's place.
  */
-export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage): HistoryPrompt {
+export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage, wire?: HistoryWire): HistoryPrompt {
   if (typeof model === "string" || model.specificationVersion !== "v3") return { model, messages: [...history, latest] };
-  const prefix: PromptMessage[] = [];
-  let closedAt = 0;
-  const openCalls = new Set<string>();
-  for (const [i, message] of history.entries()) {
-    const prompt = promptMessage(message);
-    // generateText merges a tool message into the one before, and refuses a user message while a call is open:
-    // both are left to it.
-    if (!prompt || (prompt.role === "tool" && prefix.at(-1)?.role === "tool") || (prompt.role === "user" && openCalls.size > 0)) break;
-    prefix.push(prompt);
-    trackToolCalls(prompt, openCalls);
-    if (openCalls.size === 0 && !(prompt.role === "tool" && history[i + 1]?.role === "tool")) closedAt = i + 1;
-  }
+  const scan = scanned(history);
+  const closedAt = scan === undefined ? 0 : scan.pending ? scan.scanned : scan.closedAt;
   const messages = [...history.slice(closedAt), latest];
-  if (closedAt === 0) return { model, messages };
-  const spliced = prefix.slice(0, closedAt);
+  if (scan === undefined || closedAt === 0) return { model, messages };
   // generateText puts the `system` option's messages first, then those of `messages`: the history goes between.
   const firstOther = messages.findIndex((message) => message.role !== "system");
   const ownSystem = firstOther === -1 ? messages.length : firstOther;
+  const at = (prompt: readonly PromptMessage[]): number => {
+    const leadingSystem = prompt.findIndex((message) => message.role !== "system");
+    return (leadingSystem === -1 ? prompt.length : leadingSystem) - ownSystem;
+  };
+  if (wire !== undefined) {
+    const splice = wire.splicer(scan.prefix, closedAt);
+    return {
+      model: wrapLanguageModel({
+        model,
+        middleware: {
+          specificationVersion: "v3",
+          wrapGenerate: ({ params, model: inner }) => splice(params, at(params.prompt), (spliced) => inner.doGenerate(spliced)),
+          wrapStream: ({ params, model: inner }) => splice(params, at(params.prompt), (spliced) => inner.doStream(spliced)),
+        },
+      }),
+      messages,
+    };
+  }
+  const prefix = scan.prefix.slice(0, closedAt);
   return {
     model: wrapLanguageModel({
       model,
       middleware: {
         specificationVersion: "v3",
         transformParams: ({ params }) => {
-          const leadingSystem = params.prompt.findIndex((message) => message.role !== "system");
-          const at = (leadingSystem === -1 ? params.prompt.length : leadingSystem) - ownSystem;
-          return Promise.resolve({ ...params, prompt: [...params.prompt.slice(0, at), ...spliced, ...params.prompt.slice(at)] });
+          const index = at(params.prompt);
+          return Promise.resolve({ ...params, prompt: [...params.prompt.slice(0, index), ...prefix, ...params.prompt.slice(index)] });
         },
       },
     }),
     messages,
   };
+}
+
+/** The history's scan, brought up to its end. */
+function scanned(history: readonly ModelMessage[]): Scan | undefined {
+  const first = history[0];
+  if (first === undefined) return undefined;
+  let scan = scans.get(first);
+  if (scan === undefined || scan.scanned > history.length || history[scan.scanned - 1] !== scan.last) {
+    scan = { scanned: 0, last: undefined, prefix: [], openCalls: new Set(), closedAt: 0, pending: false, stopped: false };
+    scans.set(first, scan);
+  }
+  for (let i = scan.scanned; i < history.length && !scan.stopped; i++) {
+    const message = history[i]!;
+    scan.scanned = i + 1;
+    scan.last = message;
+    if (scan.pending) {
+      scan.pending = false;
+      if (message.role !== "tool") scan.closedAt = i;
+    }
+    const prompt = promptMessage(message);
+    // generateText merges a tool message into the one before, and refuses a user message while a call is open:
+    // both are left to it.
+    if (!prompt || (prompt.role === "tool" && scan.prefix.at(-1)?.role === "tool") || (prompt.role === "user" && scan.openCalls.size > 0)) {
+      scan.stopped = true;
+      break;
+    }
+    scan.prefix.push(prompt);
+    trackToolCalls(prompt, scan.openCalls);
+    if (scan.openCalls.size === 0) {
+      if (prompt.role === "tool") scan.pending = true;
+      else scan.closedAt = i + 1;
+    }
+  }
+  return scan;
 }
 
 function trackToolCalls(message: PromptMessage, open: Set<string>): void {

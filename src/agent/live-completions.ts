@@ -11,6 +11,7 @@
 import type { LanguageModel, LanguageModelMiddleware } from "ai";
 import { createParser } from "eventsource-parser";
 import { CompletionAssembly } from "./completion-assembly.js";
+import { takeHeader } from "./request-tags.js";
 
 type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
 type ModelV3 = Parameters<WrapGenerate>[0]["model"];
@@ -85,7 +86,7 @@ export class LiveCompletions {
 
   /** The provider's fetch: a request without the step header goes out as it is. */
   readonly fetch: typeof globalThis.fetch = async (input, init) => {
-    const { id, headers } = takeStepHeader(init?.headers);
+    const { value: id, headers } = takeHeader(init?.headers, STEP_HEADER);
     const step = id === undefined ? undefined : this.#steps.get(id);
     if (step === undefined) return this.inner(input, id === undefined ? init : { ...init, headers });
     if (step.recorded) return new Response(step.recorded.body, { status: step.recorded.status, headers: step.recorded.headers });
@@ -129,16 +130,4 @@ async function assembled(response: Response, body: ReadableStream<Uint8Array>, s
   headers.set("content-type", "application/json");
   headers.delete("content-length");
   return new Response(JSON.stringify(completion), { status: response.status, headers });
-}
-
-/** The request's headers without the step header, and its value; the AI SDK passes a plain object. */
-function takeStepHeader(headers: RequestInit["headers"]): { id: string | undefined; headers: RequestInit["headers"] } {
-  if (headers === undefined || headers instanceof Headers || Array.isArray(headers)) {
-    const copy = new Headers(headers);
-    const id = copy.get(STEP_HEADER) ?? undefined;
-    copy.delete(STEP_HEADER);
-    return { id, headers: id === undefined ? headers : copy };
-  }
-  const { [STEP_HEADER]: id, ...rest } = headers as Record<string, string>;
-  return { id, headers: id === undefined ? headers : rest };
 }

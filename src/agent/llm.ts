@@ -10,6 +10,7 @@ import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { requestFetch } from "../infra/http/request-fetch.js";
 import type { Logger } from "../infra/log.js";
+import { HistoryWire } from "./history-wire.js";
 import { LiveCompletions } from "./live-completions.js";
 
 export type LlmConfig = CoreConfig["llm"];
@@ -54,18 +55,19 @@ export function createModel(llm: LlmConfig): LanguageModel {
       fetch,
     })(llm.model);
   }
-  // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream.
+  // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream; the
+  // session's history goes into the request as bytes serialized once (see HistoryWire).
   const name = "llm";
-  const live = new LiveCompletions(fetch, name);
-  return live.serve(
-    createOpenAICompatible({
-      name,
-      baseURL: llm.baseUrl ?? "",
-      apiKey: llm.apiKey ?? undefined,
-      includeUsage: true,
-      fetch: live.fetch,
-    }).chatModel(llm.model),
-  );
+  const wire = new HistoryWire(fetch);
+  const live = new LiveCompletions(wire.fetch, name);
+  const model = createOpenAICompatible({
+    name,
+    baseURL: llm.baseUrl ?? "",
+    apiKey: llm.apiKey ?? undefined,
+    includeUsage: true,
+    fetch: live.fetch,
+  }).chatModel(llm.model);
+  return wire.serve(live.serve(model));
 }
 
 /**

@@ -8,6 +8,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { randomHex } from "../core/ids.js";
 import { countTokens } from "../core/tokens.js";
+import { HistorySums } from "./history-sums.js";
 import type { Logger } from "../infra/log.js";
 import type { Coordinator, ItemLists, Namespace, Store } from "../infra/store/types.js";
 
@@ -62,6 +63,8 @@ interface Persisted {
  * copy holds: same generation, no more messages than stored. Bounded by the size of the messages' JSON (about ten
  * sessions at their full history budget), since one message can be a large tool result, and by a number of
  * sessions, since many short ones cost more than their JSON: a session that went quiet is cheap to read again.
+ * What is kept per message object alongside (its converted form, and for an OpenAI-compatible model its request
+ * form, agent/history-wire.ts) lives as long as the message does here: about as much again.
  */
 const CACHED_BYTES = 1_000_000;
 const CACHED_SESSIONS = 2_000;
@@ -82,9 +85,7 @@ type HistoryPart = { messages: readonly ModelMessage[]; summary: string | null }
 
 /** Tokens the record adds to a prompt, counting each message as its JSON (an upper bound on its text). */
 export function estimateTokens(record: HistoryPart): number {
-  let tokens = record.summary === null ? 0 : countTokens(record.summary);
-  for (const message of record.messages) tokens += messageTokens(message);
-  return tokens;
+  return (record.summary === null ? 0 : countTokens(record.summary)) + tokenSums.total(record.messages);
 }
 
 /**
@@ -97,14 +98,15 @@ export function withinTokens(record: HistoryPart, budget: number): boolean {
 }
 
 function historyBytes(record: HistoryPart): number {
-  let bytes = record.summary === null ? 0 : Buffer.byteLength(record.summary);
-  for (const message of record.messages) bytes += messageBytes(message);
-  return bytes;
+  return (record.summary === null ? 0 : Buffer.byteLength(record.summary)) + byteSums.total(record.messages);
 }
 
 /** Per message object: a session's messages stay the same objects from turn to turn (the cache of validated messages keeps them). */
 const tokensOfMessage = new WeakMap<ModelMessage, number>();
 const bytesOfMessage = new WeakMap<ModelMessage, number>();
+
+const tokenSums = new HistorySums(messageTokens);
+const byteSums = new HistorySums(messageBytes);
 
 function messageTokens(message: ModelMessage): number {
   let tokens = tokensOfMessage.get(message);

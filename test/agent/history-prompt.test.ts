@@ -1,6 +1,7 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
+import { historyWireOf } from "../../src/agent/history-wire.js";
 import { createModel } from "../../src/agent/llm.js";
 import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
@@ -59,7 +60,7 @@ describe("the converted history in front of generateText's messages", () => {
     const shown: string[] = [];
     // As the agent wraps it: watched first, the history spliced in around that.
     const base = way === "spliced and watched" ? watchedModel(model, [], (event) => shown.push(event.text)) : model;
-    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest);
+    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest, historyWireOf(model));
     const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
     if (way === "spliced and watched") expect(shown).toContain("Done.");
@@ -159,4 +160,88 @@ describe("the converted history in front of generateText's messages", () => {
     expect(call.model).toBe(model);
     expect(call.messages).toEqual([image, ...history.slice(0, 4), latest]);
   });
+
+  it("splices a history that grows from turn to turn as it would splice it fresh, looking only at the new messages", () => {
+    const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model" } }).llm);
+    const calls = (id: string): ModelMessage => ({ role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "clock", input: {} }] });
+    const answers = (id: string): ModelMessage => ({ role: "tool", content: [{ type: "tool-result", toolCallId: id, toolName: "clock", output: { type: "text", value: id } }] });
+    const image: ModelMessage = { role: "user", content: [{ type: "image", image: new URL("https://example.com/cat.png") }] };
+    // Each step the session's history as a turn sees it: the same message objects, more of them.
+    const steps: ModelMessage[][] = [
+      [{ role: "user", content: "hi" }],
+      [{ role: "assistant", content: "hello" }],
+      [calls("a")],
+      // Ends on a tool message: where the spliced part ends depends on what comes next...
+      [answers("a")],
+      // ...a second tool message (generateText merges the two, so neither may be spliced)...
+      [answers("b"), { role: "assistant", content: "done" }],
+      [{ role: "user", content: "more" }, { role: "assistant", content: "sure" }],
+      // ...and past a message only generateText may convert, nothing more is spliced.
+      [image, { role: "assistant", content: "a cat" }],
+    ];
+    const history: ModelMessage[] = [];
+    for (const step of steps) {
+      history.push(...step);
+      const grown = withHistoryPrompt(model, history.slice(), latest);
+      // New message objects: nothing kept from before applies to them.
+      const fresh = withHistoryPrompt(model, history.map((message) => ({ ...message })), latest);
+      expect(grown.messages).toEqual([...history.slice(history.length + 1 - fresh.messages.length), latest]);
+    }
+    // A history cut short (or compacted) is scanned afresh too.
+    expect(withHistoryPrompt(model, history.slice(0, 2), latest).messages).toEqual([latest]);
+    expect(withHistoryPrompt(model, history.slice(3), latest).messages).toEqual([...history.slice(3), latest]);
+  });
+
+  it("ends the spliced part where a full scan of the history would, however the history grew or shrank", () => {
+    const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model" } }).llm);
+    let seed = 20261125;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const open: string[] = [];
+    let next = 0;
+    const kinds: Array<() => ModelMessage> = [
+      () => ({ role: "user", content: `u${next++}` }),
+      () => ({ role: "assistant", content: `a${next++}` }),
+      () => {
+        const id = `c${next++}`;
+        open.push(id);
+        return { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "clock", input: {} }] };
+      },
+      () => ({ role: "tool", content: [{ type: "tool-result", toolCallId: open.shift() ?? `x${next++}`, toolName: "clock", output: { type: "text", value: "r" } }] }),
+      () => ({ role: "tool", content: [{ type: "tool-result", toolCallId: open.shift() ?? "z", toolName: "clock", output: { type: "content", value: [{ type: "media", data: "AA==", mediaType: "image/png" }] } }] }),
+      () => ({ role: "user", content: [{ type: "image", image: new URL("https://example.com/cat.png") }] }),
+      () => ({ role: "system", content: "s" }),
+    ];
+    const convertible = (m: ModelMessage) =>
+      m.role !== "system" && !(Array.isArray(m.content) && m.content.some((part) => part.type === "image" || (part.type === "tool-result" && part.output.type === "content")));
+    /** The rule as a scan of the whole history states it (the way withHistoryPrompt did before it kept scans). */
+    const fullScan = (h: ModelMessage[]): number => {
+      let closedAt = 0;
+      const calls = new Set<string>();
+      for (let i = 0; i < h.length; i++) {
+        const m = h[i]!;
+        if (!convertible(m) || (m.role === "tool" && h[i - 1]?.role === "tool") || (m.role === "user" && calls.size > 0)) break;
+        for (const part of Array.isArray(m.content) ? m.content : []) {
+          if (part.type === "tool-call") calls.add(part.toolCallId);
+          if (part.type === "tool-result") calls.delete(part.toolCallId);
+        }
+        if (calls.size === 0 && !(m.role === "tool" && h[i + 1]?.role === "tool")) closedAt = i + 1;
+      }
+      return closedAt;
+    };
+    const spliced = (h: ModelMessage[]) => h.length + 1 - withHistoryPrompt(model, h, latest).messages.length;
+    for (let trial = 0; trial < 300; trial++) {
+      open.length = 0;
+      const history: ModelMessage[] = [];
+      for (let i = 0; i < 12; i++) {
+        // Mostly conversation and tool traffic; now and then what stops the splice.
+        const pick = random();
+        history.push(kinds[pick < 0.85 ? Math.floor(random() * 4) : 4 + Math.floor(random() * 3)]!());
+        if (random() < 0.3) continue;
+        expect(spliced(history.slice())).toBe(fullScan(history));
+        const cut = Math.floor(random() * history.length);
+        if (random() < 0.1 && cut > 0) expect(spliced(history.slice(0, cut))).toBe(fullScan(history.slice(0, cut)));
+      }
+    }
+  });
 });
+

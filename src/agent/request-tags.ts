@@ -1,0 +1,16 @@
+/**
+ * Headers by which a model call tells the provider's fetch something about itself (which watched step, which
+ * history), taken off there before the request leaves the process.
+ */
+
+/** The request's headers without the header `name`, and its value; the AI SDK passes a plain object. */
+export function takeHeader(headers: RequestInit["headers"], name: string): { value: string | undefined; headers: RequestInit["headers"] } {
+  if (headers === undefined || headers instanceof Headers || Array.isArray(headers)) {
+    const copy = new Headers(headers);
+    const value = copy.get(name) ?? undefined;
+    copy.delete(name);
+    return { value, headers: value === undefined ? headers : copy };
+  }
+  const { [name]: value, ...rest } = headers as Record<string, string>;
+  return { value, headers: value === undefined ? headers : rest };
+}

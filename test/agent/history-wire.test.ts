@@ -1,0 +1,141 @@
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart } from "ai";
+import { convertToOpenAICompatibleChatMessages } from "@ai-sdk/openai-compatible/internal";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
+import { historyWireOf, HistoryWire, type PromptMessage } from "../../src/agent/history-wire.js";
+import { createModel } from "../../src/agent/llm.js";
+import { watchedModel } from "../../src/agent/stream.js";
+import { configSchema } from "../../src/config.js";
+import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+
+const tools = {
+  clock: tool({ inputSchema: jsonSchema({ type: "object", properties: { zone: { type: "string" } } }), execute: () => Promise.resolve({ time: "10:00" }) }),
+};
+
+describe("the session history put into OpenAI-compatible requests as bytes", () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(() => fake.close());
+
+  const newModel = () => createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model", apiKey: "sk-test", maxRetries: 0 } }).llm);
+
+  /** The bodies of one turn (a tool call, then an answer), the history given whole or through the wire. */
+  async function turnBodies(history: ModelMessage[], latest: ModelMessage, way: "whole" | "wire" | "wire, watched"): Promise<unknown[]> {
+    const model = newModel();
+    fake.enqueue({ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "Done." });
+    const from = fake.requests.length;
+    const watched = way === "wire, watched" ? watchedModel(model, [], () => {}) : model;
+    const call = way === "whole" ? { model, messages: [...history, latest] } : withHistoryPrompt(watched, history, latest, historyWireOf(model));
+    const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    expect(result.text).toBe("Done.");
+    return fake.requests.slice(from).map((request) => {
+      expect(Object.keys(request.headers).filter((name) => name.startsWith("x-switchboard"))).toEqual([]);
+      const { stream: _stream, stream_options: _options, ...body } = request.body;
+      return JSON.parse(JSON.stringify(body).replace(/"call_\d+"/g, '"call_N"')) as unknown;
+    });
+  }
+
+  it("sends what the provider sends given the whole history, turn after turn of a growing session", async () => {
+    const history: ModelMessage[] = [];
+    const toolTurn = (id: string, output: ToolResultPart["output"]): ModelMessage[] => [
+      { role: "user", content: "what time is it?" },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "clock", input: { zone: "UTC" } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: id, toolName: "clock", output }] },
+      { role: "assistant", content: "09:00." },
+    ];
+    const turns: ModelMessage[][] = [
+      toolTurn("c1", { type: "json", value: { time: "09:00" } }),
+      // Text beyond ASCII, where characters and bytes differ, and text that looks like the placeholder.
+      [{ role: "user", content: "日本の時間は？ 🕘 \"quoted\" \\ switchboard-history-00" }, { role: "assistant", content: [{ type: "reasoning", text: "hmm" }, { type: "text", text: "九時です。" }] }],
+      toolTurn("c2", { type: "text", value: "nine" }),
+    ];
+    for (const turn of turns) {
+      history.push(...turn);
+      const latest: ModelMessage = { role: "user", content: `turn ${history.length}` };
+      const whole = await turnBodies(history.slice(), latest, "whole");
+      expect(await turnBodies(history.slice(), latest, "wire")).toEqual(whole);
+      expect(await turnBodies(history.slice(), latest, "wire, watched")).toEqual(whole);
+    }
+  });
+
+  it("puts the history into a streamed call too", async () => {
+    const model = newModel();
+    const history: ModelMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
+    const latest: ModelMessage = { role: "user", content: "again" };
+    fake.enqueue({ text: "Hi again." });
+    const result = streamText({ ...withHistoryPrompt(model, history, latest, historyWireOf(model)), system: "You are helpful.", maxRetries: 0 });
+    expect(await result.text).toBe("Hi again.");
+    expect(fake.requests.at(-1)!.body.messages).toEqual([
+      { role: "system", content: "You are helpful." },
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "user", content: "again" },
+    ]);
+  });
+
+  it("refuses to send a request whose placeholder is missing, rather than send it without the history", async () => {
+    const wire = new HistoryWire((input, init) => fetch(input, init));
+    const splice = wire.splicer([{ role: "user", content: [{ type: "text", text: "earlier" }] } satisfies PromptMessage], 1);
+    const before = fake.requests.length;
+    const params = { prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "now" }] }] };
+    // A body built without the prompt the splice handed over (as a provider that changed its serialization would).
+    const sent = splice(params, 0, (spliced) => wire.fetch(`${fake.url}/chat/completions`, { method: "POST", headers: spliced.headers as Record<string, string>, body: "{}" }));
+    await expect(sent).rejects.toThrow(/session history could not be put into the request to http:\/\/127\.0\.0\.1:\d+\/.*chat\/completions: its placeholder is missing/);
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe("a history splice, on its own", () => {
+  /** A wire whose fetch hands the body it would send to `sent`, and a body the way the provider builds one. */
+  function wireWithSent() {
+    const sent: string[] = [];
+    const wire = new HistoryWire((_input, init) => {
+      sent.push(Buffer.from(init!.body as Uint8Array).toString());
+      return Promise.resolve(new Response("{}"));
+    });
+    const provide = (prompt: readonly PromptMessage[], copies = 1) =>
+      `{"model":"m","messages":[${Array.from({ length: copies }, () => convertToOpenAICompatibleChatMessages([...prompt]).map((m) => JSON.stringify(m)).join(",")).join(",")}],"tools":[]}`;
+    return { wire, sent, provide };
+  }
+  const system: PromptMessage = { role: "system", content: "sys" };
+  const now: PromptMessage = { role: "user", content: [{ type: "text", text: "now" }] };
+
+  it("serializes any start of a growing history as the provider would, also a shorter one than before", async () => {
+    const { wire, sent, provide } = wireWithSent();
+    const history: PromptMessage[] = [];
+    const kinds: PromptMessage[] = [
+      { role: "user", content: [{ type: "text", text: 'é"\\ 🕘' }] },
+      { role: "user", content: [{ type: "text", text: "p" }, { type: "text", text: "q" }] },
+      { role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool-call", toolCallId: "k1", toolName: "t", input: { z: 1 } }] },
+      { role: "assistant", content: [{ type: "reasoning", text: "r" }, { type: "text", text: "" }] },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "k1", toolName: "t", output: { type: "json", value: { a: [1] } } },
+          { type: "tool-result", toolCallId: "k2", toolName: "t", output: { type: "text", value: "x" } },
+        ],
+      },
+    ];
+    for (const count of [1, 3, 3, 2, 5, 4, 9, 10]) {
+      while (history.length < count) history.push(kinds[history.length % kinds.length]!);
+      await wire.splicer(history, count)({ prompt: [system, now] }, 1, (spliced) =>
+        wire.fetch("http://endpoint/chat/completions", { method: "POST", headers: spliced.headers as Record<string, string>, body: provide(spliced.prompt) }),
+      );
+      expect(sent.at(-1)).toBe(provide([system, ...history.slice(0, count), now]));
+    }
+  });
+
+  it("refuses a body with the placeholder twice, and a history spliced into one call twice", async () => {
+    const { wire, sent, provide } = wireWithSent();
+    const history: PromptMessage[] = [now];
+    const twice = wire.splicer(history, 1)({ prompt: [now] }, 0, (spliced) =>
+      wire.fetch("http://endpoint/chat/completions", { method: "POST", headers: spliced.headers as Record<string, string>, body: provide(spliced.prompt, 2) }),
+    );
+    await expect(twice).rejects.toThrow(/could not be put into the request to http:\/\/endpoint\/chat\/completions: its placeholder is there more than once/);
+    const nested = wire.splicer(history, 1)({ prompt: [now] }, 0, (outer) => wire.splicer(history, 1)(outer, 0, () => Promise.resolve("sent")));
+    await expect(nested).rejects.toThrow(/spliced in twice/);
+    expect(sent).toEqual([]);
+  });
+});
