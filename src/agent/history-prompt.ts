@@ -8,7 +8,8 @@
  * message, and any history from the first message this cannot convert on (media that the SDK may have to download).
  */
 import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
-import type { HistoryWire, PromptMessage } from "./history-wire.js";
+import type { HistoryWire } from "./history-wire.js";
+import type { PromptMessage } from "./model-call.js";
 
 type AssistantPart = Extract<PromptMessage, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<PromptMessage, { role: "tool" }>["content"][number];
@@ -55,7 +56,7 @@ const scans = new WeakMap<ModelMessage, Scan>();
  */
 export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage, wire?: HistoryWire): HistoryPrompt {
   if (typeof model === "string" || model.specificationVersion !== "v3") return { model, messages: [...history, latest] };
-  const scan = scanned(history);
+  const scan = scanOf(history);
   const closedAt = scan === undefined ? 0 : scan.pending ? scan.scanned : scan.closedAt;
   const messages = [...history.slice(closedAt), latest];
   if (scan === undefined || closedAt === 0) return { model, messages };
@@ -97,11 +98,12 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
 }
 
 /** The history's scan, brought up to its end. */
-function scanned(history: readonly ModelMessage[]): Scan | undefined {
+function scanOf(history: readonly ModelMessage[]): Scan | undefined {
   const first = history[0];
   if (first === undefined) return undefined;
   let scan = scans.get(first);
-  if (scan === undefined || scan.scanned > history.length || history[scan.scanned - 1] !== scan.last) {
+  // A shorter history has no message where the scan ended.
+  if (scan === undefined || history[scan.scanned - 1] !== scan.last) {
     scan = { scanned: 0, last: undefined, prefix: [], openCalls: new Set(), closedAt: 0, pending: false, stopped: false };
     scans.set(first, scan);
   }

@@ -12,14 +12,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { convertToOpenAICompatibleChatMessages } from "@ai-sdk/openai-compatible/internal";
-import type { LanguageModel, LanguageModelMiddleware } from "ai";
-import { takeHeader } from "./request-tags.js";
+import type { LanguageModel } from "ai";
+import { requestUrl } from "../infra/http/request-fetch.js";
+import { takeHeader, type CallOptions, type PromptMessage } from "./model-call.js";
 
-type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
-type CallOptions = Parameters<WrapGenerate>[0]["params"];
-export type PromptMessage = CallOptions["prompt"][number];
-/** Runs a model call (`run`) with the history inserted at index `at` of its prompt. */
-export type HistorySplice = <R>(params: CallOptions, at: number, run: (params: CallOptions) => PromiseLike<R>) => Promise<R>;
+/** Makes a model call (`call`) with the history inserted at index `at` of its prompt. */
+export type HistorySplice = <R>(params: CallOptions, at: number, call: (params: CallOptions) => PromiseLike<R>) => Promise<R>;
 
 /** Which call's history a request carries; taken off before the request leaves the process. */
 const HISTORY_HEADER = "x-switchboard-history";
@@ -53,17 +51,17 @@ export class HistoryWire {
   /** The splice of the first `count` messages of `history`, which may grow later, at its end only. */
   splicer(history: readonly PromptMessage[], count: number): HistorySplice {
     let bytes: Buffer | undefined;
-    return async (params, at, run) => {
+    return async (params, at, call) => {
       if ((params.headers as Record<string, string | undefined> | undefined)?.[HISTORY_HEADER] !== undefined) {
         throw new Error("a model call's history was spliced in twice (two withHistoryPrompt wrappers around one model)");
       }
       bytes ??= serialized(history, count);
       // Messages that convert to nothing (none do today) leave nothing to put in.
-      if (bytes.length === 0) return run(params);
+      if (bytes.length === 0) return call(params);
       const id = String(++this.#lastCall);
       this.#calls.set(id, bytes);
       try {
-        return await run({
+        return await call({
           ...params,
           prompt: [...params.prompt.slice(0, at), this.#placeholder, ...params.prompt.slice(at)],
           headers: { ...params.headers, [HISTORY_HEADER]: id },
@@ -79,7 +77,7 @@ export class HistoryWire {
     const { value: id, headers } = takeHeader(init?.headers, HISTORY_HEADER);
     if (id === undefined) return this.inner(input, init);
     const body = this.#withHistory(id, init?.body);
-    if (typeof body === "string") return Promise.reject(new Error(`the session history could not be put into the request to ${urlOf(input)}: ${body}`));
+    if (typeof body === "string") return Promise.reject(new Error(`the session history could not be put into the request to ${requestUrl(input)}: ${body}`));
     return this.inner(input, { ...init, headers, body });
   };
 
@@ -151,7 +149,3 @@ class SerializedRun {
 }
 
 const COMMA = 0x2c;
-
-function urlOf(input: Parameters<typeof globalThis.fetch>[0]): string {
-  return typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-}

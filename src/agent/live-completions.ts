@@ -8,14 +8,11 @@
  * cut short) is answered again, from the recorded bytes and without a second request, through the provider's own
  * doStream: its parsing of tool calls and errors is the one that counts.
  */
-import type { LanguageModel, LanguageModelMiddleware } from "ai";
+import type { LanguageModel } from "ai";
 import { createParser } from "eventsource-parser";
 import { CompletionAssembly } from "./completion-assembly.js";
-import { takeHeader } from "./request-tags.js";
+import { takeHeader, type CallOptions, type ModelV3, type WrapGenerate } from "./model-call.js";
 
-type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
-type ModelV3 = Parameters<WrapGenerate>[0]["model"];
-type CallOptions = Parameters<WrapGenerate>[0]["params"];
 export type GenerateResult = Awaited<ReturnType<WrapGenerate>>;
 export type StreamResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doStream"]>>;
 

@@ -22,7 +22,8 @@ export class HistorySums {
     const first = messages[0];
     if (first === undefined) return 0;
     const run = this.#runs.get(first);
-    const continues = run !== undefined && run.count <= messages.length && messages[run.count - 1] === run.last;
+    // A shorter history has no message where the run ended.
+    const continues = run !== undefined && messages[run.count - 1] === run.last;
     let sum = continues ? run.sum : 0;
     for (let i = continues ? run.count : 0; i < messages.length; i++) sum += this.measure(messages[i]!);
     // A shorter history (a part of this one) leaves the run where it was.

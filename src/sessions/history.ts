@@ -63,8 +63,9 @@ interface Persisted {
  * copy holds: same generation, no more messages than stored. Bounded by the size of the messages' JSON (about ten
  * sessions at their full history budget), since one message can be a large tool result, and by a number of
  * sessions, since many short ones cost more than their JSON: a session that went quiet is cheap to read again.
- * What is kept per message object alongside (its converted form, and for an OpenAI-compatible model its request
- * form, agent/history-wire.ts) lives as long as the message does here: about as much again.
+ * What is kept per session alongside (the converted messages, and for an OpenAI-compatible model their request form
+ * in a buffer grown by doubling, agent/history-wire.ts) lives as long as its messages do here, is not counted in
+ * CACHED_BYTES, and can be two or three times their JSON.
  */
 const CACHED_BYTES = 1_000_000;
 const CACHED_SESSIONS = 2_000;

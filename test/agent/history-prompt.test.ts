@@ -187,9 +187,14 @@ describe("the converted history in front of generateText's messages", () => {
       const fresh = withHistoryPrompt(model, history.map((message) => ({ ...message })), latest);
       expect(grown.messages).toEqual([...history.slice(history.length + 1 - fresh.messages.length), latest]);
     }
-    // A history cut short (or compacted) is scanned afresh too.
+    // A history cut short (or compacted) is scanned afresh too, and so is one that went on differently from where the
+    // last scan of its first message ended.
     expect(withHistoryPrompt(model, history.slice(0, 2), latest).messages).toEqual([latest]);
     expect(withHistoryPrompt(model, history.slice(3), latest).messages).toEqual([...history.slice(3), latest]);
+    const scannedBefore = history.slice(0, 3);
+    expect(withHistoryPrompt(model, scannedBefore, latest).messages).toEqual([history[2], latest]);
+    const otherwise: ModelMessage[] = [...history.slice(0, 2), { role: "assistant", content: "never mind" }, { role: "user", content: "ok" }];
+    expect(withHistoryPrompt(model, otherwise, latest).messages).toEqual([latest]);
   });
 
   it("ends the spliced part where a full scan of the history would, however the history grew or shrank", () => {

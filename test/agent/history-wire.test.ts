@@ -2,7 +2,8 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMess
 import { convertToOpenAICompatibleChatMessages } from "@ai-sdk/openai-compatible/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { historyWireOf, HistoryWire, type PromptMessage } from "../../src/agent/history-wire.js";
+import { historyWireOf, HistoryWire } from "../../src/agent/history-wire.js";
+import type { PromptMessage } from "../../src/agent/model-call.js";
 import { createModel } from "../../src/agent/llm.js";
 import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
@@ -57,6 +58,26 @@ describe("the session history put into OpenAI-compatible requests as bytes", () 
       const whole = await turnBodies(history.slice(), latest, "whole");
       expect(await turnBodies(history.slice(), latest, "wire")).toEqual(whole);
       expect(await turnBodies(history.slice(), latest, "wire, watched")).toEqual(whole);
+    }
+  });
+
+  it("puts the history into every attempt of a retried call, and lets go of it when the call is over", async () => {
+    for (const watched of [false, true]) {
+      const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model", apiKey: "sk-test", maxRetries: 1 } }).llm);
+      const wire = historyWireOf(model)!;
+      const history: ModelMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
+      fake.enqueue({ status: 500, body: { error: { message: "busy" } } }, { text: "Hi again." });
+      const from = fake.requests.length;
+      const base = watched ? watchedModel(model, [], () => {}) : model;
+      const result = await generateText({ ...withHistoryPrompt(base, history, { role: "user", content: "again" }, wire), maxRetries: 1 });
+      expect(result.text).toBe("Hi again.");
+      const sent = fake.requests.slice(from).map((request) => request.body.messages);
+      expect(sent).toEqual([sent[1], [...history, { role: "user", content: "again" }]]);
+      // The calls were numbered 1 and 2 on this model's wire; neither can be spliced into a request any more.
+      for (const id of ["1", "2"]) {
+        const late = wire.fetch(`${fake.url}/chat/completions`, { method: "POST", headers: { "x-switchboard-history": id }, body: "{}" });
+        await expect(late).rejects.toThrow(/its model call is over/);
+      }
     }
   });
 

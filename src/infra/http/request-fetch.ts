@@ -37,10 +37,15 @@ export interface RequestFetchOptions {
   timeoutMs: number;
 }
 
+/** The URL a fetch call is for, as a string. */
+export function requestUrl(input: Parameters<typeof globalThis.fetch>[0]): string {
+  return typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+}
+
 export function requestFetch(options: RequestFetchOptions): typeof globalThis.fetch {
   const dispatcher = new Agent();
   return async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const url = requestUrl(input);
     const body = requestBody(init?.body);
     const deadline = new Deadline(options.timeoutMs, init?.signal ?? undefined);
     let answer: Awaited<ReturnType<typeof request>>;

@@ -1,7 +1,14 @@
 /**
- * Headers by which a model call tells the provider's fetch something about itself (which watched step, which
- * history), taken off there before the request leaves the process.
+ * What a model call hands the provider, as the AI SDK's middleware sees it, and the headers by which a call tells
+ * the provider's fetch something about itself (which watched step, which history), taken off there before the
+ * request leaves the process.
  */
+import type { LanguageModelMiddleware } from "ai";
+
+export type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>;
+export type ModelV3 = Parameters<WrapGenerate>[0]["model"];
+export type CallOptions = Parameters<WrapGenerate>[0]["params"];
+export type PromptMessage = CallOptions["prompt"][number];
 
 /** The request's headers without the header `name`, and its value; the AI SDK passes a plain object. */
 export function takeHeader(headers: RequestInit["headers"], name: string): { value: string | undefined; headers: RequestInit["headers"] } {
