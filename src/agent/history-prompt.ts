@@ -8,6 +8,7 @@
  * message, and any history from the first message this cannot convert on (media that the SDK may have to download).
  */
 import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
+import { HistoryFold } from "../sessions/history-fold.js";
 import type { HistoryWire } from "./history-wire.js";
 import type { PromptMessage } from "./model-call.js";
 
@@ -25,15 +26,8 @@ export interface HistoryPrompt {
 
 const converted = new WeakMap<ModelMessage, PromptMessage>();
 
-/**
- * How far a history was looked at, kept per first message object so that a turn looks only at the messages added
- * since the last (a history grows at its end, or loses its start to compaction). A history that does not continue
- * the scan (shorter, or another message where it ended) is scanned afresh.
- */
+/** What a look at a history's messages, in order, found out about the part that can be spliced. */
 interface Scan {
-  /** How many messages were looked at, and the last of them. */
-  scanned: number;
-  last: ModelMessage | undefined;
   /** The converted messages; only ever appended to. */
   prefix: PromptMessage[];
   openCalls: Set<string>;
@@ -45,7 +39,8 @@ interface Scan {
   stopped: boolean;
 }
 
-const scans = new WeakMap<ModelMessage, Scan>();
+/** Kept from turn to turn, so that a turn looks only at the messages added since the last. */
+const scans = new HistoryFold<Scan>(() => ({ prefix: [], openCalls: new Set(), closedAt: 0, pending: false, stopped: false }), scanned);
 
 /**
  * `model` with the longest convertible start of `history` spliced into every call's prompt, and the messages
@@ -56,10 +51,10 @@ const scans = new WeakMap<ModelMessage, Scan>();
  */
 export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage, wire?: HistoryWire): HistoryPrompt {
   if (typeof model === "string" || model.specificationVersion !== "v3") return { model, messages: [...history, latest] };
-  const scan = scanOf(history);
-  const closedAt = scan === undefined ? 0 : scan.pending ? scan.scanned : scan.closedAt;
+  const scan = scans.of(history);
+  const closedAt = scan.pending ? history.length : scan.closedAt;
   const messages = [...history.slice(closedAt), latest];
-  if (scan === undefined || closedAt === 0) return { model, messages };
+  if (closedAt === 0) return { model, messages };
   // generateText puts the `system` option's messages first, then those of `messages`: the history goes between.
   const firstOther = messages.findIndex((message) => message.role !== "system");
   const ownSystem = firstOther === -1 ? messages.length : firstOther;
@@ -97,37 +92,25 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
   };
 }
 
-/** The history's scan, brought up to its end. */
-function scanOf(history: readonly ModelMessage[]): Scan | undefined {
-  const first = history[0];
-  if (first === undefined) return undefined;
-  let scan = scans.get(first);
-  // A shorter history has no message where the scan ended.
-  if (scan === undefined || history[scan.scanned - 1] !== scan.last) {
-    scan = { scanned: 0, last: undefined, prefix: [], openCalls: new Set(), closedAt: 0, pending: false, stopped: false };
-    scans.set(first, scan);
+/** The scan with the history's message at `index` looked at too. */
+function scanned(scan: Scan, message: ModelMessage, index: number): Scan {
+  if (scan.stopped) return scan;
+  if (scan.pending) {
+    scan.pending = false;
+    if (message.role !== "tool") scan.closedAt = index;
   }
-  for (let i = scan.scanned; i < history.length && !scan.stopped; i++) {
-    const message = history[i]!;
-    scan.scanned = i + 1;
-    scan.last = message;
-    if (scan.pending) {
-      scan.pending = false;
-      if (message.role !== "tool") scan.closedAt = i;
-    }
-    const prompt = promptMessage(message);
-    // generateText merges a tool message into the one before, and refuses a user message while a call is open:
-    // both are left to it.
-    if (!prompt || (prompt.role === "tool" && scan.prefix.at(-1)?.role === "tool") || (prompt.role === "user" && scan.openCalls.size > 0)) {
-      scan.stopped = true;
-      break;
-    }
-    scan.prefix.push(prompt);
-    trackToolCalls(prompt, scan.openCalls);
-    if (scan.openCalls.size === 0) {
-      if (prompt.role === "tool") scan.pending = true;
-      else scan.closedAt = i + 1;
-    }
+  const prompt = promptMessage(message);
+  // generateText merges a tool message into the one before, and refuses a user message while a call is open:
+  // both are left to it.
+  if (!prompt || (prompt.role === "tool" && scan.prefix.at(-1)?.role === "tool") || (prompt.role === "user" && scan.openCalls.size > 0)) {
+    scan.stopped = true;
+    return scan;
+  }
+  scan.prefix.push(prompt);
+  trackToolCalls(prompt, scan.openCalls);
+  if (scan.openCalls.size === 0) {
+    if (prompt.role === "tool") scan.pending = true;
+    else scan.closedAt = index + 1;
   }
   return scan;
 }

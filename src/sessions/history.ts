@@ -8,7 +8,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { randomHex } from "../core/ids.js";
 import { countTokens } from "../core/tokens.js";
-import { HistorySums } from "./history-sums.js";
+import { HistoryFold } from "./history-fold.js";
 import type { Logger } from "../infra/log.js";
 import type { Coordinator, ItemLists, Namespace, Store } from "../infra/store/types.js";
 
@@ -86,7 +86,7 @@ type HistoryPart = { messages: readonly ModelMessage[]; summary: string | null }
 
 /** Tokens the record adds to a prompt, counting each message as its JSON (an upper bound on its text). */
 export function estimateTokens(record: HistoryPart): number {
-  return (record.summary === null ? 0 : countTokens(record.summary)) + tokenSums.total(record.messages);
+  return (record.summary === null ? 0 : countTokens(record.summary)) + tokenSums.of(record.messages);
 }
 
 /**
@@ -99,15 +99,15 @@ export function withinTokens(record: HistoryPart, budget: number): boolean {
 }
 
 function historyBytes(record: HistoryPart): number {
-  return (record.summary === null ? 0 : Buffer.byteLength(record.summary)) + byteSums.total(record.messages);
+  return (record.summary === null ? 0 : Buffer.byteLength(record.summary)) + byteSums.of(record.messages);
 }
 
 /** Per message object: a session's messages stay the same objects from turn to turn (the cache of validated messages keeps them). */
 const tokensOfMessage = new WeakMap<ModelMessage, number>();
 const bytesOfMessage = new WeakMap<ModelMessage, number>();
 
-const tokenSums = new HistorySums(messageTokens);
-const byteSums = new HistorySums(messageBytes);
+const tokenSums = new HistoryFold(() => 0, (sum, message) => sum + messageTokens(message));
+const byteSums = new HistoryFold(() => 0, (sum, message) => sum + messageBytes(message));
 
 function messageTokens(message: ModelMessage): number {
   let tokens = tokensOfMessage.get(message);

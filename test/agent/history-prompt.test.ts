@@ -191,9 +191,9 @@ describe("the converted history in front of generateText's messages", () => {
     // last scan of its first message ended.
     expect(withHistoryPrompt(model, history.slice(0, 2), latest).messages).toEqual([latest]);
     expect(withHistoryPrompt(model, history.slice(3), latest).messages).toEqual([...history.slice(3), latest]);
-    const scannedBefore = history.slice(0, 3);
-    expect(withHistoryPrompt(model, scannedBefore, latest).messages).toEqual([history[2], latest]);
-    const otherwise: ModelMessage[] = [...history.slice(0, 2), { role: "assistant", content: "never mind" }, { role: "user", content: "ok" }];
+    const start: ModelMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, calls("b")];
+    expect(withHistoryPrompt(model, start, latest).messages).toEqual([start[2], latest]);
+    const otherwise: ModelMessage[] = [...start.slice(0, 2), { role: "assistant", content: "never mind" }, { role: "user", content: "ok" }];
     expect(withHistoryPrompt(model, otherwise, latest).messages).toEqual([latest]);
   });
 
