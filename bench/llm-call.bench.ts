@@ -9,8 +9,9 @@ import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, streamText } from "ai";
+import { generateText, jsonSchema, streamText, tool, type ToolSet } from "ai";
 import { createModel } from "../src/agent/llm.js";
+import { requestWireOf } from "../src/agent/request-wire.js";
 import { watchedModel } from "../src/agent/stream.js";
 import { configSchema } from "../src/config.js";
 import { requestFetch } from "../src/infra/http/request-fetch.js";
@@ -44,6 +45,10 @@ export async function run(): Promise<BenchResult> {
         generateText({ model: watchedModel(overRequest, [], () => {}), messages, maxRetries: 0 })],
       ["the watched turn as the agent runs it for OpenAI-compatible endpoints (streamed through the fetch)", () =>
         generateText({ model: watchedModel(agentModel, [], () => {}), messages, maxRetries: 0 })],
+      ["the same watched turn with 27 tools (14 KB of JSON) handed to the provider", () =>
+        generateText({ model: watchedModel(agentModel, [], () => {}), messages, tools: TOOLS, maxRetries: 0 })],
+      ["the same, the tools put into the request as bytes (RequestWire.withTools, as the agent does)", () =>
+        generateText({ model: requestWireOf(agentModel)!.withTools(watchedModel(agentModel, [], () => {})), messages, tools: TOOLS, maxRetries: 0 })],
       ["streamText, fullStream + onFinish (the watched turn before)", async () => {
         let finished = false;
         const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });
@@ -71,6 +76,17 @@ export async function run(): Promise<BenchResult> {
     server.kill();
   }
 }
+
+/** 27 tools of about the agent's (compact schemas of three to five parameters, ~520 bytes of JSON each). */
+const TOOLS: ToolSet = Object.fromEntries(
+  Array.from({ length: 27 }, (_, i) => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 3 + (i % 3) }, (_, p) => [`param_${p}`, { type: "string" as const, description: `What parameter ${p} of tool ${i} is for, in a short sentence.` }]),
+    );
+    const schema = jsonSchema({ type: "object", properties, required: ["param_0"], additionalProperties: false });
+    return [`tool_${i}`, tool({ description: `Tool ${i}: does one thing the agent may need, described in a sentence or two.`, inputSchema: schema, execute: () => Promise.resolve("ok") })];
+  }),
+);
 
 async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
   const started = process.cpuUsage();

@@ -25,7 +25,7 @@ import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./history-prompt.js";
-import { historyWireOf } from "./history-wire.js";
+import { requestWireOf } from "./request-wire.js";
 import { randomHex } from "../core/ids.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
@@ -222,9 +222,10 @@ export class Agent {
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
     const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage, historyWireOf(this.deps.model));
+    const wire = requestWireOf(this.deps.model);
+    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage, wire);
     return generateText({
-      model: history.model,
+      model: wire ? wire.withTools(history.model) : history.model,
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),

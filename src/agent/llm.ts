@@ -10,7 +10,7 @@ import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { requestFetch } from "../infra/http/request-fetch.js";
 import type { Logger } from "../infra/log.js";
-import { HistoryWire } from "./history-wire.js";
+import { RequestWire } from "./request-wire.js";
 import { LiveCompletions } from "./live-completions.js";
 
 export type LlmConfig = CoreConfig["llm"];
@@ -56,9 +56,9 @@ export function createModel(llm: LlmConfig): LanguageModel {
     })(llm.model);
   }
   // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream; the
-  // session's history goes into the request as bytes serialized once (see HistoryWire).
+  // session's history and the tool definitions go into the request as bytes serialized once (see RequestWire).
   const name = "llm";
-  const wire = new HistoryWire(fetch);
+  const wire = new RequestWire(fetch);
   const live = new LiveCompletions(wire.fetch, name);
   const model = createOpenAICompatible({
     name,

@@ -1,7 +1,7 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { historyWireOf } from "../../src/agent/history-wire.js";
+import { requestWireOf } from "../../src/agent/request-wire.js";
 import { createModel } from "../../src/agent/llm.js";
 import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
@@ -60,7 +60,7 @@ describe("the converted history in front of generateText's messages", () => {
     const shown: string[] = [];
     // As the agent wraps it: watched first, the history spliced in around that.
     const base = way === "spliced and watched" ? watchedModel(model, [], (event) => shown.push(event.text)) : model;
-    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest, historyWireOf(model));
+    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest, requestWireOf(model));
     const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
     if (way === "spliced and watched") expect(shown).toContain("Done.");

@@ -1,9 +1,9 @@
-import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart } from "ai";
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart, type ToolSet } from "ai";
 import { convertToOpenAICompatibleChatMessages } from "@ai-sdk/openai-compatible/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { historyWireOf, HistoryWire } from "../../src/agent/history-wire.js";
-import type { PromptMessage } from "../../src/agent/model-call.js";
+import { requestWireOf, RequestWire } from "../../src/agent/request-wire.js";
+import type { ModelV3, PromptMessage } from "../../src/agent/model-call.js";
 import { createModel } from "../../src/agent/llm.js";
 import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
@@ -11,9 +11,16 @@ import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 
 const tools = {
   clock: tool({ inputSchema: jsonSchema({ type: "object", properties: { zone: { type: "string" } } }), execute: () => Promise.resolve({ time: "10:00" }) }),
+  // Text beyond ASCII, quotes, and a name that looks like the placeholder's.
+  "switchboard-tools-00": tool({
+    description: 'Says "時間" \\ 🕘',
+    inputSchema: jsonSchema({ type: "object", properties: {}, additionalProperties: false }),
+    strict: true,
+    execute: () => Promise.resolve("ok"),
+  }),
 };
 
-describe("the session history put into OpenAI-compatible requests as bytes", () => {
+describe("the session history and the tools put into OpenAI-compatible requests as bytes", () => {
   let fake: FakeOpenAI;
   beforeAll(async () => {
     fake = await startFakeOpenAI();
@@ -28,8 +35,10 @@ describe("the session history put into OpenAI-compatible requests as bytes", () 
     fake.enqueue({ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "Done." });
     const from = fake.requests.length;
     const watched = way === "wire, watched" ? watchedModel(model, [], () => {}) : model;
-    const call = way === "whole" ? { model, messages: [...history, latest] } : withHistoryPrompt(watched, history, latest, historyWireOf(model));
-    const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const wire = requestWireOf(model)!;
+    const call = way === "whole" ? { model, messages: [...history, latest] } : withHistoryPrompt(watched, history, latest, wire);
+    const spliced = way === "whole" ? call.model : wire.withTools(call.model);
+    const result = await generateText({ ...call, model: spliced, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
     return fake.requests.slice(from).map((request) => {
       expect(Object.keys(request.headers).filter((name) => name.startsWith("x-switchboard"))).toEqual([]);
@@ -64,7 +73,7 @@ describe("the session history put into OpenAI-compatible requests as bytes", () 
   it("puts the history into every attempt of a retried call, and lets go of it when the call is over", async () => {
     for (const watched of [false, true]) {
       const model = createModel(configSchema.parse({ llm: { baseUrl: fake.url, model: "fake-model", apiKey: "sk-test", maxRetries: 1 } }).llm);
-      const wire = historyWireOf(model)!;
+      const wire = requestWireOf(model)!;
       const history: ModelMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
       fake.enqueue({ status: 500, body: { error: { message: "busy" } } }, { text: "Hi again." });
       const from = fake.requests.length;
@@ -86,7 +95,7 @@ describe("the session history put into OpenAI-compatible requests as bytes", () 
     const history: ModelMessage[] = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
     const latest: ModelMessage = { role: "user", content: "again" };
     fake.enqueue({ text: "Hi again." });
-    const result = streamText({ ...withHistoryPrompt(model, history, latest, historyWireOf(model)), system: "You are helpful.", maxRetries: 0 });
+    const result = streamText({ ...withHistoryPrompt(model, history, latest, requestWireOf(model)), system: "You are helpful.", maxRetries: 0 });
     expect(await result.text).toBe("Hi again.");
     expect(fake.requests.at(-1)!.body.messages).toEqual([
       { role: "system", content: "You are helpful." },
@@ -96,8 +105,69 @@ describe("the session history put into OpenAI-compatible requests as bytes", () 
     ]);
   });
 
+  /** The body of one call with `callTools`, straight to the provider or through the wire's tools splice. */
+  async function toolsBody(callTools: ToolSet, way: "provider" | "wire"): Promise<unknown> {
+    const model = newModel();
+    fake.enqueue({ text: "Done." });
+    const spliced = way === "provider" ? model : requestWireOf(model)!.withTools(model);
+    await generateText({ model: spliced, prompt: "hi", tools: callTools, maxRetries: 0 });
+    const { headers, body } = fake.requests.at(-1)!;
+    expect(Object.keys(headers).filter((name) => name.startsWith("x-switchboard"))).toEqual([]);
+    return body;
+  }
+
+  it("sends the tools as the provider does, again when a definition changes under the same names", async () => {
+    const schema = { type: "object", properties: { q: { type: "string", description: 'é"🕘' } } } as const;
+    const clock = (description: string, inputSchema: object = schema, strict?: boolean) =>
+      tool({ description, inputSchema: jsonSchema(inputSchema), ...(strict !== undefined ? { strict } : {}), execute: () => Promise.resolve("ok") });
+    const model = newModel();
+    const wired = requestWireOf(model)!.withTools(model);
+    const sets: ToolSet[] = [
+      { clock: clock("first"), other: clock("second") },
+      { clock: clock("first"), other: clock("second") },
+      { clock: clock("changed"), other: clock("second") },
+      { clock: clock("changed", schema, true), other: clock("second") },
+      { clock: clock("changed", schema, true), other: clock("second", { ...schema, required: ["q"] }) },
+      { other: clock("second") },
+    ];
+    for (const callTools of sets) {
+      fake.enqueue({ text: "Done." }, { text: "Done." });
+      await generateText({ model, prompt: "hi", tools: callTools, maxRetries: 0 });
+      await generateText({ model: wired, prompt: "hi", tools: callTools, maxRetries: 0 });
+      const [direct, spliced] = fake.requests.slice(-2).map((request) => request.body);
+      expect(spliced).toEqual(direct);
+      expect(JSON.stringify(spliced)).not.toContain("switchboard-tools-");
+    }
+  });
+
+  it("leaves a call with a provider's own tool, or without tools, to the provider", async () => {
+    const search = { type: "provider", id: "x.search", args: {}, inputSchema: jsonSchema({ type: "object" }) } as unknown as ToolSet[string];
+    // The provider warns that it drops the provider's tool, as it should.
+    globalThis.AI_SDK_LOG_WARNINGS = false;
+    try {
+      for (const callTools of [{ ...tools, search }, {}]) {
+        expect(await toolsBody(callTools, "wire")).toEqual(await toolsBody(callTools, "provider"));
+      }
+    } finally {
+      globalThis.AI_SDK_LOG_WARNINGS = undefined;
+    }
+  });
+
+  it("refuses a request whose tools placeholder is missing, and tools spliced into one call twice", async () => {
+    const model = newModel();
+    const wire = requestWireOf(model)!;
+    // A provider that stopped serializing the tools it is handed: nothing reaches the endpoint.
+    const before = fake.requests.length;
+    const forgetful = providerModel((params) => wire.fetch(`${fake.url}/chat/completions`, { method: "POST", headers: params.headers as Record<string, string>, body: '{"tools":[]}' }));
+    const missing = generateText({ model: wire.withTools(forgetful), prompt: "hi", tools, maxRetries: 0 });
+    await expect(missing).rejects.toThrow(/the tool definitions could not be put into the request to http:\/\/127\.0\.0\.1:\d+\/.*chat\/completions: its placeholder is missing/);
+    const twice = generateText({ model: wire.withTools(wire.withTools(model)), prompt: "hi", tools, maxRetries: 0 });
+    await expect(twice).rejects.toThrow(/tool definitions were spliced in twice/);
+    expect(fake.requests.length).toBe(before);
+  });
+
   it("refuses to send a request whose placeholder is missing, rather than send it without the history", async () => {
-    const wire = new HistoryWire((input, init) => fetch(input, init));
+    const wire = new RequestWire((input, init) => fetch(input, init));
     const splice = wire.splicer([{ role: "user", content: [{ type: "text", text: "earlier" }] } satisfies PromptMessage], 1);
     const before = fake.requests.length;
     const params = { prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "now" }] }] };
@@ -112,7 +182,7 @@ describe("a history splice, on its own", () => {
   /** A wire whose fetch hands the body it would send to `sent`, and a body the way the provider builds one. */
   function wireWithSent() {
     const sent: string[] = [];
-    const wire = new HistoryWire((_input, init) => {
+    const wire = new RequestWire((_input, init) => {
       sent.push(Buffer.from(init!.body as Uint8Array).toString());
       return Promise.resolve(new Response("{}"));
     });
@@ -160,3 +230,18 @@ describe("a history splice, on its own", () => {
     expect(sent).toEqual([]);
   });
 });
+
+/** A provider model whose requests `send` makes, to see what the wire does with a body the provider got wrong. */
+function providerModel(send: (params: Parameters<ModelV3["doGenerate"]>[0]) => Promise<Response>): ModelV3 {
+  return {
+    specificationVersion: "v3",
+    provider: "test",
+    modelId: "test",
+    supportedUrls: {},
+    doGenerate: async (params) => {
+      await send(params);
+      throw new Error("the request went out");
+    },
+    doStream: () => Promise.reject(new Error("not streamed here")),
+  };
+}
