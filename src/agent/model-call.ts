@@ -1,7 +1,7 @@
 /**
  * What a model call hands the provider, as the AI SDK's middleware sees it, and the headers by which a call tells
- * the provider's fetch something about itself (which watched step, which history), taken off there before the
- * request leaves the process.
+ * the provider's fetch something about itself (which watched step, which history, which tool set), taken off there
+ * before the request leaves the process.
  */
 import type { LanguageModelMiddleware } from "ai";
 

@@ -1,9 +1,10 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart, type ToolSet } from "ai";
-import { convertToOpenAICompatibleChatMessages } from "@ai-sdk/openai-compatible/internal";
+import { convertToOpenAICompatibleChatMessages, prepareTools } from "@ai-sdk/openai-compatible/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
 import { requestWireOf, RequestWire } from "../../src/agent/request-wire.js";
 import type { ModelV3, PromptMessage } from "../../src/agent/model-call.js";
+import type { CallTool } from "../../src/agent/tool-forms.js";
 import { createModel } from "../../src/agent/llm.js";
 import { watchedModel } from "../../src/agent/stream.js";
 import { configSchema } from "../../src/config.js";
@@ -131,23 +132,52 @@ describe("the session history and the tools put into OpenAI-compatible requests 
       { other: clock("second") },
     ];
     for (const callTools of sets) {
-      fake.enqueue({ text: "Done." }, { text: "Done." });
+      fake.enqueue({ text: "Done." }, { text: "Done." }, { text: "Done." });
       await generateText({ model, prompt: "hi", tools: callTools, maxRetries: 0 });
       await generateText({ model: wired, prompt: "hi", tools: callTools, maxRetries: 0 });
-      const [direct, spliced] = fake.requests.slice(-2).map((request) => request.body);
+      expect(await streamText({ model: wired, prompt: "hi", tools: callTools, maxRetries: 0 }).text).toBe("Done.");
+      const [direct, spliced, streamed] = fake.requests.slice(-3).map((request) => request.body);
       expect(spliced).toEqual(direct);
       expect(JSON.stringify(spliced)).not.toContain("switchboard-tools-");
+      const { stream: _stream, stream_options: _options, ...streamedBody } = streamed!;
+      expect(streamedBody).toEqual(direct);
     }
   });
 
-  it("leaves a call with a provider's own tool, or without tools, to the provider", async () => {
+  it("serializes a tool set once for the calls that ask for the same definitions", async () => {
+    let serialized = 0;
+    // JSON.stringify asks a schema with toJSON for what to write: each serialization of the tool set counts.
+    const schema = { toJSON: () => (serialized++, { type: "object", properties: { zone: { type: "string" } } }) };
+    const clock = tool({ description: "The time.", inputSchema: jsonSchema(schema as object), execute: () => Promise.resolve("ok") });
+    const model = newModel();
+    fake.enqueue({ text: "Done." }, { text: "Done." }, { text: "Done." }, { text: "Done." });
+    await generateText({ model, prompt: "hi", tools: { clock }, maxRetries: 0 });
+    const byTheProvider = serialized;
+    serialized = 0;
+    const wired = requestWireOf(model)!.withTools(model);
+    for (let call = 0; call < 2; call++) await generateText({ model: wired, prompt: "hi", tools: { clock }, maxRetries: 0 });
+    expect(await streamText({ model: wired, prompt: "hi", tools: { clock }, maxRetries: 0 }).text).toBe("Done.");
+    expect(byTheProvider).toBe(2);
+    expect(serialized).toBe(1);
+    const sentTools = fake.requests.slice(-4).map((request) => request.body.tools);
+    expect(sentTools.slice(1)).toEqual([sentTools[0], sentTools[0], sentTools[0]]);
+  });
+
+  it("leaves a call with a provider's own tool, or without tools, to the provider, and its warnings with it", async () => {
     const search = { type: "provider", id: "x.search", args: {}, inputSchema: jsonSchema({ type: "object" }) } as unknown as ToolSet[string];
-    // The provider warns that it drops the provider's tool, as it should.
-    globalThis.AI_SDK_LOG_WARNINGS = false;
+    const warned: unknown[] = [];
+    globalThis.AI_SDK_LOG_WARNINGS = ({ warnings }) => void warned.push(...warnings);
     try {
+      const warningsOf = async (callTools: ToolSet, way: "provider" | "wire") => {
+        warned.length = 0;
+        const body = await toolsBody(callTools, way);
+        return { body, warnings: [...warned] };
+      };
       for (const callTools of [{ ...tools, search }, {}]) {
-        expect(await toolsBody(callTools, "wire")).toEqual(await toolsBody(callTools, "provider"));
+        expect(await warningsOf(callTools, "wire")).toEqual(await warningsOf(callTools, "provider"));
       }
+      // The provider drops its own tool with a warning, through the wire as without it.
+      expect((await warningsOf({ ...tools, search }, "wire")).warnings).toEqual([{ type: "unsupported", feature: "provider-defined tool x.search" }]);
     } finally {
       globalThis.AI_SDK_LOG_WARNINGS = undefined;
     }
@@ -162,7 +192,7 @@ describe("the session history and the tools put into OpenAI-compatible requests 
     const missing = generateText({ model: wire.withTools(forgetful), prompt: "hi", tools, maxRetries: 0 });
     await expect(missing).rejects.toThrow(/the tool definitions could not be put into the request to http:\/\/127\.0\.0\.1:\d+\/.*chat\/completions: its placeholder is missing/);
     const twice = generateText({ model: wire.withTools(wire.withTools(model)), prompt: "hi", tools, maxRetries: 0 });
-    await expect(twice).rejects.toThrow(/tool definitions were spliced in twice/);
+    await expect(twice).rejects.toThrow(/tool definitions were spliced in twice \(two withTools wrappers/);
     expect(fake.requests.length).toBe(before);
   });
 
@@ -226,8 +256,25 @@ describe("a history splice, on its own", () => {
     );
     await expect(twice).rejects.toThrow(/could not be put into the request to http:\/\/endpoint\/chat\/completions: its placeholder is there more than once/);
     const nested = wire.splicer(history, 1)({ prompt: [now] }, 0, (outer) => wire.splicer(history, 1)(outer, 0, () => Promise.resolve("sent")));
-    await expect(nested).rejects.toThrow(/spliced in twice/);
+    await expect(nested).rejects.toThrow(/session history were spliced in twice \(two withHistoryPrompt wrappers/);
     expect(sent).toEqual([]);
+  });
+  it("puts the history and the tools in wherever the provider places them in the body", async () => {
+    const { wire, sent } = wireWithSent();
+    const history: PromptMessage[] = [{ role: "user", content: [{ type: "text", text: "earlier" }] }];
+    const callTools: CallTool[] = [
+      { type: "function", name: "a", description: "first", inputSchema: { type: "object" } },
+      { type: "function", name: "b", inputSchema: { type: "object", properties: { q: { type: "string" } } }, strict: true },
+    ];
+    // The tools before the messages, unlike the provider today.
+    const body = (prompt: PromptMessage[], tools: CallTool[] | undefined) =>
+      JSON.stringify({ tools: prepareTools({ tools }).tools, messages: convertToOpenAICompatibleChatMessages(prompt) });
+    const model = wire.withTools(
+      providerModel((params) => wire.fetch("http://endpoint/chat/completions", { method: "POST", headers: params.headers as Record<string, string>, body: body(params.prompt, params.tools) })),
+    ) as ModelV3;
+    const call = wire.splicer(history, 1)({ prompt: [system, now], tools: callTools }, 1, (spliced) => model.doGenerate(spliced));
+    await expect(call).rejects.toThrow("the request went out");
+    expect(sent).toEqual([body([system, ...history, now], callTools)]);
   });
 });
 
