@@ -1,8 +1,8 @@
 /** Time as people read it, in their own zone; shared by the prompt and the scheduler. */
 
 /**
- * "Saturday 2026-11-21 21:54 (Asia/Shanghai, GMT+08:00)". Throws a RangeError for an unknown time zone, which is
- * why the agent calls it once at start-up.
+ * "Saturday 2026-11-21 21:54 (Asia/Shanghai, GMT+08:00)". Throws a RangeError for an unknown time zone: zones are
+ * checked where they come in (the configuration, /timezone), not here.
  */
 export function describeLocalTime(now: Date, timeZone: string): string {
   // The text changes once a minute; every turn's prompt asks for it.
