@@ -37,7 +37,7 @@ class SerializedRun {
   }
 
   append(message: PromptMessage): void {
-    // One prompt message can be several in the request (tool results); the conversion keeps no state between messages.
+    // One prompt message can be several in the request (tool results).
     const form = convertToOpenAICompatibleChatMessages([message]).map((converted) => JSON.stringify(converted)).join(",");
     let length = this.#ends.at(-1) ?? 0;
     if (form !== "") {

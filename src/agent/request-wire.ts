@@ -60,12 +60,12 @@ export class RequestWire {
   /** The splice of the first `count` messages of `history`, which may grow later, at its end only. */
   splicer(history: readonly PromptMessage[], count: number): HistorySplice {
     let bytes: Buffer | undefined;
-    return (params, at, call) => {
-      bytes ??= historyForms(history, count);
+    return async (params, at, call) => {
+      const forms = (bytes ??= historyForms(history, count));
       // Messages that convert to nothing (none do today) leave nothing to put in.
-      if (bytes.length === 0) return Promise.resolve(call(params));
+      if (forms.length === 0) return call(params);
       const prompt = [...params.prompt.slice(0, at), this.#historyPlaceholder, ...params.prompt.slice(at)];
-      return this.#history.around({ ...params, prompt }, bytes, call);
+      return this.#history.around({ ...params, prompt }, () => forms, call);
     };
   }
 
@@ -79,7 +79,7 @@ export class RequestWire {
     const splice = <R>(params: CallOptions, call: (params: CallOptions) => PromiseLike<R>): Promise<R> => {
       const { tools } = params;
       if (tools === undefined || tools.length === 0 || !tools.every(isFunctionTool)) return Promise.resolve(call(params));
-      return this.#tools.around({ ...params, tools: [this.#toolsPlaceholder] }, this.#toolForms.of(tools), call);
+      return this.#tools.around({ ...params, tools: [this.#toolsPlaceholder] }, () => this.#toolForms.of(tools), call);
     };
     return wrapLanguageModel({
       model,
@@ -95,7 +95,7 @@ export class RequestWire {
   readonly fetch: typeof globalThis.fetch = (input, init) => {
     const history = takeHeader(init?.headers, this.#history.opts.header);
     const tools = takeHeader(history.headers, this.#tools.opts.header);
-    const named = [];
+    const named: Array<{ part: WirePart; id: string }> = [];
     if (history.value !== undefined) named.push({ part: this.#history, id: history.value });
     if (tools.value !== undefined) named.push({ part: this.#tools, id: tools.value });
     if (named.length === 0) return this.inner(input, init);
@@ -126,15 +126,18 @@ class WirePart {
 
   constructor(readonly opts: PartOptions) {}
 
-  /** `call` with `withPlaceholder`, whose request gets `bytes` in the placeholder's place while the call lasts. */
-  async around<R>(withPlaceholder: CallOptions, bytes: Buffer, call: (params: CallOptions) => PromiseLike<R>): Promise<R> {
+  /**
+   * `call` with `withPlaceholder`, whose request gets the part's bytes in the placeholder's place while the call
+   * lasts. `bytes` is asked for once the call is known to be no second splice of this part.
+   */
+  async around<R>(withPlaceholder: CallOptions, bytes: () => Buffer, call: (params: CallOptions) => PromiseLike<R>): Promise<R> {
     const { headers } = withPlaceholder;
     const { what, wrapper, header } = this.opts;
     if ((headers as Record<string, string | undefined> | undefined)?.[header] !== undefined) {
-      throw new Error(`a model call's ${what} were spliced in twice (two ${wrapper} wrappers around one model)`);
+      throw new Error(`the ${what} would be spliced into one model call twice (two ${wrapper} wrappers around one model)`);
     }
     const id = String(++this.#lastCall);
-    this.#calls.set(id, bytes);
+    this.#calls.set(id, bytes());
     try {
       return await call({ ...withPlaceholder, headers: { ...headers, [header]: id } });
     } finally {

@@ -64,7 +64,7 @@ interface Persisted {
  * sessions at their full history budget), since one message can be a large tool result, and by a number of
  * sessions, since many short ones cost more than their JSON: a session that went quiet is cheap to read again.
  * What is kept per session alongside (the converted messages, and for an OpenAI-compatible model their request form
- * in a buffer grown by doubling, agent/request-wire.ts) lives as long as its messages do here, is not counted in
+ * in a buffer grown by doubling, agent/history-forms.ts) lives as long as its messages do here, is not counted in
  * CACHED_BYTES, and can be two or three times their JSON.
  */
 const CACHED_BYTES = 1_000_000;

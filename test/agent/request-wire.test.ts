@@ -192,7 +192,7 @@ describe("the session history and the tools put into OpenAI-compatible requests 
     const missing = generateText({ model: wire.withTools(forgetful), prompt: "hi", tools, maxRetries: 0 });
     await expect(missing).rejects.toThrow(/the tool definitions could not be put into the request to http:\/\/127\.0\.0\.1:\d+\/.*chat\/completions: its placeholder is missing/);
     const twice = generateText({ model: wire.withTools(wire.withTools(model)), prompt: "hi", tools, maxRetries: 0 });
-    await expect(twice).rejects.toThrow(/tool definitions were spliced in twice \(two withTools wrappers/);
+    await expect(twice).rejects.toThrow(/tool definitions would be spliced into one model call twice \(two withTools wrappers/);
     expect(fake.requests.length).toBe(before);
   });
 
@@ -208,7 +208,7 @@ describe("the session history and the tools put into OpenAI-compatible requests 
   });
 });
 
-describe("a history splice, on its own", () => {
+describe("the wire's splices, on their own", () => {
   /** A wire whose fetch hands the body it would send to `sent`, and a body the way the provider builds one. */
   function wireWithSent() {
     const sent: string[] = [];
@@ -256,9 +256,10 @@ describe("a history splice, on its own", () => {
     );
     await expect(twice).rejects.toThrow(/could not be put into the request to http:\/\/endpoint\/chat\/completions: its placeholder is there more than once/);
     const nested = wire.splicer(history, 1)({ prompt: [now] }, 0, (outer) => wire.splicer(history, 1)(outer, 0, () => Promise.resolve("sent")));
-    await expect(nested).rejects.toThrow(/session history were spliced in twice \(two withHistoryPrompt wrappers/);
+    await expect(nested).rejects.toThrow(/session history would be spliced into one model call twice \(two withHistoryPrompt wrappers/);
     expect(sent).toEqual([]);
   });
+
   it("puts the history and the tools in wherever the provider places them in the body", async () => {
     const { wire, sent } = wireWithSent();
     const history: PromptMessage[] = [{ role: "user", content: [{ type: "text", text: "earlier" }] }];
