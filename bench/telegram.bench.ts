@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PerformanceObserver } from "node:perf_hooks";
 import ts from "typescript";
-import { startFakeOpenAI, type FakeOpenAI } from "../test/fakes/openai-server.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeRequest } from "../test/fakes/openai-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../test/fakes/telegram/server.js";
 import { directChat, messageOf, text, type TgUser } from "../test/fakes/telegram/updates.js";
 import type { ChildMessage, ParentMessage, SubjectEnv } from "./telegram-subject.js";
@@ -40,6 +40,10 @@ const NEW_USERS_WAVE = 200;
 /** BENCH_TG_TRIALS (default 1): how many times both subjects run, alternating; the table gives medians. */
 const TRIALS = Math.max(1, Math.floor(Number(process.env.BENCH_TG_TRIALS ?? 1)));
 const REPLY_DEADLINE_MS = 20_000;
+/** BENCH_TG_TRACE=1: each offered rate's slowest messages, their wait split by stage, on stderr. */
+const TRACE = process.env.BENCH_TG_TRACE === "1";
+/** With TRACE: when the fake LLM received the request for the offered rate's message "rate N", by N. */
+const modelRequestAt = new Map<number, number>();
 const subjectSource = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 const subjectScript = fileURLToPath(new URL("./telegram-subject.mjs", import.meta.url));
 const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -71,7 +75,10 @@ export async function run(): Promise<BenchResult> {
   // Not recorded: 12,000 parsed requests of up to ~60 KB grew this process's heap, and its GC pauses, which delay
   // the replies it timestamps, counted as the subject's latency (most in one session's last messages).
   const llm = await startFakeOpenAI({ record: false });
-  llm.respondWith(() => ({ text: "ok" }));
+  llm.respondWith((request) => {
+    if (TRACE) noteModelRequest(request);
+    return { text: "ok" };
+  });
   try {
     // BENCH_TG_ONLY=switchboard skips the baseline while iterating; the table then compares with zeros.
     const only = process.env.BENCH_TG_ONLY;
@@ -219,7 +226,9 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     progress(subject, `burst: ${(BURST.messages / seconds).toFixed(0)} msg/s, ${((after.cpuMicros - before.cpuMicros) / 1000 / BURST.messages).toFixed(2)} ms CPU/msg (GC ${((after.gcMillis - before.gcMillis) / BURST.messages).toFixed(2)} ms), ${storeQueriesPerMessage.toFixed(1)} store queries/msg, lost ${replies.lost}`);
     const rates = [];
     for (const rate of RATES) {
-      rates.push(await offered(replies, users, rate));
+      const { p50, p99, stages } = await offered(replies, users, rate);
+      rates.push({ p50, p99 });
+      if (stages) progress(subject, `${rate.perSecond}/s: ${stages}`);
       // The subject prints the event loop's delay over each rate with its progress.
       await bot.stats();
     }
@@ -282,17 +291,46 @@ function ownPausesSince(): string {
 /** Sends at a fixed rate from the users in turn; latency from the update's arrival to the reply. */
 async function offered(replies: Replies, users: TgUser[], rate: { perSecond: number; seconds: number }) {
   const total = rate.perSecond * rate.seconds;
-  const waits: Array<Promise<number>> = [];
+  const sends: TimedSend[] = [];
+  modelRequestAt.clear();
   const started = performance.now();
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / rate.perSecond;
     const ahead = due - performance.now();
     if (ahead > 0) await new Promise((resolve) => setTimeout(resolve, ahead));
-    waits.push(replies.send(textFrom(users[i % users.length]!, `rate ${i}`)));
+    sends.push(replies.sendTimed(textFrom(users[i % users.length]!, `rate ${i}`)));
   }
-  const latencies = (await Promise.all(waits)).sort((a, b) => a - b);
+  const waited = await Promise.all(sends.map((send) => send.reply));
+  const latencies = [...waited].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { p50: at(0.5), p99: at(0.99) };
+  return { p50: at(0.5), p99: at(0.99), stages: TRACE ? stagesOfSlowest(sends, waited, replies.handedOut) : undefined };
+}
+
+/** The model request's message number (a line "rate N" of its last message, framed or not), and when. */
+function noteModelRequest(request: FakeRequest): void {
+  const content = request.body.messages?.at(-1)?.content;
+  const match = typeof content === "string" ? /^rate (\d+)$/m.exec(content) : null;
+  if (match) modelRequestAt.set(Number(match[1]), performance.now());
+}
+
+/**
+ * The ten slowest messages' wait, from the update's queueing: until getUpdates handed it out, until the model
+ * request arrived, until the reply; then the medians. Where a backlog builds: in the pickup, before the model or
+ * after it.
+ */
+function stagesOfSlowest(sends: TimedSend[], waited: number[], handedOut: ReadonlyMap<number, number>): string {
+  const stages = sends.map((send, i) => {
+    const picked = (handedOut.get(send.updateId) ?? Number.NaN) - send.queuedAt;
+    const modelAt = (modelRequestAt.get(i) ?? Number.NaN) - send.queuedAt;
+    return { i, picked, modelAt, reply: waited[i]! };
+  });
+  const show = (ms: number) => (Number.isNaN(ms) ? "?" : ms.toFixed(1));
+  const slowest = [...stages].sort((a, b) => b.reply - a.reply).slice(0, 10);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return (
+    `slowest (message: picked up / model request / reply, ms) ${slowest.map((s) => `${s.i}: ${show(s.picked)} / ${show(s.modelAt)} / ${show(s.reply)}`).join("; ")}; ` +
+    `medians ${show(median(stages.map((s) => s.picked)))} / ${show(median(stages.map((s) => s.modelAt)))} / ${show(median(stages.map((s) => s.reply)))}`
+  );
 }
 
 /** One user writes ONE_SESSION messages, each after the previous reply: does the 400th cost what the 1st did? */
@@ -329,6 +367,12 @@ function callsPerMessage(calls: FakeTelegram["calls"], messages: number): string
   return [...counts].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${(n / messages).toFixed(2)}`).join(", ");
 }
 
+interface TimedSend {
+  updateId: number;
+  queuedAt: number;
+  reply: Promise<number>;
+}
+
 /** Puts updates into the fake and matches the bot's sendMessage calls to them, by reply target. */
 class Replies {
   lost = 0;
@@ -341,9 +385,20 @@ class Replies {
 
   /** Queues the update; resolves with the milliseconds until its reply was sent. */
   send(update: Record<string, unknown>): Promise<number> {
+    return this.sendTimed(update).reply;
+  }
+
+  /** When getUpdates handed out each update, by update_id. */
+  get handedOut(): ReadonlyMap<number, number> {
+    return this.tg.handedOut;
+  }
+
+  /** Queues the update: its update_id, when it was queued, and the milliseconds until its reply was sent. */
+  sendTimed(update: Record<string, unknown>): TimedSend {
     const messageId = messageOf(update).message_id;
+    const queuedAt = performance.now();
     const reply = new Promise<number>((resolve) => {
-      this.#waiting.set(messageId, { t0: performance.now(), resolve });
+      this.#waiting.set(messageId, { t0: queuedAt, resolve });
       // A lost reply must not stall the run: it counts as the deadline, and is reported.
       setTimeout(() => {
         if (!this.#waiting.delete(messageId)) return;
@@ -351,8 +406,7 @@ class Replies {
         resolve(REPLY_DEADLINE_MS);
       }, REPLY_DEADLINE_MS).unref();
     });
-    this.tg.addUpdate(update);
-    return reply;
+    return { updateId: this.tg.addUpdate(update), queuedAt, reply };
   }
 
   async all(updates: Array<Record<string, unknown>>): Promise<void> {

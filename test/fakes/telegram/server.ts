@@ -94,6 +94,8 @@ export interface FakeTelegram {
   webhook: { url: string; secretToken?: string } | undefined;
   /** Queues an update for getUpdates; answers its update_id. */
   addUpdate(update: Record<string, unknown>): number;
+  /** When getUpdates last handed out each update (update_id -> performance.now()), to time a bot's pickup. */
+  handedOut: Map<number, number>;
   /** How many held getUpdates calls were ended with 409 by a concurrent one (two pollers on one token). */
   conflicts(): number;
   /** Makes a file downloadable. `size` may claim more than `data` holds; `path` may be absolute (--local mode). */
@@ -151,6 +153,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     chatActions: [],
     webhook: undefined,
     addUpdate: (update) => queue.add(update),
+    handedOut: new Map(),
     conflicts: () => queue.conflicts,
     addFile(data, fileOpts = {}) {
       const n = nextFile++;
@@ -388,8 +391,13 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     }
     const offset = params.offset !== undefined ? Number(params.offset) : undefined;
     const answer = (result: PollAnswer) => {
-      if (result.ok) sendJson(res, 200, { ok: true, result: result.updates });
-      else sendJson(res, result.code, { ok: false, error_code: result.code, description: result.description });
+      if (result.ok) {
+        const at = performance.now();
+        for (const update of result.updates) fake.handedOut.set(update.update_id, at);
+        sendJson(res, 200, { ok: true, result: result.updates });
+      } else {
+        sendJson(res, result.code, { ok: false, error_code: result.code, description: result.description });
+      }
       changed();
     };
     const cancel = queue.poll(offset, Number(params.limit ?? 100), Number(params.timeout ?? 0), answer);
