@@ -325,11 +325,12 @@ function stagesOfSlowest(sends: TimedSend[], waited: number[], handedOut: Readon
     return { i, picked, modelAt, reply: waited[i]! };
   });
   const show = (ms: number) => (Number.isNaN(ms) ? "?" : ms.toFixed(1));
+  // A stage not seen (a request the fake could not match to its message) is left out of the medians.
+  const medianOf = (values: number[]) => show(median(values.filter((ms) => !Number.isNaN(ms))));
   const slowest = [...stages].sort((a, b) => b.reply - a.reply).slice(0, 10);
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return (
     `slowest (message: picked up / model request / reply, ms) ${slowest.map((s) => `${s.i}: ${show(s.picked)} / ${show(s.modelAt)} / ${show(s.reply)}`).join("; ")}; ` +
-    `medians ${show(median(stages.map((s) => s.picked)))} / ${show(median(stages.map((s) => s.modelAt)))} / ${show(median(stages.map((s) => s.reply)))}`
+    `medians ${medianOf(stages.map((s) => s.picked))} / ${medianOf(stages.map((s) => s.modelAt))} / ${medianOf(stages.map((s) => s.reply))}`
   );
 }
 
