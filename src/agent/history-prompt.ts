@@ -10,7 +10,7 @@
 import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
 import { HistoryFold } from "../sessions/history-fold.js";
 import type { RequestWire } from "./request-wire.js";
-import type { PromptMessage } from "./model-call.js";
+import { aroundCalls, type PromptMessage } from "./model-call.js";
 
 type AssistantPart = Extract<PromptMessage, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<PromptMessage, { role: "tool" }>["content"][number];
@@ -64,17 +64,7 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
   };
   if (wire !== undefined) {
     const splice = wire.splicer(scan.prefix, closedAt);
-    return {
-      model: wrapLanguageModel({
-        model,
-        middleware: {
-          specificationVersion: "v3",
-          wrapGenerate: ({ params, model: inner }) => splice(params, at(params.prompt), (spliced) => inner.doGenerate(spliced)),
-          wrapStream: ({ params, model: inner }) => splice(params, at(params.prompt), (spliced) => inner.doStream(spliced)),
-        },
-      }),
-      messages,
-    };
+    return { model: aroundCalls(model, (params, call) => splice(params, at(params.prompt), call)), messages };
   }
   const prefix = scan.prefix.slice(0, closedAt);
   return {

@@ -14,10 +14,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { convertToOpenAICompatibleChatMessages, prepareTools } from "@ai-sdk/openai-compatible/internal";
-import { wrapLanguageModel, type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import { requestUrl } from "../infra/http/request-fetch.js";
 import { historyForms } from "./history-forms.js";
-import { takeHeader, type CallOptions, type PromptMessage } from "./model-call.js";
+import { aroundCalls, takeHeader, type CallOptions, type PromptMessage } from "./model-call.js";
 import { ToolForms, type CallTool, type FunctionTool } from "./tool-forms.js";
 
 /** Makes a model call (`call`) with the history inserted at index `at` of its prompt. */
@@ -76,18 +76,10 @@ export class RequestWire {
    */
   withTools(model: LanguageModel): LanguageModel {
     if (typeof model === "string" || model.specificationVersion !== "v3") return model;
-    const splice = <R>(params: CallOptions, call: (params: CallOptions) => PromiseLike<R>): Promise<R> => {
+    return aroundCalls(model, (params, call) => {
       const { tools } = params;
       if (tools === undefined || tools.length === 0 || !tools.every(isFunctionTool)) return Promise.resolve(call(params));
       return this.#tools.around({ ...params, tools: [this.#toolsPlaceholder] }, () => this.#toolForms.of(tools), call);
-    };
-    return wrapLanguageModel({
-      model,
-      middleware: {
-        specificationVersion: "v3",
-        wrapGenerate: ({ params, model: inner }) => splice(params, (spliced) => inner.doGenerate(spliced)),
-        wrapStream: ({ params, model: inner }) => splice(params, (spliced) => inner.doStream(spliced)),
-      },
     });
   }
 
