@@ -3,7 +3,8 @@
  * each in its own child process (bench/telegram-subject.ts), against the same fake Bot API and instant fake LLM
  * served from this process. The machine is shared and noisy, so the ratios matter more than the absolute figures.
  * Sized to run in a couple of minutes on a shared 2-core machine; BENCH_TG_USERS (default 600; the issue's goal is
- * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length.
+ * 10,000) sets how many new users write once before RSS is read, BENCH_TG_SESSION (default 300) one session's length,
+ * BENCH_TG_BURST (default 400; the issue's table used 2,000) the burst's messages.
  * BENCH_TG_PROFILE=<dir> runs Switchboard under `node --cpu-prof` and writes its profile there, for attribution.
  * BENCH_TG_DIST=1 runs Switchboard from the compiled build (dist/, `npm run build` first), as it is deployed. The
  * subject runs as plain JavaScript under plain `node` (bench/telegram-subject.mjs, transpiled from the .ts at the
@@ -29,7 +30,7 @@ import type { ChildMessage, ParentMessage, SubjectEnv } from "./telegram-subject
 import { median } from "./stats.js";
 import type { BenchResult } from "./types.js";
 
-const BURST = { messages: 400, users: 200 };
+const BURST = { messages: Number(process.env.BENCH_TG_BURST ?? 400), users: 200 };
 const RATES = [
   { perSecond: 50, seconds: 3 },
   { perSecond: 200, seconds: 2 },

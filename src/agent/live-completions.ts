@@ -10,6 +10,7 @@
  */
 import type { LanguageModel } from "ai";
 import { createParser } from "eventsource-parser";
+import { BareResponse } from "../infra/http/bare-response.js";
 import { CompletionAssembly } from "./completion-assembly.js";
 import { takeHeader, type CallOptions, type ModelV3, type WrapGenerate } from "./model-call.js";
 
@@ -86,7 +87,7 @@ export class LiveCompletions {
     const { value: id, headers } = takeHeader(init?.headers, STEP_HEADER);
     const step = id === undefined ? undefined : this.#steps.get(id);
     if (step === undefined) return this.inner(input, id === undefined ? init : { ...init, headers });
-    if (step.recorded) return new Response(step.recorded.body, { status: step.recorded.status, headers: step.recorded.headers });
+    if (step.recorded) return new BareResponse(step.recorded.body, step.recorded.status, "", step.recorded.headers);
     const response = await this.inner(input, { ...init, headers });
     // An error status, or an endpoint that answered in one piece (JSON): doGenerate reads it as it would have.
     // Anything else is read as events, whatever its content type says, as the provider's doStream reads it.
@@ -126,5 +127,5 @@ async function assembled(response: Response, body: ReadableStream<Uint8Array>, s
   }
   headers.set("content-type", "application/json");
   headers.delete("content-length");
-  return new Response(JSON.stringify(completion), { status: response.status, headers });
+  return new BareResponse(JSON.stringify(completion), response.status, response.statusText, headers);
 }

@@ -2,6 +2,7 @@
  * A `fetch` for the model providers (the AI SDK takes one), made of undici's `request`. Node 20's built-in fetch
  * runs the whole WHATWG fetch algorithm (request and header objects, webidl conversions, its own body stream) around
  * the same undici client: ~0.2 to 0.3 ms of CPU more per call (`npm run bench llm-call`), paid on every model call.
+ * For the same reason the answer is a BareResponse: the status, the headers and the body stream as received.
  * (grammY's default, node-fetch over `http.request`, costs about what this does: the Bot API calls keep it.)
  *
  * What a model API needs of fetch, kept: the method, headers and body; the abort signal (its reason is what the
@@ -15,6 +16,7 @@ import { STATUS_CODES } from "node:http";
 import { pipeline, type Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, request } from "undici";
+import { type BareBody, BareResponse } from "./bare-response.js";
 
 /** Statuses whose response has no body by definition; `Response` refuses one for them. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -74,13 +76,13 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
       else if (value !== undefined) headers.set(name, value);
     }
     const status = answer.statusCode;
-    let responseBody: ReadableStream<Uint8Array> | null = null;
+    let responseBody: BareBody = null;
     if (NULL_BODY_STATUSES.has(status) || init?.method === "HEAD") answer.body.resume();
     else responseBody = webStream(decoded(answer.body, headers));
     try {
-      return new Response(responseBody, { status, statusText: STATUS_CODES[status] ?? `HTTP ${status}`, headers });
+      return new BareResponse(responseBody, status, STATUS_CODES[status] ?? `HTTP ${status}`, headers);
     } catch (err) {
-      // A status Response refuses (600 and above): the answer is unusable, and its connection is let go now.
+      // A status fetch's Response refuses (600 and above): the answer is unusable, and its connection is let go now.
       answer.body.destroy();
       throw new TypeError("fetch failed", { cause: err });
     }
@@ -148,11 +150,11 @@ function decoded(body: Readable, headers: Headers): Readable {
 }
 
 /**
- * The body as the web stream a Response reads. Made here rather than by Response from an async iterable: that way
- * costs two web streams a call on Node 20 (~20 us), and cancelling it called the Node stream iterator's `return`,
- * which waits for a pending read (or does nothing before the first): the request went on, holding its connection,
- * until the next chunk or the timeout. Here a cancel destroys the body at once. Unlike fetch's, the stream is not a
- * byte stream: a BYOB reader is refused (the AI SDK reads with the default reader).
+ * The body as the web stream the response hands over. Made here rather than by Response from an async iterable:
+ * that way costs two web streams a call on Node 20 (~20 us), and cancelling it called the Node stream iterator's
+ * `return`, which waits for a pending read (or does nothing before the first): the request went on, holding its
+ * connection, until the next chunk or the timeout. Here a cancel destroys the body at once. Unlike fetch's, the
+ * stream is not a byte stream: a BYOB reader is refused (the AI SDK reads with the default reader).
  */
 function webStream(body: Readable): ReadableStream<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
