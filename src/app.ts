@@ -9,6 +9,7 @@ import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import { registerConsole } from "./console/index.js";
+import { describeLocalTime } from "./core/time.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound.js";
@@ -323,6 +324,8 @@ export class Gateway {
     await this.mcp?.start();
     const address = await this.http.start();
     this.media.start();
+    // ICU sets up date formatting on its first use (~25 ms): now, rather than in the first message's turn.
+    setImmediate(() => describeLocalTime(new Date(), this.config.agent.timezone));
     this.log.info({ url: address.url, channels: [...this.channels.keys()], store: this.store.backend, replica: this.replicas.id }, "switchboard is up");
     return address;
   }
