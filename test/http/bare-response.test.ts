@@ -31,17 +31,38 @@ describe("BareResponse", () => {
     const response = new BareResponse(body, 201, "Created", headers);
     expect(response.body).toBe(body);
     expect(response.headers).toBe(headers);
-    expect([response.status, response.statusText, response.ok, response.redirected, response.type]).toEqual([201, "Created", true, false, "basic"]);
+    expect([response.status, response.statusText, response.ok, response.redirected, response.type]).toEqual([201, "Created", true, false, "default"]);
     expect(response.bodyUsed).toBe(false);
     expect(await readAll(response.body)).toBe('{"a":1}');
     expect(response.bodyUsed).toBe(true);
   });
 
+  it("counts a body as used once it was read from or cancelled, as fetch does, not when merely locked", async () => {
+    const locked = new BareResponse(streamOf("x"), 200, "OK", new Headers());
+    const reader = locked.body!.getReader();
+    expect(locked.bodyUsed).toBe(false);
+    await reader.read();
+    expect(locked.bodyUsed).toBe(true);
+
+    const cancelled = new BareResponse(streamOf("x"), 200, "OK", new Headers());
+    await cancelled.body!.cancel();
+    expect(cancelled.bodyUsed).toBe(true);
+  });
+
+  it("rejects, rather than throws, when a body that was locked or read is asked for whole", async () => {
+    const response = new BareResponse(streamOf("x"), 200, "OK", new Headers());
+    response.body!.getReader();
+    let reading: Promise<string> | undefined;
+    expect(() => (reading = response.text())).not.toThrow();
+    await expect(reading).rejects.toThrow(TypeError);
+  });
+
   it("reads the whole body as a Response does: text, json, bytes, once", async () => {
     expect(await new BareResponse(streamOf("天气 ", "🌦"), 200, "OK", new Headers()).text()).toBe("天气 🌦");
     expect(await new BareResponse(streamOf('{"ok":', "true}"), 200, "OK", new Headers()).json()).toEqual({ ok: true });
-    const bytes = new Uint8Array(await new BareResponse(streamOf("abc"), 200, "OK", new Headers()).arrayBuffer());
-    expect([...bytes]).toEqual([97, 98, 99]);
+    const buffer = new Uint8Array(await new BareResponse(streamOf("abc"), 200, "OK", new Headers()).arrayBuffer());
+    expect([...buffer]).toEqual([97, 98, 99]);
+    expect([...(await new BareResponse(streamOf("ab", "c"), 200, "OK", new Headers()).bytes())]).toEqual([97, 98, 99]);
 
     const once = new BareResponse(streamOf("x"), 200, "OK", new Headers());
     await once.text();
@@ -72,7 +93,7 @@ describe("BareResponse", () => {
   });
 
   it("refuses a status Response refuses, with a RangeError", () => {
-    for (const status of [101, 199, 600, 200.5]) expect(() => new BareResponse(null, status, "", new Headers())).toThrow(RangeError);
+    for (const status of [101, 199, 600, Number.NaN]) expect(() => new BareResponse(null, status, "", new Headers())).toThrow(RangeError);
     expect(new BareResponse(null, 599, "", new Headers()).ok).toBe(false);
   });
 });

@@ -6,11 +6,13 @@
  * then, so it behaves as fetch's does.
  */
 
+import { Readable } from "node:stream";
+
 /** What a bare response's body starts as: a stream as received, a text made here, or none. */
 export type BareBody = ReadableStream<Uint8Array> | string | null;
 
 export class BareResponse implements Response {
-  readonly type: Response["type"] = "basic";
+  readonly type: Response["type"] = "default";
   readonly redirected = false;
   readonly url = "";
   #body: ReadableStream<Uint8Array> | string | null;
@@ -24,7 +26,7 @@ export class BareResponse implements Response {
     readonly statusText: string,
     readonly headers: Headers,
   ) {
-    if (!Number.isInteger(status) || status < 200 || status > 599) throw new RangeError(`Response status ${status} is outside the range [200, 599]`);
+    if (!(status >= 200 && status <= 599)) throw new RangeError(`Response status ${status} is outside the range [200, 599]`);
     this.#body = body;
   }
 
@@ -38,29 +40,35 @@ export class BareResponse implements Response {
     return this.#body;
   }
 
-  /** Whether reading began; a stream with a reader counts as begun. */
+  /** Whether the body was read from or cancelled. */
   get bodyUsed(): boolean {
     if (this.#whole) return this.#whole.bodyUsed;
-    return typeof this.#body === "object" && this.#body !== null && this.#body.locked;
+    // Node's isDisturbed takes web streams too; its types name only Node's.
+    return typeof this.#body === "object" && this.#body !== null && Readable.isDisturbed(this.#body as unknown as NodeJS.ReadableStream);
   }
 
-  arrayBuffer(): Promise<ArrayBuffer> {
+  // Async, so that a body already read or locked rejects, as with fetch, rather than throwing where they are called.
+  async arrayBuffer(): Promise<ArrayBuffer> {
     return this.#response().arrayBuffer();
   }
 
-  blob(): Promise<Blob> {
+  async blob(): Promise<Blob> {
     return this.#response().blob();
   }
 
-  formData(): Promise<FormData> {
+  async bytes(): Promise<Uint8Array> {
+    return new Uint8Array(await this.#response().arrayBuffer());
+  }
+
+  async formData(): Promise<FormData> {
     return this.#response().formData();
   }
 
-  json(): Promise<unknown> {
-    return this.#response().json() as Promise<unknown>;
+  async json(): Promise<unknown> {
+    return this.#response().json();
   }
 
-  text(): Promise<string> {
+  async text(): Promise<string> {
     return this.#response().text();
   }
 
