@@ -82,7 +82,8 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
     try {
       return new BareResponse(responseBody, status, STATUS_CODES[status] ?? `HTTP ${status}`, headers);
     } catch (err) {
-      // A status fetch's Response refuses (600 and above): the answer is unusable, and its connection is let go now.
+      // A status fetch's Response refuses, as BareResponse does (600 and above): the answer is unusable, and its
+      // connection is let go now.
       answer.body.destroy();
       throw new TypeError("fetch failed", { cause: err });
     }
