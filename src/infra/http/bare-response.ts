@@ -15,7 +15,7 @@ export class BareResponse implements Response {
   readonly type: Response["type"] = "default";
   readonly redirected = false;
   readonly url = "";
-  #body: ReadableStream<Uint8Array> | string | null;
+  #body: BareBody;
   /** The real Response, once something asked for more than the status, the headers and the stream. */
   #whole: Response | undefined;
 
