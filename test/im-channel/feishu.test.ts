@@ -59,7 +59,8 @@ describe("IM Channel on Feishu", () => {
     feishu.api.addResource(voice.event.message.message_id, "file_v3_voice", "file", bytes, "audio/ogg");
 
     await feishu.pushSocket(voice);
-    await feishu.waitForSent(1, 15_000);
+    // The third model request carries get_voice_file's output (the live reply's card may be sent before it).
+    await t.fake.waitForRequests(3, 15_000);
 
     expect(userTextsOf(t.fake.requests[0]!).at(-1)).toMatch(/<untrusted_transcript attachment="1" kind="voice"[^>]*>\nbook a table for two\n/);
     const result = lastToolOutput<{ found: boolean; message_id: string; files: Array<Record<string, unknown>> }>(t.fake);
@@ -82,7 +83,9 @@ describe("IM Channel on Feishu", () => {
     );
 
     await feishu.pushSocket(textEvent("read it to me", { chatId: CHAT }));
-    await feishu.waitForSent(2, 15_000);
+    // The third model request carries deliver_artifacts' receipts; the audio was sent before it. (Counting sent
+    // messages raced: the live reply's card can be the first of them.)
+    await t.fake.waitForRequests(3, 15_000);
 
     const audio = feishu.api.sent.find((s) => s.msgType === "audio");
     const upload = feishu.api.files.get(String(audio?.content.file_key));
