@@ -27,6 +27,7 @@ import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./history-prompt.js";
 import { requestWireOf } from "./request-wire.js";
 import { randomHex } from "../core/ids.js";
+import { copyWith } from "../core/objects.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -96,7 +97,7 @@ export class Agent {
 
   /** Resolves with the reply; rejects only when input.signal aborts (an Error named "AbortError"). */
   async runTurn(input: TurnInput): Promise<TurnResult> {
-    const log = input.log.child({ traceId: input.traceId, sessionKey: input.sessionKey });
+    const { log } = input;
     throwIfAborted(input.signal);
     const progress: TurnProgress = {
       record: undefined,
@@ -230,7 +231,7 @@ export class Agent {
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
-      experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
+      experimental_repairToolCall: toolCallRepairer(copyWith(turnState, { catalog, allowed, secrets: this.secrets })),
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
@@ -325,12 +326,12 @@ function plainTextReply<M extends ModelMessage>(message: M): M {
   if (message.role !== "assistant" || typeof message.content === "string" || message.providerOptions) return message;
   const [only, ...rest] = message.content;
   if (rest.length > 0 || only?.type !== "text" || only.providerOptions) return message;
-  return { ...message, content: only.text };
+  return copyWith(message, { content: only.text }) as M;
 }
 
 function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
-  if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
-  if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
+  if (usage.inputTokens) modelTokens.inc(copyWith(labels, { kind: "input" }), usage.inputTokens);
+  if (usage.outputTokens) modelTokens.inc(copyWith(labels, { kind: "output" }), usage.outputTokens);
 }
 
 /** What a turn has done so far, kept outside the try so a failure can still save it. */

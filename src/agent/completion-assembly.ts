@@ -5,6 +5,7 @@
  * for the provider's own stream parser: `completion()` is then undefined. The text is passed on as it arrives
  * either way.
  */
+import { copyWith } from "../core/objects.js";
 
 /** What of a chunk is read here; the rest of it is left to the provider, as its stream parser leaves it. */
 interface Chunk {
@@ -94,8 +95,7 @@ export class CompletionAssembly {
    */
   completion(): AssembledCompletion | undefined {
     if (!this.#plain || this.#finishReason === null) return undefined;
-    return {
-      ...this.#metadata,
+    const answer: Omit<AssembledCompletion, "id" | "created" | "model"> = {
       object: "chat.completion",
       choices: [
         {
@@ -106,5 +106,6 @@ export class CompletionAssembly {
       ],
       ...(this.#usage !== undefined ? { usage: this.#usage } : {}),
     };
+    return copyWith(this.#metadata, answer);
   }
 }

@@ -11,6 +11,7 @@ export interface TurnInput {
   message: InboundMessage;
   workspaceDir: string;
   signal: AbortSignal;
+  /** The turn's logger, already naming its trace and session: the agent logs through it as it is. */
   log: Logger;
   traceId: string;
   /** Downloads an attachment and returns a local path (from the channel). */

@@ -85,7 +85,7 @@ export class Delivery {
       message: taskMessage(task, slot, this.deps.clock.now()),
       workspaceDir,
       signal,
-      log: this.deps.log.child({ taskId: task.id, traceId }),
+      log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
       ...(task.permissions ? { permissions: task.permissions } : {}),

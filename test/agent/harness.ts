@@ -87,13 +87,15 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     makeAgent,
     turn: (text, overrides = {}) => {
       const { agent: which = agent, ...input } = overrides;
+      const traceId = input.traceId ?? `trace-${randomUUID().slice(0, 8)}`;
+      // As the router does: the turn's logger names its trace and session.
       return which.runTurn({
         sessionKey,
         message: inboundMessage(text),
         workspaceDir,
         signal: new AbortController().signal,
-        log,
-        traceId: `trace-${randomUUID().slice(0, 8)}`,
+        log: log.child({ traceId, sessionKey: input.sessionKey ?? sessionKey }),
+        traceId,
         ...input,
       });
     },

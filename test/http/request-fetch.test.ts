@@ -48,6 +48,16 @@ afterEach(async () => {
 const fetch = requestFetch({ timeoutMs: 5_000 });
 
 describe("requestFetch", () => {
+  it("refuses a malformed URL with fetch's TypeError", async () => {
+    answer = (_req, res) => res.end("{}");
+    const refused = await fetch("http//127.0.0.1/v1/chat", { method: "POST", body: "{}" }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(String(refused)).toMatch(/invalid url/i);
+  });
+
   it("sends the method, headers and body, and answers with status, headers and body", async () => {
     answer = (_req, res) => {
       res.writeHead(201, [["content-type", "application/json"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-request-id", "r-1"]]);

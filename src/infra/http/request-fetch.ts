@@ -15,7 +15,7 @@
 import { STATUS_CODES } from "node:http";
 import { pipeline, type Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { type BareBody, BareResponse } from "./bare-response.js";
 
 /** Statuses whose response has no body by definition; `Response` refuses one for them. */
@@ -48,16 +48,21 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
   const dispatcher = new Agent();
   return async (input, init) => {
     const url = requestUrl(input);
+    // A malformed URL throws fetch's TypeError here, before anything is sent.
+    const target = new URL(url);
     const body = requestBody(init?.body);
     const deadline = new Deadline(options.timeoutMs, init?.signal ?? undefined);
-    let answer: Awaited<ReturnType<typeof request>>;
+    let answer: Dispatcher.ResponseData;
     try {
-      answer = await request(url, {
+      // The agent's own request, given origin and path: undici's top-level request() copies its options with a
+      // spread and two more keys, which on Node 20 makes a hidden class of its own on every call.
+      answer = await dispatcher.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: (init?.method ?? "GET") as "GET",
         headers: plainHeaders(init?.headers),
         body,
         signal: deadline.signal,
-        dispatcher,
       });
     } catch (err) {
       deadline.clear();
