@@ -55,7 +55,7 @@ export function requestFetch(options: RequestFetchOptions): typeof globalThis.fe
     let answer: Dispatcher.ResponseData;
     try {
       // The agent's own request, given origin and path: undici's top-level request() copies its options with a
-      // spread and two more keys, which on Node 20 makes a hidden class of its own on every call.
+      // spread and three more keys (origin, path, method), a new hidden class for each on every call on Node 20.
       answer = await dispatcher.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
