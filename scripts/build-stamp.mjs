@@ -4,7 +4,7 @@ import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const STAMP = "dist/.build-stamp";
-const SOURCES = ["src", "package.json", "tsconfig.json", "tsconfig.build.json"];
+const SOURCES = ["src", "package.json", "tsconfig.json", "tsconfig.build.json", "scripts/bundle.mjs"];
 
 function newest(path) {
   const stat = statSync(path);

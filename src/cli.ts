@@ -14,6 +14,7 @@ import { Gateway } from "./app.js";
 import { timezoneRecordOf } from "./handlers/profile.js";
 import { registerReceiptsCommands } from "./media/receipts-cli.js";
 import { createLogger, type Logger } from "./infra/log.js";
+import { packageFile } from "./infra/package-files.js";
 import { createMemory, registerMemoryCommands } from "./memory/index.js";
 import { registerMcpCommands } from "./mcp/cli.js";
 import { redactText } from "./infra/config/secrets.js";
@@ -24,7 +25,7 @@ import type { Store } from "./infra/store/types.js";
 import { registerSkillsCommands } from "./skills/cli.js";
 import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 
-const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+const { version } = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
 
 const program = new Command()
   .name("switchboard")

@@ -4,11 +4,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { extname, normalize, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
+import { packageFile } from "../infra/package-files.js";
 
-/** The same relative path works from src/ (tsx) and dist/ (built). */
-const BUILD_DIR = fileURLToPath(new URL("../../public/build/console/", import.meta.url));
+/** With its trailing separator, so that a path under it starts with it and a sibling folder's does not. */
+const BUILD_DIR = packageFile("public", "build", "console") + sep;
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

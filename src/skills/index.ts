@@ -5,8 +5,8 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Logger } from "../infra/log.js";
+import { packageFile } from "../infra/package-files.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { Store } from "../infra/store/types.js";
 import type { SkillsConfig } from "./config.js";
@@ -17,8 +17,8 @@ import { SkillsService } from "./service.js";
 import type { SkillRoot } from "./types.js";
 import { watchSkillRoots, type SkillWatcher } from "./watcher.js";
 
-/** The skills shipped with the gateway (`skills/` at the package root, from src/ and from dist/ alike). */
-export const BUNDLED_SKILLS_DIR = fileURLToPath(new URL("../../skills", import.meta.url));
+/** The skills shipped with the gateway (`skills/` at the package root). */
+export const BUNDLED_SKILLS_DIR = packageFile("skills");
 
 /** The user skills folder, where installs go. */
 export function userSkillsDir(dataDir: string): string {

@@ -1,6 +1,6 @@
 /**
- * A gateway as a real child process (`switchboard start` on the TypeScript sources through tsx), configured by a
- * JSON file, with its JSON log lines collected so tests can wait for what it says.
+ * A gateway as a real child process (`switchboard start`, on the TypeScript sources through tsx unless another
+ * entry is given), configured by a JSON file, with its JSON log lines collected so tests can wait for what it says.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter, once } from "node:events";
@@ -26,12 +26,14 @@ export interface GatewayProcess {
   stop(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Writes `config` as JSON (which YAML reads) into `dir` and starts a gateway on it. */
-export async function spawnGateway(dir: string, config: object): Promise<GatewayProcess> {
+const FROM_SOURCES = ["--import", "tsx", "src/cli.ts"];
+
+/** Writes `config` as JSON (which YAML reads) into `dir` and starts a gateway on it; `entry`: node's arguments before `start`. */
+export async function spawnGateway(dir: string, config: object, entry: string[] = FROM_SOURCES): Promise<GatewayProcess> {
   const configPath = join(dir, "config.json");
   await writeFile(configPath, JSON.stringify(config));
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_PROXY: "127.0.0.1" };
-  const child = spawn("node", ["--import", "tsx", "src/cli.ts", "start", "--config", configPath], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("node", [...entry, "start", "--config", configPath], { env, stdio: ["ignore", "pipe", "pipe"] });
   const lines: LogLine[] = [];
   const changes = new EventEmitter();
   changes.setMaxListeners(0);

@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { packageFile } from "../../infra/package-files.js";
 
-/** The same relative path works from src/ (tsx) and dist/ (built). */
-const PAGE_URL = new URL("../../../public/webchat.html", import.meta.url);
-const MARKDOWN_URL = new URL("../../../public/build/webchat/markdown.js", import.meta.url);
+const PAGE_FILE = packageFile("public", "webchat.html");
+const MARKDOWN_FILE = packageFile("public", "build", "webchat", "markdown.js");
 
 export interface WebPage {
   html: string;
@@ -17,7 +17,7 @@ export interface WebPage {
 }
 
 export async function loadPage(): Promise<WebPage> {
-  const html = await readFile(PAGE_URL, "utf8");
+  const html = await readFile(PAGE_FILE, "utf8");
   const csp = [
     "default-src 'none'",
     `script-src 'self' ${inlineHashes(html, "script")}`,
@@ -41,7 +41,7 @@ export async function loadPage(): Promise<WebPage> {
 
 /** The renderer's script; null when it was not built (the page then shows bot text as plain text). */
 export async function loadMarkdownScript(): Promise<string | null> {
-  return readFile(MARKDOWN_URL, "utf8").catch(() => null);
+  return readFile(MARKDOWN_FILE, "utf8").catch(() => null);
 }
 
 function inlineHashes(html: string, tag: "script" | "style"): string {

@@ -4,14 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { suggestToolNames } from "../../core/names.js";
 import type { CoreConfig, EnvOverride } from "./core-schema.js";
+import { packageFile } from "../package-files.js";
 import { REDACTED } from "./secrets.js";
 
-export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL("../../../config/default.yaml", import.meta.url));
+export const DEFAULT_CONFIG_FILE = packageFile("config", "default.yaml");
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -1,0 +1,76 @@
+// Builds dist/ (or the folder given, inside the package: the gateway finds its config/ and public/ above it):
+// src/ compiled and bundled by esbuild into a few ES modules, with the packages every start loads.
+// Node resolves, reads and compiles each module file on its own, and a start loaded about 800 of them (300 of
+// ours, the rest from node_modules): bundled, the start to the first Telegram poll takes a quarter to a third less
+// (bench/README.md, fifteenth round). Type checking is tsc's (`npm run build` runs it first).
+import { rmSync } from "node:fs";
+import { isBuiltin } from "node:module";
+import { build } from "esbuild";
+
+const outdir = process.argv[2] ?? "dist";
+
+// The packages a start loads, bundled with what they import. Every other package stays in node_modules, imported
+// when first needed as before: the channels' and MCP's SDKs, Redis, the sandbox's process runner, archives,
+// media probes. So does pino (its transports run a worker from its own files) and better-sqlite3 (a native addon).
+// A package missing here is only loaded unbundled; one added must work bundled (test/build/dist-start.test.ts).
+const BUNDLED = new Set([
+  "@ai-sdk/anthropic",
+  "@ai-sdk/openai-compatible",
+  "@hono/node-server",
+  "ai",
+  "chokidar",
+  "commander",
+  "croner",
+  "eventsource-parser",
+  "grammy",
+  "gray-matter",
+  "hono",
+  "image-size",
+  "lru-cache",
+  "markdown-it",
+  "minisearch",
+  "p-retry",
+  "prom-client",
+  "proper-lockfile",
+  "undici",
+  "ws",
+  "yaml",
+  "zod",
+]);
+
+const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+
+/** Our imports of a listed package, and whatever a bundled package imports, are bundled; the rest is external. */
+const startPackagesOnly = {
+  name: "start-packages-only",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^[^./]/ }, ({ path, importer }) => {
+      if (isBuiltin(path)) return { external: true };
+      if (importer.includes("/node_modules/") || BUNDLED.has(packageName(path))) return undefined;
+      return { external: true };
+    });
+  },
+};
+
+// Chunk names change with their content: a stale one would stay beside the new.
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  // The command, and the modules bench/telegram-subject.ts loads to run the gateway in its own process.
+  entryPoints: ["src/cli.ts", "src/app.ts", "src/config.ts", "src/infra/log.ts"],
+  outbase: "src",
+  outdir,
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  sourcemap: true,
+  // Classes and functions keep their names where the bundle renames them (two packages' HttpError): logs name an
+  // error by its class, and node-fetch (grammY's) checks a signal's class by name.
+  keepNames: true,
+  // The bundled CommonJS packages call require() for Node's own modules, which an ES module lacks.
+  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+  plugins: [startPackagesOnly],
+  logLevel: "warning",
+});

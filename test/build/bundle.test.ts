@@ -1,0 +1,98 @@
+/**
+ * The built gateway, as `npm start` and the Docker image run it: scripts/bundle.mjs builds it into a folder of its
+ * own inside the package, and that build starts, knows its version, finds its shipped files (the configuration's
+ * defaults, the bundled skills, the chat page) and answers a Telegram message through a tool call, with the model
+ * behind either provider. What the bundle could break is what runs bundled: a package that looks for its own files
+ * or checks a class by name, or a path taken relative to a module's file.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
+import { alice, directChat, text } from "../fakes/telegram/updates.js";
+import { spawnGateway, type GatewayProcess } from "../helpers/gateway-process.js";
+import { eventually } from "../helpers/wait.js";
+
+const run = promisify(execFile);
+
+describe("the bundled build", () => {
+  let outDir: string | undefined;
+  let llm: FakeOpenAI;
+  let telegram: FakeTelegram;
+  const gateways: GatewayProcess[] = [];
+  const dataDirs: string[] = [];
+
+  beforeAll(async () => {
+    // Inside the package, as dist/ is: the build finds config/ and public/ above it, its packages in node_modules.
+    const cache = join("node_modules", ".cache");
+    await mkdir(cache, { recursive: true });
+    outDir = await mkdtemp(join(cache, "switchboard-bundle-test-"));
+    await run(process.execPath, ["scripts/bundle.mjs", outDir]);
+    llm = await startFakeOpenAI();
+    telegram = await startFakeTelegram();
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => g.stop("SIGTERM")));
+    await llm?.close();
+    await telegram?.close();
+    await Promise.all([outDir ?? [], ...dataDirs].flat().map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function startBuilt(provider: "openai-compatible" | "anthropic"): Promise<string> {
+    const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bundle-"));
+    dataDirs.push(dataDir);
+    const gateway = await spawnGateway(
+      dataDir,
+      {
+        dataDir,
+        http: { port: 0 },
+        llm: { provider, baseUrl: llm.url, model: "fake-model", apiKey: "sk-bundle-test" },
+        memory: { enabled: false },
+        access: { owners: [`telegram:${alice.id}`] },
+        channels: { telegram: { token: telegram.token, apiRoot: telegram.url } },
+      },
+      [join(outDir!, "cli.js")],
+    );
+    gateways.push(gateway);
+    const url = await gateway.url(30_000);
+    await gateway.waitForLog((line) => line.msg === "skills registered" && line.count === 2, "the two bundled skills", 5_000);
+    return url;
+  }
+
+  it("prints the package's version", async () => {
+    const { stdout } = await run(process.execPath, [join(outDir!, "cli.js"), "--version"]);
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  for (const provider of ["openai-compatible", "anthropic"] as const) {
+    it(`starts and answers a Telegram message through a tool call (${provider})`, { timeout: 60_000 }, async () => {
+      const url = await startBuilt(provider);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<html");
+
+      const requestsBefore = llm.requests.length;
+      llm.enqueue({ toolCalls: [{ name: "get_skill_info", arguments: { skill_name: "date-helper" } }] });
+      llm.respondWith(() => {
+        const result = JSON.stringify(llm.lastToolResults().at(-1)?.content ?? "");
+        return { text: `read it (${provider}): ${result.includes("time-zone") ? "has the skill's text" : "no skill text"}` };
+      });
+      telegram.addUpdate(text(directChat(alice), `what time is it? (${provider})`));
+
+      const reply = await eventually(
+        () => telegram.sent.find((m) => m.text?.startsWith(`read it (${provider})`) === true),
+        `the ${provider} reply on Telegram`,
+        30_000,
+      );
+      expect(reply.text).toBe(`read it (${provider}): has the skill's text`);
+      expect(llm.requests.slice(requestsBefore).map((r) => r.path)).toEqual(
+        provider === "anthropic" ? ["/v1/messages", "/v1/messages"] : ["/v1/chat/completions", "/v1/chat/completions"],
+      );
+    });
+  }
+});
