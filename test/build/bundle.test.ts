@@ -1,9 +1,10 @@
 /**
  * The built gateway, as `npm start` and the Docker image run it: scripts/bundle.mjs builds it into a folder of its
  * own inside the package, and that build starts, knows its version, finds its shipped files (the configuration's
- * defaults, the bundled skills, the chat page) and answers a Telegram message through a tool call, with the model
- * behind either provider. What the bundle could break is what runs bundled: a package that looks for its own files
- * or checks a class by name, or a path taken relative to a module's file.
+ * defaults, the bundled skills, the chat page), answers a Telegram message through a tool call with the model
+ * behind either provider, and reads a reminder written in Chinese. What the bundle could break is what runs
+ * bundled: a package that looks for its own files or checks a class by name, a path taken relative to a module's
+ * file, the regular expressions the build escapes.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -95,4 +96,11 @@ describe("the bundled build", () => {
       );
     });
   }
+
+  it("sets a reminder written in Chinese (the reminder parser's expressions are escaped in the build)", { timeout: 60_000 }, async () => {
+    await startBuilt("openai-compatible");
+    telegram.addUpdate(text(directChat(alice), "/remind 每天早上9点 喝水"));
+    const reply = await eventually(() => telegram.sent.find((m) => m.text?.includes("/cancel") === true), "the reminder's confirmation", 30_000);
+    expect(reply.text).toContain("喝水");
+  });
 });
