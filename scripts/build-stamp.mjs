@@ -1,10 +1,11 @@
 // `npm start` builds only when the sources changed since the last build: `check` exits 1 when dist/ is missing or
-// older than a source file, `write` records a build. Timestamps are enough here: a false "stale" only costs a build.
+// older than a source file (package-lock.json too: the bundle holds copies of packages), `write` records a build.
+// Timestamps are enough here: a false "stale" only costs a build.
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const STAMP = "dist/.build-stamp";
-const SOURCES = ["src", "package.json", "tsconfig.json", "tsconfig.build.json", "scripts/bundle.mjs"];
+const SOURCES = ["src", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "scripts/bundle.mjs"];
 
 function newest(path) {
   const stat = statSync(path);

@@ -5,16 +5,21 @@
 // (bench/README.md, fifteenth round). Type checking is tsc's (`npm run build` runs it first).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isBuiltin } from "node:module";
+import { decode, encode } from "@jridgewell/sourcemap-codec";
 import { build } from "esbuild";
 
-const outdir = process.argv[2] ?? "dist";
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outdir = resolve(root, process.argv[2] ?? "dist");
 const command = resolve(outdir, "cli.js");
+// Emptied before it is written, so it must be a folder below the package's root.
+if (!outdir.startsWith(root)) throw new Error(`bundle: ${outdir} is not a folder inside ${root}`);
 
 // The packages a start loads, bundled with what they import. Every other package stays in node_modules, imported
 // when first needed as before: the channels' and MCP's SDKs, Redis, the sandbox's process runner, archives,
 // media probes. So does pino (its transports run a worker from its own files) and better-sqlite3 (a native addon).
-// A package missing here is only loaded unbundled; one added must work bundled (test/build/dist-start.test.ts).
+// A package missing here is only loaded unbundled; one added must work bundled (test/build/bundle.test.ts).
 const BUNDLED = new Set([
   "@ai-sdk/anthropic",
   "@ai-sdk/openai-compatible",
@@ -57,12 +62,35 @@ const startPackagesOnly = {
 /**
  * V8 keeps a module's source as one string, of two bytes a character when one of them is past Latin-1. esbuild
  * writes strings in ASCII but leaves regular expressions as written, so a few Chinese characters in one (the
- * reminder parser's) would double a whole chunk's share of the heap: escaped, it means the same and stays narrow.
+ * reminder parser's) would double a whole chunk's share of the heap. Escaped as \uXXXX they mean the same; a
+ * backslash before one (an identity escape) is dropped, since `\每` is `每`. The source map's columns move with
+ * what each line grew by.
  */
-const narrow = (code) => code.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function narrow(code, map) {
+  const lines = code.split("\n");
+  const mappings = decode(map.mappings);
+  lines.forEach((line, index) => {
+    /** [column in the line as written, how much longer the line is from there on] */
+    const grown = [];
+    let longer = 0;
+    lines[index] = line.replace(/(\\*)([\u0100-\uffff])/g, (match, slashes, char, at) => {
+      const escaped = `${slashes.slice(slashes.length % 2)}\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+      longer += escaped.length - match.length;
+      grown.push([at + match.length, longer]);
+      return escaped;
+    });
+    if (grown.length === 0) return;
+    for (const segment of mappings[index] ?? []) {
+      const before = grown.findLast(([column]) => column <= segment[0]);
+      if (before) segment[0] += before[1];
+    }
+  });
+  return { code: lines.join("\n"), map: JSON.stringify({ ...map, mappings: encode(mappings) }) };
+}
 
 const { outputFiles } = await build({
   // The command, and the modules bench/telegram-subject.ts loads to run the gateway in its own process.
+  absWorkingDir: root,
   entryPoints: ["src/cli.ts", "src/app.ts", "src/config.ts", "src/infra/log.ts"],
   outbase: "src",
   outdir,
@@ -86,9 +114,14 @@ const { outputFiles } = await build({
   write: false,
 });
 
+const written = new Map(outputFiles.map((file) => [file.path, file.text]));
+for (const file of outputFiles.filter(({ path }) => path.endsWith(".js"))) {
+  const { code, map } = narrow(file.text, JSON.parse(written.get(`${file.path}.map`)));
+  written.set(file.path, code).set(`${file.path}.map`, map);
+}
 // Chunk names change with their content: a stale one would stay beside the new.
 rmSync(outdir, { recursive: true, force: true });
-for (const file of outputFiles) {
-  mkdirSync(dirname(file.path), { recursive: true });
-  writeFileSync(file.path, file.path.endsWith(".js") ? narrow(file.text) : file.contents, { mode: file.path === command ? 0o755 : 0o644 });
+for (const [path, text] of written) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text, { mode: path === command ? 0o755 : 0o644 });
 }
