@@ -24,7 +24,7 @@ const run = promisify(execFile);
 describe("the bundled build", () => {
   let outDir: string | undefined;
   let llm: FakeOpenAI;
-  let telegram: FakeTelegram;
+  const telegrams: FakeTelegram[] = [];
   const gateways: GatewayProcess[] = [];
   const dataDirs: string[] = [];
 
@@ -35,18 +35,22 @@ describe("the bundled build", () => {
     outDir = await mkdtemp(join(cache, "switchboard-bundle-test-"));
     await run(process.execPath, ["scripts/bundle.mjs", outDir]);
     llm = await startFakeOpenAI();
-    telegram = await startFakeTelegram();
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop("SIGTERM")));
     await llm?.close();
-    await telegram?.close();
+    await Promise.all(telegrams.map((t) => t.close()));
     await Promise.all([outDir ?? [], ...dataDirs].flat().map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  /** A gateway from the build on its own data folder; each test stops its own, so only one polls the fake at a time. */
-  async function startBuilt(provider: "openai-compatible" | "anthropic"): Promise<{ url: string; gateway: GatewayProcess }> {
+  /**
+   * A gateway from the build on its own data folder and its own fake Telegram (a new gateway would be handed the
+   * updates an earlier one left unconfirmed); each test stops its own.
+   */
+  async function startBuilt(provider: "openai-compatible" | "anthropic"): Promise<{ url: string; gateway: GatewayProcess; telegram: FakeTelegram }> {
+    const telegram = await startFakeTelegram();
+    telegrams.push(telegram);
     const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bundle-"));
     dataDirs.push(dataDir);
     const gateway = await spawnGateway(
@@ -64,7 +68,7 @@ describe("the bundled build", () => {
     gateways.push(gateway);
     const url = await gateway.url(30_000);
     await gateway.waitForLog((line) => line.msg === "skills registered" && line.count === 2, "the two bundled skills", 5_000);
-    return { url, gateway };
+    return { url, gateway, telegram };
   }
 
   it("prints the package's version", async () => {
@@ -93,7 +97,7 @@ describe("the bundled build", () => {
 
   for (const provider of ["openai-compatible", "anthropic"] as const) {
     it(`starts and answers a Telegram message through a tool call (${provider})`, { timeout: 60_000 }, async () => {
-      const { url, gateway } = await startBuilt(provider);
+      const { url, gateway, telegram } = await startBuilt(provider);
       const page = await fetch(url);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("<html");
@@ -120,7 +124,7 @@ describe("the bundled build", () => {
   }
 
   it("sets a reminder written in Chinese (the reminder parser's expressions are escaped in the build)", { timeout: 60_000 }, async () => {
-    const { gateway } = await startBuilt("openai-compatible");
+    const { gateway, telegram } = await startBuilt("openai-compatible");
     telegram.addUpdate(text(directChat(alice), "/remind 每天早上9点 喝水"));
     const reply = await eventually(() => telegram.sent.find((m) => m.text?.includes("/cancel") === true), "the reminder's confirmation", 30_000);
     // Every day at 9: read by the Chinese pattern (a one-off reminder would say "is set for").
