@@ -1,7 +1,7 @@
 // Builds dist/ (or the folder given, inside the package: the gateway finds its config/ and public/ above it):
 // src/ compiled and bundled by esbuild into ~40 ES modules, with the packages every start loads. Node resolves,
-// reads and compiles each module file on its own, and a start loaded ~840 of them (~290 of ours, the rest from
-// node_modules); it now reads ~90, and the start to the first Telegram poll takes about a third less
+// reads and compiles each module file on its own, and a start loaded ~950 of them (~270 of ours, the rest from
+// node_modules); it now reads ~70, and the start to the first Telegram poll takes about a third less
 // (bench/README.md, fifteenth round). Type checking is tsc's (`npm run build` runs it first).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
