@@ -4,10 +4,10 @@
  * defaults, the bundled skills, the chat page), answers a Telegram message through a tool call with the model
  * behind either provider, and reads a reminder written in Chinese. What the bundle could break is what runs
  * bundled: a package that looks for its own files or checks a class by name, a path taken relative to a module's
- * file, the regular expressions the build escapes.
+ * file, the regular expressions the build escapes. The build refuses an output folder outside the package.
  */
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -75,6 +75,17 @@ describe("the bundled build", () => {
     const { version } = JSON.parse(await readFile("package.json", "utf8")) as { version: string };
     const { stdout } = await run(process.execPath, [join(outDir!, "cli.js"), "--version"]);
     expect(stdout.trim()).toBe(version);
+  });
+
+  it("refuses to build into a folder outside the package, which it would empty first", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "switchboard-bundle-outside-"));
+    dataDirs.push(outside);
+    const kept = join(outside, "kept.txt");
+    await writeFile(kept, "still here");
+    await expect(run(process.execPath, ["scripts/bundle.mjs", outside])).rejects.toMatchObject({
+      stderr: expect.stringContaining(`bundle: ${outside} is not a folder inside`),
+    });
+    expect(await readFile(kept, "utf8")).toBe("still here");
   });
 
   it("maps code after an escaped regular expression back to its line in src/", async () => {
