@@ -5,6 +5,7 @@
  * fake Bot API and the fake LLM the parent runs. The parent asks for `stats` (CPU and RSS) over IPC.
  */
 import { Session } from "node:inspector/promises";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -173,6 +174,30 @@ async function sampleAllocations(action: "start" | "stop", file: string): Promis
   inspector!.disconnect();
 }
 
+/**
+ * CPU time by thread kind since the last reading (Linux: /proc/self/task/<tid>/schedstat, in ns): the main thread,
+ * V8's workers (optimizing compiles, concurrent marking and sweeping) and libuv's pool. What the process's CPU adds
+ * to the event loop's busy time lives here: a window whose CPU grew while its main thread did not.
+ */
+let threadCpuSeen = new Map<string, number>();
+function threadCpuSinceLast(): string {
+  const now = new Map<string, number>();
+  try {
+    for (const tid of readdirSync("/proc/self/task")) {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+      const kind = tid === String(process.pid) ? "main" : name.startsWith("V8") ? "V8 workers" : name.startsWith("libuv") ? "libuv pool" : "other";
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      now.set(kind, (now.get(kind) ?? 0) + ns);
+    }
+  } catch {
+    return "not on this system";
+  }
+  // Threads that ended since the last reading take their time with them; a kind never goes below zero.
+  const parts = [...now].map(([kind, ns]) => `${kind} ${(Math.max(0, ns - (threadCpuSeen.get(kind) ?? 0)) / 1e6).toFixed(0)} ms`);
+  threadCpuSeen = now;
+  return parts.join(", ");
+}
+
 /** How long the event loop was held (a store statement, a GC, a long task), reported with each stats reading. */
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
@@ -197,6 +222,7 @@ process.on("message", (message: ParentMessage) => {
     const pauses = [...gcPauses].map(([kind, p]) => `${kind} ${p.count}x ${p.ms.toFixed(0)} ms (max ${p.max.toFixed(1)})`).join(", ");
     process.stderr.write(`${env.subject} GC pauses since the last reading: ${pauses || "none"}\n`);
     gcPauses.clear();
+    process.stderr.write(`${env.subject} CPU by thread since the last reading: ${threadCpuSinceLast()}\n`);
     const cpu = process.cpuUsage();
     send({ type: "stats", cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, storeQueries, gcMillis });
     return;

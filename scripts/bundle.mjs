@@ -17,10 +17,15 @@ const command = resolve(outdir, "cli.js");
 if (!outdir.startsWith(root)) throw new Error(`bundle: ${outdir} is not a folder inside ${root}`);
 
 // The packages a start loads, bundled with what they import. Every other package stays in node_modules, imported
-// when first needed as before: the channels' and MCP's SDKs, Redis, the sandbox's process runner, archives,
-// media probes. So do pino (its transports run a worker from its own files) and better-sqlite3 (a native addon).
+// when first needed as before: the Feishu SDK, Redis, the sandbox's process runner, archives, media probes. So
+// do pino (its transports run a worker from its own files) and better-sqlite3 (a native addon).
+// discord.js and the MCP SDK load only when Discord or an MCP server is configured, but are bundled (into chunks
+// read only then): from node_modules they brought second copies of undici and ws (discord.js) and zod (the MCP
+// SDK), which the start path has bundled. Sharing them, a gateway connected to Discord in ~16 MiB less RSS, and
+// to an MCP server in ~13 MiB less (bench/README.md, sixteenth round). The Feishu SDK shares only ws.
 // A package missing here is only loaded unbundled; one added must work bundled (test/build/bundle.test.ts).
 const BUNDLED = new Set([
+  "@modelcontextprotocol/sdk",
   "@ai-sdk/anthropic",
   "@ai-sdk/openai-compatible",
   "@hono/node-server",
@@ -28,6 +33,7 @@ const BUNDLED = new Set([
   "chokidar",
   "commander",
   "croner",
+  "discord.js",
   "eventsource-parser",
   "grammy",
   "gray-matter",

@@ -2,9 +2,10 @@
  * The built gateway, as `npm start` and the Docker image run it: scripts/bundle.mjs builds it into a folder of its
  * own inside the package, and that build starts, knows its version, finds its shipped files (the configuration's
  * defaults, the bundled skills, the chat page), answers a Telegram message through a tool call with the model
- * behind either provider, and reads a reminder written in Chinese. What the bundle could break is what runs
- * bundled: a package that looks for its own files or checks a class by name, a path taken relative to a module's
- * file, the regular expressions the build escapes. The build refuses an output folder outside the package.
+ * behind either provider, answers on Discord and calls MCP tools with those SDKs bundled, and reads a reminder
+ * written in Chinese. What the bundle could break is what runs bundled: a package that looks for its own files or
+ * checks a class by name, a path taken relative to a module's file, the regular expressions the build escapes. The
+ * build refuses an output folder outside the package.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,11 +14,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { decode } from "@jridgewell/sourcemap-codec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+import { messagePayload, startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
+import { startFakeOpenAI, toolResultsOf, type FakeOpenAI } from "../fakes/openai-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { alice, directChat, text } from "../fakes/telegram/updates.js";
 import { spawnGateway, type GatewayProcess } from "../helpers/gateway-process.js";
 import { eventually } from "../helpers/wait.js";
+import { everythingStdio, startEverythingHttp, type HttpServerProcess } from "../mcp/helpers.js";
 
 const run = promisify(execFile);
 
@@ -25,6 +28,8 @@ describe("the bundled build", () => {
   let outDir: string | undefined;
   let llm: FakeOpenAI;
   const telegrams: FakeTelegram[] = [];
+  const discords: FakeDiscord[] = [];
+  const closers: HttpServerProcess[] = [];
   const gateways: GatewayProcess[] = [];
   const dataDirs: string[] = [];
 
@@ -40,35 +45,46 @@ describe("the bundled build", () => {
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop("SIGTERM")));
     await llm?.close();
-    await Promise.all(telegrams.map((t) => t.close()));
+    await Promise.all([...telegrams, ...discords, ...closers].map((fake) => fake.close()));
     await Promise.all([outDir ?? [], ...dataDirs].flat().map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  /**
-   * A gateway from the build on its own data folder and its own fake Telegram (a new gateway would be handed the
-   * updates an earlier one left unconfirmed); each test stops its own.
-   */
-  async function startBuilt(provider: "openai-compatible" | "anthropic"): Promise<{ url: string; gateway: GatewayProcess; telegram: FakeTelegram }> {
-    const telegram = await startFakeTelegram();
-    telegrams.push(telegram);
+  /** A gateway from the build on its own data folder, with the fake LLM behind `provider`; each test stops its own. */
+  async function spawnBuilt(config: object, provider: "openai-compatible" | "anthropic" = "openai-compatible"): Promise<GatewayProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bundle-"));
     dataDirs.push(dataDir);
-    const gateway = await spawnGateway(
-      dataDir,
-      {
-        dataDir,
-        http: { port: 0 },
-        llm: { provider, baseUrl: llm.url, model: "fake-model", apiKey: "sk-bundle-test" },
-        memory: { enabled: false },
-        access: { owners: [`telegram:${alice.id}`] },
-        channels: { telegram: { token: telegram.token, apiRoot: telegram.url } },
-      },
-      [join(outDir!, "cli.js")],
-    );
+    const llmConfig = { provider, baseUrl: llm.url, model: "fake-model", apiKey: "sk-bundle-test" };
+    const gateway = await spawnGateway(dataDir, { dataDir, http: { port: 0 }, llm: llmConfig, memory: { enabled: false }, ...config }, [
+      join(outDir!, "cli.js"),
+    ]);
     gateways.push(gateway);
+    return gateway;
+  }
+
+  /** On its own fake Telegram too: a new gateway would be handed the updates an earlier one left unconfirmed. */
+  async function startBuilt(
+    provider: "openai-compatible" | "anthropic",
+    config: object = {},
+  ): Promise<{ url: string; gateway: GatewayProcess; telegram: FakeTelegram }> {
+    const telegram = await startFakeTelegram();
+    telegrams.push(telegram);
+    const gateway = await spawnBuilt(
+      { access: { owners: [`telegram:${alice.id}`] }, channels: { telegram: { token: telegram.token, apiRoot: telegram.url } }, ...config },
+      provider,
+    );
     const url = await gateway.url(30_000);
     await gateway.waitForLog((line) => line.msg === "skills registered" && line.count === 2, "the two bundled skills", 5_000);
     return { url, gateway, telegram };
+  }
+
+  /** "chunk: package" for each package a chunk of the build imports from node_modules whose name `names` matches. */
+  async function chunksImporting(names: RegExp): Promise<string[]> {
+    const found: string[] = [];
+    for (const file of (await readdir(join(outDir!, "chunks"))).filter((entry) => entry.endsWith(".js"))) {
+      const code = await readFile(join(outDir!, "chunks", file), "utf8");
+      for (const [, name] of code.matchAll(/(?:from|import\(|require\()"([^"./][^"]*)"/g)) if (names.test(name!)) found.push(`${file}: ${name}`);
+    }
+    return found;
   }
 
   it("prints the package's version", async () => {
@@ -137,6 +153,62 @@ describe("the bundled build", () => {
       await gateway.stop("SIGTERM");
     });
   }
+
+  it("answers a Discord mention, discord.js bundled with the start path's undici and ws", { timeout: 60_000 }, async () => {
+    // From node_modules, a second copy of each would load beside the bundled one.
+    expect(await chunksImporting(/^(?:discord\.js|@discordjs\/.+|undici|ws)$/)).toEqual([]);
+    const discord = await startFakeDiscord();
+    discords.push(discord);
+    const gateway = await spawnBuilt({
+      access: { dmPolicy: "open", groups: [{ guild: `discord:${discord.world.guild.id}` }] },
+      // Not streamed: the reply is one message with its whole text.
+      channels: { discord: { token: discord.token, apiUrl: discord.apiUrl, streaming: "off" } },
+    });
+    await gateway.waitForLog((line) => line.msg === "connected to the Discord gateway", "the Discord connection", 30_000);
+    llm.respondWith(() => ({ text: "answered on Discord" }));
+    const question = messagePayload({
+      channelId: discord.world.general.id,
+      guildId: discord.world.guild.id,
+      author: user("alice"),
+      content: `<@${discord.bot.id}> are you there?`,
+      mentions: [discord.bot],
+    });
+    discord.dispatch("MESSAGE_CREATE", question);
+
+    const reply = await eventually(() => discord.messages.at(-1), "the reply on Discord", 30_000);
+    expect(reply).toMatchObject({
+      channelId: discord.world.general.id,
+      payload: { content: "answered on Discord", message_reference: { message_id: question.id } },
+    });
+    await gateway.stop("SIGTERM");
+  });
+
+  it("calls MCP tools over stdio and Streamable HTTP, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
+    expect(await chunksImporting(/^(?:@modelcontextprotocol\/sdk|zod)(?:\/.*)?$/)).toEqual([]);
+    const remote = await startEverythingHttp("streamableHttp");
+    closers.push(remote);
+    const { gateway, telegram } = await startBuilt("openai-compatible", {
+      mcp: { servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" } } },
+    });
+    for (const server of ["local", "remote"]) {
+      await gateway.waitForLog((line) => line.msg === "MCP server connected" && line.mcpServer === server, `MCP server ${server}`, 30_000);
+    }
+    llm.respondWith((request) => {
+      const results = toolResultsOf(request);
+      if (results.length === 0) {
+        return {
+          toolCalls: ["local", "remote"].map((server) => ({ name: "call_mcp_tool", arguments: { server, tool_name: "echo", arguments: { message: `hi ${server}` } } })),
+        };
+      }
+      return { text: `tools said: ${results.map((result) => JSON.stringify(result.content)).join(" / ")}` };
+    });
+    telegram.addUpdate(text(directChat(alice), "echo on both servers"));
+
+    const reply = await eventually(() => telegram.sent.find((m) => m.text?.startsWith("tools said:") === true), "the reply quoting both tools", 30_000);
+    expect(reply.text).toContain("Echo: hi local");
+    expect(reply.text).toContain("Echo: hi remote");
+    await gateway.stop("SIGTERM");
+  });
 
   it("sets a reminder written in Chinese (the reminder parser's expressions are escaped in the build)", { timeout: 60_000 }, async () => {
     const { gateway, telegram } = await startBuilt("openai-compatible");
