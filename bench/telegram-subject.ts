@@ -175,27 +175,27 @@ async function sampleAllocations(action: "start" | "stop", file: string): Promis
 }
 
 /**
- * CPU time by thread kind since the last reading (Linux: /proc/self/task/<tid>/schedstat, in ns): the main thread,
- * V8's workers (optimizing compiles, concurrent marking and sweeping) and libuv's pool. What the process's CPU adds
- * to the event loop's busy time lives here: a window whose CPU grew while its main thread did not.
+ * CPU time since the last reading on the main thread and off it (Linux: /proc/self/task/<tid>/schedstat, in ns).
+ * Off it are V8's workers (optimizing compiles, concurrent marking and sweeping, parallel scavenges) and libuv's
+ * pool; Node names them all "node", so they are counted together. A window whose CPU grew while its main thread's
+ * did not grew here.
  */
-let threadCpuSeen = new Map<string, number>();
+let threadCpuSeen = { main: 0, other: 0 };
 function threadCpuSinceLast(): string {
-  const now = new Map<string, number>();
+  const now = { main: 0, other: 0 };
   try {
     for (const tid of readdirSync("/proc/self/task")) {
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
-      const kind = tid === String(process.pid) ? "main" : name.startsWith("V8") ? "V8 workers" : name.startsWith("libuv") ? "libuv pool" : "other";
       const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      now.set(kind, (now.get(kind) ?? 0) + ns);
+      now[tid === String(process.pid) ? "main" : "other"] += ns;
     }
   } catch {
     return "not on this system";
   }
-  // Threads that ended since the last reading take their time with them; a kind never goes below zero.
-  const parts = [...now].map(([kind, ns]) => `${kind} ${(Math.max(0, ns - (threadCpuSeen.get(kind) ?? 0)) / 1e6).toFixed(0)} ms`);
+  // A thread that ended since the last reading took its time with it: the difference never goes below zero.
+  const since = (kind: "main" | "other") => (Math.max(0, now[kind] - threadCpuSeen[kind]) / 1e6).toFixed(0);
+  const text = `main thread ${since("main")} ms, other threads ${since("other")} ms`;
   threadCpuSeen = now;
-  return parts.join(", ");
+  return text;
 }
 
 /** How long the event loop was held (a store statement, a GC, a long task), reported with each stats reading. */
