@@ -21,9 +21,6 @@ export interface UserMessageOptions {
   transcripts?: ReadonlyArray<Transcription | undefined>;
 }
 
-
-
-
 export interface UserTurnMessage {
   /** Sent to the model in this turn, images included. */
   forModel: UserModelMessage;
