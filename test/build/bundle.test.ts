@@ -183,30 +183,32 @@ describe("the bundled build", () => {
     await gateway.stop("SIGTERM");
   });
 
-  it("calls MCP tools over stdio and Streamable HTTP, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
+  it("calls MCP tools over stdio, Streamable HTTP and HTTP+SSE, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
     expect(await chunksImporting(/^(?:@modelcontextprotocol\/sdk|zod)(?:\/.*)?$/)).toEqual([]);
-    const remote = await startEverythingHttp("streamableHttp");
-    closers.push(remote);
+    const [remote, old] = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
+    closers.push(remote, old);
+    const servers = ["local", "remote", "old"];
     const { gateway, telegram } = await startBuilt("openai-compatible", {
-      mcp: { servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" } } },
+      mcp: {
+        servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" }, old: { url: old.url, transport: "sse" } },
+      },
     });
-    for (const server of ["local", "remote"]) {
+    for (const server of servers) {
       await gateway.waitForLog((line) => line.msg === "MCP server connected" && line.mcpServer === server, `MCP server ${server}`, 30_000);
     }
     llm.respondWith((request) => {
       const results = toolResultsOf(request);
       if (results.length === 0) {
         return {
-          toolCalls: ["local", "remote"].map((server) => ({ name: "call_mcp_tool", arguments: { server, tool_name: "echo", arguments: { message: `hi ${server}` } } })),
+          toolCalls: servers.map((server) => ({ name: "call_mcp_tool", arguments: { server, tool_name: "echo", arguments: { message: `hi ${server}` } } })),
         };
       }
       return { text: `tools said: ${results.map((result) => JSON.stringify(result.content)).join(" / ")}` };
     });
-    telegram.addUpdate(text(directChat(alice), "echo on both servers"));
+    telegram.addUpdate(text(directChat(alice), "echo on every server"));
 
-    const reply = await eventually(() => telegram.sent.find((m) => m.text?.startsWith("tools said:") === true), "the reply quoting both tools", 30_000);
-    expect(reply.text).toContain("Echo: hi local");
-    expect(reply.text).toContain("Echo: hi remote");
+    const reply = await eventually(() => telegram.sent.find((m) => m.text?.startsWith("tools said:") === true), "the reply quoting the tools", 30_000);
+    for (const server of servers) expect(reply.text).toContain(`Echo: hi ${server}`);
     await gateway.stop("SIGTERM");
   });
 
