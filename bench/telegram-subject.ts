@@ -177,21 +177,26 @@ async function sampleAllocations(action: "start" | "stop", file: string): Promis
 /**
  * CPU time since the last reading on the main thread and off it (Linux: /proc/self/task/<tid>/schedstat, in ns).
  * Off it are V8's workers (optimizing compiles, concurrent marking and sweeping, parallel scavenges) and libuv's
- * pool; Node names them all "node", so they are counted together. A window whose CPU grew while its main thread's
- * did not grew here.
+ * pool; Node names them all "node", so they are counted together. CPU that grew in a window while the main
+ * thread's did not was spent there.
  */
 let threadCpuSeen = { main: 0, other: 0 };
 function threadCpuSinceLast(): string {
-  const now = { main: 0, other: 0 };
+  let tids: string[];
   try {
-    for (const tid of readdirSync("/proc/self/task")) {
-      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      now[tid === String(process.pid) ? "main" : "other"] += ns;
-    }
+    tids = readdirSync("/proc/self/task");
   } catch {
     return "not on this system";
   }
-  // A thread that ended since the last reading took its time with it: the difference never goes below zero.
+  const now = { main: 0, other: 0 };
+  for (const tid of tids) {
+    try {
+      now[tid === String(process.pid) ? "main" : "other"] += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended after the listing; its time went with it.
+    }
+  }
+  // So may one that ended since the last reading: the difference never goes below zero.
   const since = (kind: "main" | "other") => (Math.max(0, now[kind] - threadCpuSeen[kind]) / 1e6).toFixed(0);
   const text = `main thread ${since("main")} ms, other threads ${since("other")} ms`;
   threadCpuSeen = now;

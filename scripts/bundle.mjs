@@ -19,16 +19,17 @@ if (!outdir.startsWith(root)) throw new Error(`bundle: ${outdir} is not a folder
 // The packages a start loads, bundled with what they import. Every other package stays in node_modules, imported
 // when first needed as before: the Feishu SDK, Redis, the sandbox's process runner, archives, media probes. So
 // do pino (its transports run a worker from its own files) and better-sqlite3 (a native addon).
-// discord.js and the MCP SDK load only when Discord or an MCP server is configured, but are bundled (into chunks
+// discord.js and the MCP SDK load only when Discord or an MCP server is configured, but are bundled too (into chunks
 // read only then): from node_modules they brought second copies of undici and ws (discord.js) and zod (the MCP
-// SDK), which the start path has bundled. Sharing them, a gateway connected to Discord in ~16 MiB less RSS, and
-// to an MCP server in ~13 MiB less (bench/README.md, sixteenth round). The Feishu SDK shares only ws.
+// SDK) beside the start path's bundled ones. Sharing them, a gateway connected to Discord in ~16 MiB less RSS, and
+// to an MCP server in ~13 MiB less (bench/README.md, sixteenth round). The Feishu SDK would share only ws, and
+// reads `__dirname`, which a bundled ES module lacks.
 // A package missing here is only loaded unbundled; one added must work bundled (test/build/bundle.test.ts).
 const BUNDLED = new Set([
-  "@modelcontextprotocol/sdk",
   "@ai-sdk/anthropic",
   "@ai-sdk/openai-compatible",
   "@hono/node-server",
+  "@modelcontextprotocol/sdk",
   "ai",
   "chokidar",
   "commander",
@@ -54,8 +55,8 @@ const BUNDLED = new Set([
 const packageName = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 
 /** Our imports of a listed package, and whatever a bundled package imports, are bundled; the rest is external. */
-const startPackagesOnly = {
-  name: "start-packages-only",
+const listedPackagesOnly = {
+  name: "listed-packages-only",
   setup(esbuild) {
     esbuild.onResolve({ filter: /^[^./]/ }, ({ path, importer }) => {
       if (isBuiltin(path)) return { external: true };
@@ -115,7 +116,7 @@ const { outputFiles } = await build({
   minifyWhitespace: true,
   // The bundled CommonJS packages call require() for Node's own modules, which an ES module lacks.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
-  plugins: [startPackagesOnly],
+  plugins: [listedPackagesOnly],
   logLevel: "warning",
   write: false,
 });

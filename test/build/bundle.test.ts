@@ -10,10 +10,11 @@
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { decode } from "@jridgewell/sourcemap-codec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConfigInput } from "../../src/config.js";
 import { messagePayload, startFakeDiscord, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { startFakeOpenAI, toolResultsOf, type FakeOpenAI } from "../fakes/openai-server.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
@@ -24,12 +25,14 @@ import { everythingStdio, startEverythingHttp, type HttpServerProcess } from "..
 
 const run = promisify(execFile);
 
+type Provider = "openai-compatible" | "anthropic";
+
 describe("the bundled build", () => {
   let outDir: string | undefined;
   let llm: FakeOpenAI;
   const telegrams: FakeTelegram[] = [];
   const discords: FakeDiscord[] = [];
-  const closers: HttpServerProcess[] = [];
+  const mcpServers: HttpServerProcess[] = [];
   const gateways: GatewayProcess[] = [];
   const dataDirs: string[] = [];
 
@@ -45,12 +48,12 @@ describe("the bundled build", () => {
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop("SIGTERM")));
     await llm?.close();
-    await Promise.all([...telegrams, ...discords, ...closers].map((fake) => fake.close()));
+    await Promise.all([...telegrams, ...discords, ...mcpServers].map((server) => server.close()));
     await Promise.all([outDir ?? [], ...dataDirs].flat().map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
   /** A gateway from the build on its own data folder, with the fake LLM behind `provider`; each test stops its own. */
-  async function spawnBuilt(config: object, provider: "openai-compatible" | "anthropic" = "openai-compatible"): Promise<GatewayProcess> {
+  async function spawnBuilt(provider: Provider, config: ConfigInput): Promise<GatewayProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), "switchboard-bundle-"));
     dataDirs.push(dataDir);
     const llmConfig = { provider, baseUrl: llm.url, model: "fake-model", apiKey: "sk-bundle-test" };
@@ -62,29 +65,52 @@ describe("the bundled build", () => {
   }
 
   /** On its own fake Telegram too: a new gateway would be handed the updates an earlier one left unconfirmed. */
-  async function startBuilt(
-    provider: "openai-compatible" | "anthropic",
-    config: object = {},
-  ): Promise<{ url: string; gateway: GatewayProcess; telegram: FakeTelegram }> {
+  async function startBuilt(provider: Provider, config: ConfigInput = {}): Promise<{ url: string; gateway: GatewayProcess; telegram: FakeTelegram }> {
     const telegram = await startFakeTelegram();
     telegrams.push(telegram);
-    const gateway = await spawnBuilt(
-      { access: { owners: [`telegram:${alice.id}`] }, channels: { telegram: { token: telegram.token, apiRoot: telegram.url } }, ...config },
-      provider,
-    );
+    const gateway = await spawnBuilt(provider, {
+      access: { owners: [`telegram:${alice.id}`] },
+      channels: { telegram: { token: telegram.token, apiRoot: telegram.url } },
+      ...config,
+    });
     const url = await gateway.url(30_000);
     await gateway.waitForLog((line) => line.msg === "skills registered" && line.count === 2, "the two bundled skills", 5_000);
     return { url, gateway, telegram };
   }
 
-  /** "chunk: package" for each package a chunk of the build imports from node_modules whose name `names` matches. */
-  async function chunksImporting(names: RegExp): Promise<string[]> {
+  /** The build's JavaScript files, relative to its folder. */
+  async function builtFiles(): Promise<string[]> {
+    const entries = await readdir(outDir!, { recursive: true });
+    return entries.filter((entry) => entry.endsWith(".js"));
+  }
+
+  /** "file: package" for each package a file of the build imports from node_modules whose name `names` matches. */
+  async function filesImporting(names: RegExp): Promise<string[]> {
     const found: string[] = [];
-    for (const file of (await readdir(join(outDir!, "chunks"))).filter((entry) => entry.endsWith(".js"))) {
-      const code = await readFile(join(outDir!, "chunks", file), "utf8");
-      for (const [, name] of code.matchAll(/(?:from|import\(|require\()"([^"./][^"]*)"/g)) if (names.test(name!)) found.push(`${file}: ${name}`);
+    for (const file of await builtFiles()) {
+      const code = await readFile(join(outDir!, file), "utf8");
+      for (const [, name] of code.matchAll(/(?:from|import\(?|require\()"([^"./][^"]*)"/g)) if (names.test(name!)) found.push(`${file}: ${name}`);
     }
     return found;
+  }
+
+  /**
+   * The folders in node_modules the build took `pkg` from, by its source maps: one, the top-level one, when every
+   * bundled package that imports it shares it (npm nests a second version under a package that needs another).
+   */
+  async function bundledCopiesOf(pkg: string): Promise<string[]> {
+    const folders = new Set<string>();
+    const copy = new RegExp(`^(node_modules/(?:.+/node_modules/)?${pkg})/`);
+    for (const file of await builtFiles()) {
+      const map = join(outDir!, `${file}.map`);
+      const { sources } = JSON.parse(await readFile(map, "utf8")) as { sources: string[] };
+      for (const source of sources) {
+        // Relative to the map's folder; the build's folder is itself under node_modules/.cache.
+        const folder = copy.exec(relative(process.cwd(), resolve(dirname(map), source)))?.[1];
+        if (folder) folders.add(folder);
+      }
+    }
+    return [...folders];
   }
 
   it("prints the package's version", async () => {
@@ -155,11 +181,13 @@ describe("the bundled build", () => {
   }
 
   it("answers a Discord mention, discord.js bundled with the start path's undici and ws", { timeout: 60_000 }, async () => {
-    // From node_modules, a second copy of each would load beside the bundled one.
-    expect(await chunksImporting(/^(?:discord\.js|@discordjs\/.+|undici|ws)$/)).toEqual([]);
+    // Loaded from node_modules, or bundled from a nested copy, they would bring their own undici and ws.
+    expect(await filesImporting(/^(?:discord\.js|@discordjs\/.+|undici|ws)$/)).toEqual([]);
+    expect(await bundledCopiesOf("undici")).toEqual(["node_modules/undici"]);
+    expect(await bundledCopiesOf("ws")).toEqual(["node_modules/ws"]);
     const discord = await startFakeDiscord();
     discords.push(discord);
-    const gateway = await spawnBuilt({
+    const gateway = await spawnBuilt("openai-compatible", {
       access: { dmPolicy: "open", groups: [{ guild: `discord:${discord.world.guild.id}` }] },
       // Not streamed: the reply is one message with its whole text.
       channels: { discord: { token: discord.token, apiUrl: discord.apiUrl, streaming: "off" } },
@@ -184,13 +212,17 @@ describe("the bundled build", () => {
   });
 
   it("calls MCP tools over stdio, Streamable HTTP and HTTP+SSE, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
-    expect(await chunksImporting(/^(?:@modelcontextprotocol\/sdk|zod)(?:\/.*)?$/)).toEqual([]);
-    const [remote, old] = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
-    closers.push(remote, old);
-    const servers = ["local", "remote", "old"];
+    expect(await filesImporting(/^(?:@modelcontextprotocol\/sdk|zod)(?:\/.*)?$/)).toEqual([]);
+    expect(await bundledCopiesOf("zod")).toEqual(["node_modules/zod"]);
+    // One after the other, each kept for afterAll as soon as it runs.
+    const remote = await startEverythingHttp("streamableHttp");
+    mcpServers.push(remote);
+    const sse = await startEverythingHttp("sse");
+    mcpServers.push(sse);
+    const servers = ["local", "remote", "sse"];
     const { gateway, telegram } = await startBuilt("openai-compatible", {
       mcp: {
-        servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" }, old: { url: old.url, transport: "sse" } },
+        servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" }, sse: { url: sse.url, transport: "sse" } },
       },
     });
     for (const server of servers) {

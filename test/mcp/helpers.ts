@@ -36,7 +36,13 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse", port?:
   const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  await eventually(() => /listening|running/i.test(stderr) || child.exitCode !== null, `the everything server (${mode}) to listen`, 30_000);
+  try {
+    await eventually(() => /listening|running/i.test(stderr) || child.exitCode !== null, `the everything server (${mode}) to listen`, 30_000);
+  } catch (err) {
+    // Not left running when it never said it listens.
+    await stopChild(child);
+    throw err;
+  }
   if (child.exitCode !== null) throw new Error(`the everything server exited: ${stderr}`);
   return { url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`, close: () => stopChild(child) };
 }
