@@ -131,11 +131,10 @@ describe("the bundled build", () => {
   });
 
   it("maps code after an escaped regular expression back to its line in src/", async () => {
-    const chunks = join(outDir!, "chunks");
     let name = "";
     let chunk = "";
-    for (const file of (await readdir(chunks)).filter((entry) => entry.endsWith(".js"))) {
-      [name, chunk] = [file, await readFile(join(chunks, file), "utf8")];
+    for (const file of await builtFiles()) {
+      [name, chunk] = [file, await readFile(join(outDir!, file), "utf8")];
       if (chunk.includes("CHINESE_WEEKDAYS.indexOf")) break;
     }
     expect(chunk).toContain("\\u6bcf"); // the reminder parser's 每, escaped in the same chunk
@@ -144,7 +143,7 @@ describe("the bundled build", () => {
     const line = chunk.slice(0, at).split("\n").length - 1;
     const column = at - (chunk.lastIndexOf("\n", at) + 1);
 
-    const map = JSON.parse(await readFile(join(chunks, `${name}.map`), "utf8")) as { sources: string[]; mappings: string };
+    const map = JSON.parse(await readFile(join(outDir!, `${name}.map`), "utf8")) as { sources: string[]; mappings: string };
     const segment = decode(map.mappings)[line]!.findLast(([generated]) => generated <= column)!;
     const [, source, originalLine] = segment as [number, number, number, number];
     expect(map.sources[source]).toMatch(/src\/scheduler\/natural\.ts$/);
