@@ -207,7 +207,7 @@ describe("the bundled build", () => {
     await gateway.stop("SIGTERM");
   });
 
-  it("calls MCP tools over stdio, Streamable HTTP and HTTP+SSE, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
+  it("calls MCP tools over stdio, Streamable HTTP and HTTP+SSE and reports one that cannot start, the MCP SDK bundled with the start path's zod", { timeout: 60_000 }, async () => {
     expect(await filesImporting(/^(?:@modelcontextprotocol\/sdk|zod)(?:\/.*)?$/)).toEqual([]);
     expect(await bundledCopiesOf("zod")).toEqual(["node_modules/zod"]);
     // One after the other, each kept for afterAll as soon as it runs.
@@ -218,12 +218,24 @@ describe("the bundled build", () => {
     const servers = ["local", "remote", "sse"];
     const { gateway, telegram } = await startBuilt("openai-compatible", {
       mcp: {
-        servers: { local: everythingStdio(), remote: { url: remote.url, transport: "streamable-http" }, sse: { url: sse.url, transport: "sse" } },
+        servers: {
+          local: everythingStdio(),
+          remote: { url: remote.url, transport: "streamable-http" },
+          sse: { url: sse.url, transport: "sse" },
+          // A program that is not there: the bundled process runner reports it, the other servers carry on.
+          missing: { command: join(tmpdir(), "no-such-mcp-server") },
+        },
       },
     });
     for (const server of servers) {
       await gateway.waitForLog((line) => line.msg === "MCP server connected" && line.mcpServer === server, `MCP server ${server}`, 30_000);
     }
+    const missing = await gateway.waitForLog(
+      (line) => line.msg === "MCP server failed to connect" && line.mcpServer === "missing",
+      "the missing MCP server's failure",
+      30_000,
+    );
+    expect(String(missing.error)).toContain("no-such-mcp-server");
     llm.respondWith((request) => {
       const results = toolResultsOf(request);
       if (results.length === 0) {
