@@ -13,7 +13,7 @@ import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
 import { ButtonActions } from "./gateway/actions.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
-import { OutboundService } from "./gateway/outbound.js";
+import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler } from "./handlers/filesystem.js";
