@@ -26,6 +26,7 @@ import type { Sandbox } from "../infra/sandbox/index.js";
 import type { AccessControl } from "../access/access-control.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
+import type { SessionDirectory } from "../sessions/directory.js";
 import type { SessionHistory } from "../sessions/history.js";
 
 /** The shared services every feature may use, built by the app before any feature. */
@@ -48,6 +49,8 @@ export interface FeatureServices {
   /** Who may talk to the bot and with which tools; part of the inbound pipeline. */
   access: AccessControl;
   isOwner: (ctx: CommandContext) => boolean;
+  /** The sessions and chats the gateway has heard from (the console's list; files go only to known chats). */
+  directory: SessionDirectory;
   /** The sessions' transcripts (one cache for the agent, the tools and the console). */
   history: SessionHistory;
   /** For tools that come and go at run time (skills); a feature's fixed tools are its `handlers`. */
