@@ -30,6 +30,30 @@ export interface SocketOptions {
 
 const KINDS = new Set<string>(["events_api", "interactive", "slash_commands"]);
 
+/**
+ * The SDK's client, with its message handler guarded: it reads `payload.event.type` of every events_api envelope
+ * unchecked, and its rejection would go unhandled, which ends the process. A malformed envelope is logged instead,
+ * and acknowledged, so Slack does not send it again.
+ */
+class GuardedSocketModeClient extends SocketModeClient {
+  constructor(
+    options: ConstructorParameters<typeof SocketModeClient>[0],
+    private readonly onMalformed: (err: unknown) => void,
+  ) {
+    super(options);
+  }
+
+  protected override async onWebSocketMessage(data: Parameters<SocketModeClient["onWebSocketMessage"]>[0], isBinary: boolean): Promise<void> {
+    await super.onWebSocketMessage(data, isBinary).catch(async (err: unknown) => {
+      this.onMalformed(err);
+      const id = envelopeIdOf(String(data));
+      // send() is the SDK's own acknowledgement (what each envelope's ack() calls), private only in its types.
+      const acknowledge = (this as unknown as { send(envelopeId: string): Promise<void> }).send.bind(this);
+      if (id !== undefined) await acknowledge(id).catch(() => undefined);
+    });
+  }
+}
+
 interface SlackEventArgs {
   ack: () => Promise<void>;
   type: string;
@@ -51,12 +75,10 @@ export class SocketConnection {
   async open(): Promise<void> {
     await this.close();
     const { log } = this.opts;
-    const client = new SocketModeClient({
-      appToken: this.opts.appToken,
-      autoReconnectEnabled: false,
-      logger: slackLogger(log),
-      clientOptions: { slackApiUrl: this.opts.apiUrl, ...webClientOptions(log) },
-    });
+    const client = new GuardedSocketModeClient(
+      { appToken: this.opts.appToken, autoReconnectEnabled: false, logger: slackLogger(log), clientOptions: { slackApiUrl: this.opts.apiUrl, ...webClientOptions(log) } },
+      (err) => log.warn({ err }, "malformed Slack Socket Mode message; skipped"),
+    );
     client.on("slack_event", (args: SlackEventArgs) => void this.dispatch(args));
     client.on("connected", () => (this.connected = true));
     client.on("disconnected", () => {
@@ -92,5 +114,14 @@ export class SocketConnection {
     await this.opts.onEnvelope({ kind: type as EnvelopeKind, body, retryNum: retry_num ?? 0, ack: acknowledge }).catch(async (err: unknown) => {
       log.error({ err, type }, "handling a Slack envelope failed");
     });
+  }
+}
+
+function envelopeIdOf(text: string): string | undefined {
+  try {
+    const id = (JSON.parse(text) as { envelope_id?: unknown }).envelope_id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
   }
 }

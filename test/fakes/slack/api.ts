@@ -57,7 +57,7 @@ export class FakeSlackApi {
   /** Mass or user pings found in what the bot posted or edited (<!everyone>, <!here>, <@U...>, <!subteam^...>). */
   readonly pings: string[] = [];
   scopes: string[];
-  private readonly faults: Array<{ method: string | RegExp; fault: Fault }> = [];
+  private readonly faults: Array<{ method: string | RegExp; fault: Fault; skip: number }> = [];
   private readonly tickets = new Set<string>();
   private readonly started = Date.now();
 
@@ -68,8 +68,9 @@ export class FakeSlackApi {
     this.scopes = scopes;
   }
 
-  failNext(method: string | RegExp, fault: Fault): void {
-    this.faults.push({ method, fault });
+  /** The next call of `method` (after `skip` more that succeed) meets `fault`. */
+  failNext(method: string | RegExp, fault: Fault, skip = 0): void {
+    this.faults.push({ method, fault, skip });
   }
 
   /** A ticket for the WebSocket URL apps.connections.open hands out; true once, when it was issued. */
@@ -107,7 +108,13 @@ export class FakeSlackApi {
 
   private takeFault(method: string): Fault | undefined {
     const index = this.faults.findIndex((f) => (typeof f.method === "string" ? f.method === method : f.method.test(method)));
-    return index === -1 ? undefined : this.faults.splice(index, 1)[0]!.fault;
+    const entry = this.faults[index];
+    if (!entry) return undefined;
+    if (entry.skip > 0) {
+      entry.skip -= 1;
+      return undefined;
+    }
+    return this.faults.splice(index, 1)[0]!.fault;
   }
 
   private method(method: string, p: Record<string, unknown>): Record<string, unknown> {
