@@ -149,6 +149,21 @@ describe("Slack end to end", () => {
     expect(slack.api.pings).toEqual([]);
   });
 
+  it("answers once an envelope Slack sends again because its acknowledgement was lost", async () => {
+    const { gw, slack } = await start();
+    gw.fake.respondWith(() => ({ text: "just one answer" }));
+    slack.socket.acceptAcks = false;
+    slack.pushEvent(messageEvent({ channel: dmOf(alice), user: alice, text: "did you get this?" }));
+    await posted(slack, /just one answer/);
+    slack.socket.acceptAcks = true;
+    // Slack waits 3 s for the ack, then sends the envelope again with retry_attempt 1.
+    await eventually(() => slack.socket.envelopes[0]!.ackedAfterMs !== undefined, "the redelivery acknowledged", 10_000);
+    expect(slack.socket.envelopes[0]!.attempts).toBe(2);
+    await eventually(() => gw.logs.some((l) => l.msg === "duplicate delivery dropped"), "the redelivery dropped");
+    expect(gw.fake.requests).toHaveLength(1);
+    expect(slack.api.sent().map((m) => m.text)).toEqual(["just one answer"]);
+  });
+
   it("honours Retry-After: a rate-limited reply is sent again after Slack's wait", async () => {
     const { gw, slack } = await start();
     gw.fake.respondWith(() => ({ text: "after the wait" }));
