@@ -25,8 +25,7 @@ import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
-import { EditPreview, replyOptionsOf } from "../live-preview.js";
-import { ThrottledLiveReply } from "../live-reply.js";
+import { editedLiveReply, replyOptionsOf } from "../live-preview.js";
 import { slackErrorOf, webClient } from "./api.js";
 import { EVENTS_PATH, type SlackSettings } from "./config.js";
 import { ConnectLoop } from "./connect-loop.js";
@@ -152,9 +151,7 @@ export class SlackChannel implements Channel {
   }
 
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
-    if (this.opts.settings.streaming === "off") return undefined;
-    const { log } = this.opts;
-    return new ThrottledLiveReply(new EditPreview(new SlackPreview(this.sender, to, replyOptionsOf(opts)), log), log);
+    return editedLiveReply(this.opts.settings.streaming, () => new SlackPreview(this.sender, to, replyOptionsOf(opts)), this.opts.log);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {

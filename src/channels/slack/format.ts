@@ -6,6 +6,7 @@
  */
 import MarkdownIt, { type Token } from "markdown-it";
 import { chunkText } from "../../core/text.js";
+import { closingIndex } from "../markdown-tokens.js";
 
 const md = new MarkdownIt("default", { html: false, linkify: false, typographer: false }).disable(["table"]);
 // Only schemes Slack opens; anything else stays literal text.
@@ -90,14 +91,6 @@ function renderBlock(tokens: Token[], at: number, end: number, depth: number): s
   }
 }
 
-function closingIndex(tokens: Token[], open: number): number {
-  let level = 0;
-  for (let i = open; i < tokens.length; i++) {
-    level += tokens[i]!.nesting;
-    if (level === 0) return i;
-  }
-  return tokens.length - 1;
-}
 
 const MARKS: Record<string, string> = { strong: "*", em: "_", s: "~" };
 
