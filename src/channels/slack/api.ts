@@ -20,11 +20,14 @@ export function webClientOptions(log: Logger) {
   return { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: CALL_TIMEOUT_MS, logger: slackLogger(log) };
 }
 
-/** The SDKs' logger interface over ours; their debug lines (payloads) stay at debug. */
+/**
+ * The SDKs' logger interface over ours. Their debug lines are dropped: they quote whole payloads (people's
+ * messages) and the Socket Mode URL with its connection ticket.
+ */
 export function slackLogger(log: Logger): SlackLogger {
   const text = (parts: unknown[]) => parts.map(String).join(" ");
   return {
-    debug: (...msg: unknown[]) => log.debug(text(msg)),
+    debug: () => {},
     info: (...msg: unknown[]) => log.debug(text(msg)),
     warn: (...msg: unknown[]) => log.warn(text(msg)),
     error: (...msg: unknown[]) => log.error(text(msg)),

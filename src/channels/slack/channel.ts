@@ -106,7 +106,7 @@ export class SlackChannel implements Channel {
   }
 
   async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
-    if (this.receivers) throw new Error("The Slack channel is already started");
+    if (this.receivers || this.pending) throw new Error("The Slack channel is already started");
     const { settings, log } = this.opts;
     if (settings.mode === "events" && !this.routeAdded) {
       if (settings.signingSecret === null) throw new Error("channels.slack.signingSecret is not set: mode events needs SLACK_SIGNING_SECRET");
