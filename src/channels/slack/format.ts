@@ -32,14 +32,22 @@ export function markdownToMrkdwn(markdown: string): string {
  * **b** is *b*, [t](u) is <u|t>), and is additive as the chunker needs.
  */
 export function mrkdwnChunks(markdown: string, maxLength = MAX_TEXT_LENGTH): string[] {
-  return chunkText(markdown, { maxLength, measure: escapedLength })
+  // Most replies fit one message: the chunker, which measures each line's candidate chunk anew, is not needed.
+  const chunks = escapedLength(markdown) <= maxLength ? [markdown] : chunkText(markdown, { maxLength, measure: escapedLength });
+  return chunks
     .map(markdownToMrkdwn)
     .filter((chunk) => chunk.trim() !== "");
 }
 
+/** The chunker measures every candidate chunk, so this runs over the text many times: char codes, no iterator. */
 function escapedLength(text: string): number {
   let n = text.length;
-  for (const char of text) if (char in ESCAPES) n += ESCAPES[char]!.length - 1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // &amp; adds 4, &lt; and &gt; add 3.
+    if (code === 38) n += 4;
+    else if (code === 60 || code === 62) n += 3;
+  }
   return n;
 }
 
