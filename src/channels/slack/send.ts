@@ -26,6 +26,8 @@ export type Block = Record<string, unknown> & { type: string };
 export class SlackSender {
   /** `channel:thread_ts` of threads the bot wrote in: messages there are addressed to it. */
   private readonly botThreads = new LRUCache<string, true>({ max: 10_000 });
+  /** user id -> the bot's DM with them; bounded, since a forgotten one is only opened again (one more call). */
+  private readonly directChannels = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
     private readonly client: WebClient,
@@ -104,11 +106,27 @@ export class SlackSender {
     const captionFits = caption.length <= MAX_TEXT_LENGTH;
     if (!captionFits) await this.sendText(to, file.caption ?? "", opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {});
     const upload = { file: file.path, filename: file.name, ...(captionFits && caption !== "" ? { initial_comment: caption } : {}) };
+    const channel = await this.conversationOf(to.chatId);
     const result = await this.call(`file ${file.name}`, to.chatId, () =>
-      this.client.files.uploadV2(to.threadId !== undefined ? { ...upload, channel_id: to.chatId, thread_ts: to.threadId } : { ...upload, channel_id: to.chatId }),
+      this.client.files.uploadV2(to.threadId !== undefined ? { ...upload, channel_id: channel, thread_ts: to.threadId } : { ...upload, channel_id: channel }),
     );
     const uploaded = (result as { files?: Array<{ files?: Array<{ id?: string }> }> }).files?.[0]?.files?.[0]?.id;
     return { messageId: uploaded ?? file.name, sentAt: new Date() };
+  }
+
+  /**
+   * The conversation to share a file in. Messages may name a person (chat.postMessage then writes in the bot's DM
+   * with them), a file share may not: a user id becomes that DM (conversations.open, scope im:write).
+   */
+  private async conversationOf(chatId: string): Promise<string> {
+    if (!/^[UW][A-Z0-9]+$/.test(chatId)) return chatId;
+    const known = this.directChannels.get(chatId);
+    if (known !== undefined) return known;
+    const opened = await this.call("direct message", chatId, () => this.client.conversations.open({ users: chatId }));
+    const id = opened.channel?.id;
+    if (id === undefined) throw new SendError(`Slack opened no direct message with ${chatId}`, { kind: "rejected" });
+    this.directChannels.set(chatId, id);
+    return id;
   }
 
   private async call<T>(what: string, channel: string, request: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 /** The Slack channel on its own against the fake Slack: starting, reconnecting, receiving, failures classified. */
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -108,6 +108,20 @@ describe("Slack channel", () => {
     expect(failure.sent.map((m) => m.messageId)).toEqual([fake.api.sent()[0]!.ts]);
     await started.channel.sendText(dm, long, { fromPart: failure.sent.length });
     expect(fake.api.sent().map((m) => m.text[0])).toEqual(["a", "b"]);
+  });
+
+  it("sends a file to a person named by user id into the bot's DM with them", async () => {
+    fake = await startFakeSlack();
+    started = await startSlack(fake);
+    const dir = await mkdtemp(join(tmpdir(), "slack-upload-"));
+    const path = join(dir, "note.txt");
+    await writeFile(path, "for alice");
+    const sent = await started.channel.sendFile({ channel: "slack", chatId: alice.id }, { path, kind: "file", name: "note.txt", caption: "**Here** <!channel>" });
+    const upload = fake.api.uploads.get(sent.messageId)!;
+    expect([upload.channel, upload.data?.toString(), upload.comment]).toEqual([dmOf(alice), "for alice", "*Here* &lt;!channel&gt;"]);
+    expect(fake.api.pings).toEqual([]);
+    const tooBig = slackChannel(fake, { maxUploadMB: 0.000001 });
+    await expect(tooBig.channel.sendFile(dm, { path, kind: "file", name: "note.txt" })).rejects.toMatchObject({ kind: "rejected", message: expect.stringMatching(/maxUploadMB/) });
   });
 
   it("downloads a shared file with the bot token, and sends the token to no other host", async () => {

@@ -155,6 +155,12 @@ export class FakeSlackApi {
       }
       case "files.completeUploadExternal":
         return this.complete(p);
+      case "conversations.open": {
+        const users = typeof p.users === "string" ? p.users.split(",") : [];
+        if (users.length !== 1 || !/^[UW]/.test(users[0]!)) return { ok: false, error: users.length > 1 ? "not_implemented" : "user_not_found" };
+        if (!this.scopes.includes("im:write")) return { ok: false, error: "missing_scope", needed: "im:write" };
+        return { ok: true, channel: { id: dmOf({ id: users[0]!, name: "" } as FakeUser) } };
+      }
       case "usergroups.list":
         return { ok: true, usergroups: [{ id: admins.id, handle: admins.handle, ...(truthy(p.include_users) ? { users: admins.users } : {}) }] };
       default:

@@ -29,6 +29,7 @@ export const DEFAULT_SCOPES = [
   "channels:history",
   "groups:history",
   "im:history",
+  "im:write",
   "mpim:history",
   "chat:write",
   "reactions:write",
