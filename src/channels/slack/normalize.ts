@@ -39,7 +39,8 @@ export function normalizeMessage(event: MessageEvent, ctx: NormalizeContext): No
     chat: {
       id: event.channel,
       type: direct ? "direct" : "group",
-      space: event.team ?? ctx.teamId,
+      // The workspace the app is installed in, which the channel belongs to (in a shared channel the sender's own may differ).
+      space: ctx.teamId,
       ...(threadTs !== undefined ? { threadId: threadTs } : {}),
     },
     sender: { id: event.user, isBot: event.bot_id !== undefined },

@@ -28,7 +28,6 @@ export const messageEventSchema = z.object({
   ts: z.string().regex(/^\d+\.\d+$/),
   thread_ts: z.string().optional(),
   parent_user_id: z.string().optional(),
-  team: z.string().optional(),
   files: z.array(fileSchema).default(() => []),
 });
 export type MessageEvent = z.output<typeof messageEventSchema>;
