@@ -183,6 +183,33 @@ describe("Slack end to end", () => {
     expect(gw.fake.requests).toHaveLength(0);
   });
 
+  it("answers every message where the access entry says so, in a thread under it, with no mention needed", async () => {
+    const { gw, slack } = await start({}, { groups: [{ chat: `slack:${general}`, requireMention: false }] });
+    gw.fake.respondWith(() => ({ text: "I answer everything here" }));
+    const chatter = messageEvent({ channel: general, user: alice, text: "no mention at all" });
+    slack.pushEvent(chatter);
+    const reply = await posted(slack, /I answer everything here/);
+    expect(reply).toMatchObject({ channel: general, threadTs: chatter.ts });
+  });
+
+  it("shows an image someone shared to a vision model, downloaded with the bot token", async () => {
+    const started = await startFakeSlack();
+    fake = started;
+    t = await startTestGateway({
+      channels: { slack: { botToken: started.botToken, appToken: started.appToken, apiUrl: started.apiUrl, streaming: "off" } },
+      access: { dmPolicy: "open" },
+      llm: { vision: true, model: "fake-vision-model" },
+    });
+    await eventually(() => started.socket.isConnected(), "the Socket Mode connection");
+    t.fake.respondWith(() => ({ text: "a red dot" }));
+    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+    started.pushEvent(messageEvent({ channel: dmOf(alice), user: alice, text: "what is this?", files: [started.serveFile("dot.png", png, "image/png")] }));
+    await posted(started, /a red dot/);
+    expect(started.downloads).toEqual([{ path: "/files-pri/F0SHARED1/download/dot.png", authorized: true }]);
+    const sent = JSON.stringify(t.fake.requests[0]!.body.messages);
+    expect(sent).toContain(png.toString("base64"));
+  });
+
   it("gives access the workspace as the space and user groups as roles", async () => {
     const { gw, slack } = await start({}, { groups: [{ space: "slack:T0FAKE0001", roles: [admins.id] }] });
     gw.fake.respondWith(() => ({ text: "for admins" }));

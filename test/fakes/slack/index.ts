@@ -36,8 +36,8 @@ export interface FakeSlack {
   serveFile(name: string, data: Buffer, mime: string): Record<string, unknown>;
   /** The event, as an Events API callback pushed through Socket Mode; answers the envelope id. */
   pushEvent(event: Record<string, unknown>, eventId?: string): string;
-  /** Requests to private file URLs, with the status each got. */
-  downloads: Array<{ path: string; status: number }>;
+  /** Requests to private file URLs, and whether each carried the bot token (without it Slack answers its sign-in page). */
+  downloads: Array<{ path: string; authorized: boolean }>;
   close(): Promise<void>;
 }
 
@@ -79,7 +79,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     if (file && req.method === "GET") {
       // Slack answers a request without the token with its sign-in page.
       const authorized = req.headers.authorization === `Bearer ${BOT_TOKEN}`;
-      downloads.push({ path, status: 200 });
+      downloads.push({ path, authorized });
       if (!authorized) res.writeHead(200, { "Content-Type": "text/html" }).end("<html>sign in</html>");
       else res.writeHead(200, { "Content-Type": file.mime, "Content-Length": String(file.data.length) }).end(file.data);
       return;
