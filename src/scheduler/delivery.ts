@@ -14,7 +14,8 @@ import type { InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import { formatDuration } from "./durations.js";
-import type { Clock, RunReceipt, TaskRecord } from "./types.js";
+import type { Clock } from "../core/clock.js";
+import type { RunReceipt, TaskRecord } from "./types.js";
 
 /** Tools that create, change or fire tasks: an agent task's run gets them only when the task allows it. */
 export const SCHEDULING_TOOLS: ReadonlySet<string> = new Set(["schedule_task", "update_scheduled_task", "trigger_scheduled_task"]);

@@ -10,6 +10,7 @@ import { configSchemaFor, type ChannelModules, type Config, type ConfigInput } f
 import { channelModules } from "../../src/channels/modules.js";
 import { collectSecrets } from "../../src/config.js";
 import { Gateway } from "../../src/app.js";
+import type { Clock } from "../../src/core/clock.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 
@@ -29,10 +30,17 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `withLlm: false` leaves the model unconfigured; `modules` replaces the list of channel modules. */
-export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: ChannelModules } = {}): Promise<TestGateway> {
-  const modules = opts.modules ?? channelModules;
-  const fake = await startFakeOpenAI();
+/**
+ * `withLlm: false` leaves the model unconfigured; `modules` replaces the list of channel modules; `clock` is the
+ * channels' live-reply clock and the fake model's (its streaming delays).
+ */
+export async function startTestGateway(
+  overrides: ConfigInput = {},
+  opts: { withLlm?: boolean; modules?: ChannelModules; clock?: Clock } = {},
+): Promise<TestGateway> {
+  const { clock } = opts;
+  const modules = clock ? withClock(opts.modules ?? channelModules, clock) : (opts.modules ?? channelModules);
+  const fake = await startFakeOpenAI(clock ? { clock } : {});
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };
   const config = configSchemaFor(modules).parse({
@@ -73,6 +81,11 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
   };
   await boot();
   return t;
+}
+
+/** The modules, each building its channel with `clock`. */
+function withClock(modules: ChannelModules, clock: Clock): ChannelModules {
+  return modules.map((module) => ({ ...module, create: (deps: Parameters<typeof module.create>[0]) => module.create({ ...deps, clock }) }));
 }
 
 export interface ChatSocket {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { runLine } from "../../src/scheduler/render.js";
-import type { UserActor } from "../../src/scheduler/types.js";
+import type { Actor } from "../../src/scheduler/types.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { faults, startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { alice } from "../fakes/telegram/updates.js";
@@ -15,7 +15,7 @@ let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
 afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
-const ALICE: UserActor = { kind: "user", channel: "telegram", userId: String(alice.id), isOwner: false };
+const ALICE: Actor = { kind: "user", channel: "telegram", userId: String(alice.id), isOwner: false };
 const chat = { channel: "telegram", chatId: String(alice.id) } as const;
 
 async function start(): Promise<{ t: TestGateway; tg: FakeTelegram }> {
