@@ -1,5 +1,8 @@
 /**
- * A virtual clock for suites whose subject waits on a Clock (the live reply's throttle, the fake model's
+ * Clocks for tests (src/core/clock.ts): a ManualClock that moves only when the test moves it, and a VirtualClock
+ * that moves by itself from one timer to the next.
+ *
+ * The virtual clock is for suites whose subject waits on a Clock (the live reply's throttle, the fake model's
  * streaming): its time moves only from one timer to the next, and only once the process has gone quiet, so what a
  * timer set off (a platform call, rendering a long reply) finishes before the clock moves on. Work costs no time on
  * it, waits cost no real time, and the order of the timers is that of their due times.
@@ -55,5 +58,45 @@ export class VirtualClock implements Clock {
     this.timers = this.timers.filter((t) => t !== due);
     this.current = Math.max(this.current, due.at);
     due.fn();
+  }
+}
+
+/** Time that moves only when the test says so; due timers fire in time order as it passes them. */
+export class ManualClock implements Clock {
+  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  private nextId = 0;
+
+  constructor(private current: number) {}
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(delayMs: number, fn: () => void): () => void {
+    const id = this.nextId++;
+    this.timers.push({ at: this.current + Math.max(0, delayMs), fn, id });
+    return () => {
+      this.timers = this.timers.filter((t) => t.id !== id);
+    };
+  }
+
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  /** Moves to `at`, firing every timer due by then (including ones they set), earliest first. */
+  advanceTo(at: number): void {
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= at).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = Math.max(this.current, due.at);
+      due.fn();
+    }
+    this.current = Math.max(this.current, at);
+  }
+
+  advance(ms: number): void {
+    this.advanceTo(this.current + ms);
   }
 }
