@@ -6,7 +6,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { configSchemaFor, type ChannelModules, type Config, type ConfigInput } from "../../src/config.js";
+import { configSchemaFor, type ChannelModules, type Config, type ConfigInput, type Modules } from "../../src/config.js";
 import { channelModules } from "../../src/channels/modules.js";
 import { collectSecrets } from "../../src/config.js";
 import { Gateway } from "../../src/app.js";
@@ -31,15 +31,13 @@ export interface TestGateway {
 }
 
 /**
- * `withLlm: false` leaves the model unconfigured; `modules` replaces the list of channel modules; `clock` is the
- * channels' live-reply clock and the fake model's (its streaming delays).
+ * `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules;
+ * `clock` is the channels' live-reply clock and the fake model's (its streaming delays).
  */
-export async function startTestGateway(
-  overrides: ConfigInput = {},
-  opts: { withLlm?: boolean; modules?: ChannelModules; clock?: Clock } = {},
-): Promise<TestGateway> {
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules; clock?: Clock } = {}): Promise<TestGateway> {
   const { clock } = opts;
-  const modules = clock ? withClock(opts.modules ?? channelModules, clock) : (opts.modules ?? channelModules);
+  const given = opts.modules ?? {};
+  const modules = clock ? { ...given, channels: withClock(given.channels ?? channelModules, clock) } : given;
   const fake = await startFakeOpenAI(clock ? { clock } : {});
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };

@@ -1,6 +1,6 @@
 /** switchboard_sandbox_runs_total moves with real bubblewrap runs, by how each ended. */
 import { describe, expect, it } from "vitest";
-import { runSandboxed, sandboxConfigSchema, SandboxUnavailableError, type SandboxStatus } from "../../src/sandbox/index.js";
+import { runSandboxed, sandboxConfigSchema, SandboxUnavailableError, type SandboxStatus } from "../../src/infra/sandbox/index.js";
 import { metricValue } from "../helpers/metrics.js";
 import { noSandboxReason, testSandbox } from "../helpers/sandbox.js";
 

@@ -3,7 +3,9 @@
  * 200 is a delivery in 2 attempts, and the run's line says so; a send refused every time fails after all of them.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 import { runLine } from "../../src/scheduler/render.js";
+import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import type { Actor } from "../../src/scheduler/types.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { faults, startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
@@ -28,9 +30,11 @@ async function start(): Promise<{ t: TestGateway; tg: FakeTelegram }> {
   return { t, tg };
 }
 
+const scheduler = (gw: TestGateway): Scheduler => gw.gateway.feature(schedulerFeature)!.scheduler!;
+
 async function reminderTask(gw: TestGateway): Promise<string> {
   const spec = reminder({ when: { in: "1 hour" }, text: "Stand up and stretch", target: chat, creator: { channel: "telegram", userId: String(alice.id) } });
-  const { task } = await gw.gateway.scheduler!.create(spec, ALICE);
+  const { task } = await scheduler(gw).create(spec, ALICE);
   return task.id;
 }
 
@@ -40,7 +44,7 @@ describe("a reminder's attempts", () => {
     const id = await reminderTask(t);
     tg.fail("sendMessage", faults.serverError(), 1);
 
-    const run = await t.gateway.scheduler!.trigger(id, ALICE);
+    const run = await scheduler(t).trigger(id, ALICE);
 
     expect(run.status).toBe("delivered");
     expect(run.attempts).toBe(2);
@@ -55,7 +59,7 @@ describe("a reminder's attempts", () => {
     const { t, tg } = await start();
     const id = await reminderTask(t);
 
-    const run = await t.gateway.scheduler!.trigger(id, ALICE);
+    const run = await scheduler(t).trigger(id, ALICE);
 
     expect(run).toMatchObject({ status: "delivered", attempts: 1 });
     expect(runLine(run, "UTC")).toContain("1 attempt,");
@@ -67,7 +71,7 @@ describe("a reminder's attempts", () => {
     const id = await reminderTask(t);
     tg.fail("sendMessage", faults.serverError(), 3);
 
-    const run = await t.gateway.scheduler!.trigger(id, ALICE);
+    const run = await scheduler(t).trigger(id, ALICE);
 
     expect(run).toMatchObject({ status: "failed", attempts: 3 });
     expect(run.error).toContain("500");

@@ -8,7 +8,7 @@ import { cp, lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { bwrapArgs, INSIDE, insideEnvironment, type SandboxMounts, type WrappedCommand } from "./bwrap.js";
-import { sandboxRuns } from "../infra/metrics.js";
+import { sandboxRuns } from "../metrics.js";
 import { CappedOutput } from "./capped-output.js";
 import type { SandboxConfig } from "./config.js";
 import { checkReachable, dropRootPrefix, handOver } from "./owner.js";
