@@ -5,6 +5,7 @@
  * modules; the config, the app and doctor know no platform by name.
  */
 import type { z } from "zod";
+import type { Clock } from "../core/clock.js";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { CoreConfig, EnvOverride } from "../infra/config/core-schema.js";
 import type { HttpServer } from "../infra/http/server.js";
@@ -19,6 +20,8 @@ export interface ChannelDeps<S> {
   log: Logger;
   /** The gateway's one HTTP server, for webhook routes; add routes in start(), before the server listens. */
   http: HttpServer;
+  /** For the live reply's throttle; the real clock when absent. */
+  clock?: Clock;
 }
 
 /** A setting the channel cannot run without, and the environment variable that usually provides it. */

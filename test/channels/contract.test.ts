@@ -8,16 +8,19 @@ import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
 import { SlackChannel } from "../../src/channels/slack/channel.js";
 import { slackConfigSchema } from "../../src/channels/slack/config.js";
 import { TelegramChannel } from "../../src/channels/telegram/channel.js";
+import { createWebChannel, type WebChannel } from "../../src/channels/web/index.js";
+import { Transcript } from "../../src/channels/web/transcript.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
 import { HttpServer } from "../../src/infra/http/server.js";
-import { createStore } from "../../src/infra/store/index.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
 import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
 import { startFakeFeishu } from "../fakes/feishu/index.js";
 import { alice, dmOf, messageEvent, startFakeSlack } from "../fakes/slack/index.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
 import { eventually } from "../helpers/wait.js";
+import { TestSocket } from "../web/ws-client.js";
 import { directChat, text } from "../fakes/telegram/updates.js";
 import { discordConfig } from "../discord/helpers.js";
 import { memoryStore, silentLog } from "../scheduler/helpers.js";
@@ -153,6 +156,79 @@ channelContract("slack", async () => {
     close: async () => {
       await run.stop();
       await fake.close();
+    },
+  };
+});
+
+/**
+ * The store with one fault: while `down` is set, the next write of a WebChat transcript fails as a store that
+ * lost its connection would (WebChat's platform is the transcript: a reply is shown once it is recorded there).
+ */
+function storeWithTranscriptFault(store: Store): { store: Store; failNextWrite(): void } {
+  let down = false;
+  const fault = <T extends object>(target: T, wrap: (key: PropertyKey, value: unknown) => unknown): T =>
+    new Proxy(target, {
+      get(t, key) {
+        const value: unknown = Reflect.get(t, key);
+        const wrapped = wrap(key, value);
+        return typeof wrapped === "function" ? (wrapped as (...args: unknown[]) => unknown).bind(t) : wrapped;
+      },
+    });
+  const faulty = fault(store, (key, value) =>
+    key === "namespace"
+      ? (name: Parameters<Store["namespace"]>[0]) => {
+          const namespace = store.namespace(name);
+          if (name !== "web") return namespace;
+          return fault(namespace, (k, v) =>
+            k === "set" && down
+              ? () => {
+                  down = false;
+                  return Promise.reject(new Error("the store lost its connection"));
+                }
+              : v,
+          );
+        }
+      : value,
+  );
+  return { store: faulty, failNextWrite: () => (down = true) };
+}
+
+channelContract("web", async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const realStore = await createStore({ url: null, dataDir, log: silentLog });
+  const { store, failNextWrite } = storeWithTranscriptFault(realStore);
+  const chatId = "contract-chat";
+  let http: HttpServer | undefined;
+  let current: WebChannel | undefined;
+  let url = "";
+  const stop = async (): Promise<void> => {
+    await current?.stop();
+    await http?.stop();
+    current = http = undefined;
+  };
+  return {
+    start: async (handler) => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      current = createWebChannel({ store, log: silentLog, http, dataDir, maxTextLength: 1000, trustUserIds: false });
+      await current.start(handler);
+      url = (await http.start()).url;
+      return current;
+    },
+    stop,
+    // A person in the chat page: the message is in once the page sees it shown.
+    inject: async (body) => {
+      const { socket } = await TestSocket.hello(url, chatId);
+      socket.send({ type: "message", text: body });
+      await socket.next("message", (frame) => frame.role === "user" && frame.text === body);
+      await socket.close();
+    },
+    // WebChat's platform is the transcript the page shows.
+    sent: async () => (await new Transcript(realStore).list(chatId)).filter((e) => e.role === "bot").map((e) => e.text),
+    failNextSend: failNextWrite,
+    target: { channel: "web", chatId },
+    close: async () => {
+      await stop();
+      await realStore.close();
     },
   };
 });

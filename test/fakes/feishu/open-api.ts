@@ -64,6 +64,8 @@ export interface OpenApiOptions {
   socketUrl: () => string;
   /** Answer the endpoint with this refusal (the app may not use a long connection). */
   refuseLongConnection?: { code: number; msg: string };
+  /** Stamps card updates and message edits. */
+  now: () => number;
 }
 
 const FILE_TYPES = new Set(["opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"]);
@@ -80,12 +82,8 @@ export class FakeOpenApi {
   readonly files = new Map<string, Upload>();
   readonly resourceRequests: Array<{ messageId: string; fileKey: string; type: string }> = [];
   readonly changes = new EventEmitter();
-  readonly cardkit = new FakeCardKit(() => this.changes.emit("change"));
-  readonly messageEdits = new FakeMessageEdits(
-    (id) => this.sent.find((s) => s.messageId === id),
-    (id) => this.chatOfMessage.has(id),
-    () => this.changes.emit("change"),
-  );
+  readonly cardkit: FakeCardKit;
+  readonly messageEdits: FakeMessageEdits;
   tokensIssued = 0;
   private readonly validTokens = new Set<string>();
   private readonly chatOfMessage = new Map<string, string>();
@@ -96,7 +94,15 @@ export class FakeOpenApi {
   private readonly faults: Fault[] = [];
   private counter = 0;
 
-  constructor(private readonly opts: OpenApiOptions) {}
+  constructor(private readonly opts: OpenApiOptions) {
+    this.cardkit = new FakeCardKit(() => this.changes.emit("change"), opts.now);
+    this.messageEdits = new FakeMessageEdits(
+      (id) => this.sent.find((s) => s.messageId === id),
+      (id) => this.chatOfMessage.has(id),
+      () => this.changes.emit("change"),
+      opts.now,
+    );
+  }
 
   /** A message the bot may answer (pushed events record theirs). */
   knowMessage(messageId: string, chatId: string): void {
