@@ -100,7 +100,9 @@ export interface CheckResult {
 
 /** What a feature's CLI commands get: the configuration and a quiet logger, made only when a command runs. */
 export interface FeatureCliContext<S> {
-  setup(): { settings: S; core: CoreConfig; secrets: readonly string[]; log: Logger; channelNames: readonly string[] };
+  setup(): { settings: S; core: CoreConfig; secrets: readonly string[]; log: Logger };
+  /** The names of every channel module (for ids like `telegram:42`); known before any configuration is read. */
+  channelNames: readonly string[];
   /** The gateway's store, opened for a command that reads or changes what it keeps. */
   openStore(): Promise<Store>;
 }
