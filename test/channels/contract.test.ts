@@ -21,6 +21,10 @@ import { memoryStore, silentLog } from "../scheduler/helpers.js";
 import { FAST_POLLING, FAST_RETRY } from "../telegram/harness.js";
 import { channelContract, type ContractRig } from "./contract.js";
 import { echoChannel, echoPlatform } from "./echo-channel/index.js";
+import { WhatsAppChannel } from "../../src/channels/whatsapp/channel.js";
+import { startFakeWhatsApp } from "../fakes/whatsapp/index.js";
+import { alice as waAlice, text as waText } from "../fakes/whatsapp/notifications.js";
+import { whatsappSettings } from "./whatsapp/harness.js";
 
 /** Runs one instance at a time; `build` makes a new one on the same store. */
 function instances<C extends Channel>(build: () => C | Promise<C>, after: (channel: C) => Promise<void> = async () => {}) {
@@ -123,6 +127,42 @@ channelContract("feishu", async () => {
     sent: () => fake.api.sent.map((m) => String(m.content.text ?? "")),
     failNextSend: () => fake.api.fail(/\/messages$/, 1, { status: 503, msg: "unavailable" }),
     target: { channel: "feishu", chatId: "oc_contract" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("whatsapp", async () => {
+  const fake = await startFakeWhatsApp();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  let http: HttpServer | undefined;
+  let hook = "";
+  const run = instances(
+    () => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      return new WhatsAppChannel({ settings: whatsappSettings(fake, { readReceipts: false }), store, log: silentLog, http });
+    },
+    async () => http?.stop(),
+  );
+  return {
+    ...run,
+    // The webhook route exists once the channel started; the server listens after that, as in the gateway.
+    start: async (handler) => {
+      const channel = await run.start(handler);
+      hook = `${(await http!.start()).url}/whatsapp/webhook`;
+      return channel;
+    },
+    inject: async (body) => {
+      const { status } = await fake.deliver(hook, fake.inbound(waAlice, waText(body)));
+      if (status !== 200) throw new Error(`the webhook answered ${status}`);
+    },
+    sent: () => fake.sent.map((m) => m.text),
+    failNextSend: () => fake.failNext(/\/messages$/, { status: 500, code: 1, message: "An unknown error occurred" }),
+    target: { channel: "whatsapp", chatId: waAlice.waId },
     close: async () => {
       await run.stop();
       await store.close();
