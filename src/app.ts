@@ -4,6 +4,7 @@
  */
 import { AccessControl } from "./access/access-control.js";
 import { pairingCommands } from "./access/commands.js";
+import { PairingBook } from "./access/pairing.js";
 import { Agent } from "./agent/agent.js";
 import { createModel, llmSetupProblem, routeSdkWarnings } from "./agent/llm.js";
 import { channelModules } from "./channels/modules.js";
@@ -373,12 +374,19 @@ async function storeStatus(store: Store, secrets: readonly string[]): Promise<Co
   }
 }
 
+/** Whether the access config names a user of `channel` (owner or allowFrom), or the user is paired. */
+function knownUserOf(config: Config, channel: ChannelName, pairing: PairingBook): (userId: string) => Promise<boolean> {
+  const named = new Set([...config.access.owners, ...config.access.allowFrom]);
+  return async (userId) => named.has(`${channel}:${userId}`) || (await pairing.isApproved(channel, userId));
+}
+
 /** One Channel per enabled module, built from its own settings section. */
 async function createChannels(config: Config, modules: ChannelModules, deps: { store: Store; log: Logger; http: HttpServer }): Promise<Map<ChannelName, Channel>> {
   const channels = new Map<ChannelName, Channel>();
   for (const module of enabledChannels(config, modules)) {
     const settings = channelSettings(config, module);
-    channels.set(module.name, await module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
+    const knownUser = knownUserOf(config, module.name, new PairingBook(deps.store, modules.map((m) => m.name)));
+    channels.set(module.name, await module.create({ ...deps, settings, core: config, knownUser, log: deps.log.child({ channel: module.name }) }));
   }
   return channels;
 }
