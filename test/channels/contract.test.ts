@@ -25,6 +25,9 @@ import { WhatsAppChannel } from "../../src/channels/whatsapp/channel.js";
 import { startFakeWhatsApp } from "../fakes/whatsapp/index.js";
 import { alice as waAlice, text as waText } from "../fakes/whatsapp/notifications.js";
 import { whatsappSettings } from "./whatsapp/harness.js";
+import { MatrixChannel } from "../../src/channels/matrix/channel.js";
+import { startFakeMatrix, serverError, textMessage } from "../fakes/matrix/index.js";
+import { alice as mxAlice, FAST_SYNC, matrixSettings } from "./matrix/harness.js";
 
 /** Runs one instance at a time; `build` makes a new one on the same store. */
 function instances<C extends Channel>(build: () => C | Promise<C>, after: (channel: C) => Promise<void> = async () => {}) {
@@ -163,6 +166,31 @@ channelContract("whatsapp", async () => {
     sent: () => fake.sent.map((m) => m.text),
     failNextSend: () => fake.failNext(/\/messages$/, { status: 500, code: 1, message: "An unknown error occurred" }),
     target: { channel: "whatsapp", chatId: waAlice.waId },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("matrix", async () => {
+  const fake = await startFakeMatrix();
+  const dm = fake.createRoom({ people: [mxAlice] });
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  let current: MatrixChannel | undefined;
+  const run = instances(() => (current = new MatrixChannel({ settings: matrixSettings(fake, { streaming: "off" }), store, log: silentLog, timing: FAST_SYNC })));
+  return {
+    ...run,
+    inject: async (body) => {
+      // Connected once a sync token is stored: what is posted from then on is answered, not skipped as history.
+      await eventually(() => current?.status().connected, "the sync");
+      fake.post(dm, mxAlice.id, textMessage(body));
+    },
+    sent: () => fake.botEvents().map((e) => String(e.content.body)),
+    failNextSend: () => fake.failNext(/\/send\//, serverError()),
+    target: { channel: "matrix", chatId: dm },
     close: async () => {
       await run.stop();
       await store.close();
