@@ -23,6 +23,7 @@ import type {
 } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { BackgroundWork } from "../background.js";
 import { downloadInto } from "../download.js";
 import { MessageInbox } from "../inbox.js";
 import { EditPreview, replyOptionsOf } from "../live-preview.js";
@@ -60,7 +61,7 @@ export class MatrixChannel implements Channel {
   private readonly api: MatrixApi;
   private readonly sender: MatrixSender;
   private readonly rooms: RoomDirectory;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly background: BackgroundWork;
   /** Rooms whose encrypted messages were reported already. */
   private readonly encryptedReported = new Set<string>();
   private session: Session | undefined;
@@ -69,6 +70,7 @@ export class MatrixChannel implements Channel {
 
   constructor(private readonly opts: MatrixChannelOptions) {
     const { settings } = opts;
+    this.background = new BackgroundWork(opts.log, "Matrix background work");
     this.api = new MatrixApi(settings.homeserverUrl, settings.accessToken);
     this.sender = new MatrixSender(this.api);
     this.rooms = new RoomDirectory(this.api);
@@ -111,7 +113,7 @@ export class MatrixChannel implements Channel {
     session.stopping.abort();
     await session.connecting;
     await session.sync?.stop();
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.background.idle();
     this.session = undefined;
     this.state = { connected: false, detail: "stopped" };
   }
@@ -173,7 +175,7 @@ export class MatrixChannel implements Channel {
     if (signal.aborted) return;
     log.info({ userId }, "Matrix account connected");
     const handler = this.handler;
-    if (handler) this.track(session.inbox.replay(handler, log));
+    if (handler) this.background.track(session.inbox.replay(handler, log));
     session.sync = new SyncLoop({
       api: this.api,
       store,
@@ -206,7 +208,7 @@ export class MatrixChannel implements Channel {
       }
     }
     return () => {
-      for (const message of fresh) this.track(inbox.handle(message, handler, this.opts.log));
+      for (const message of fresh) this.background.track(inbox.handle(message, handler, this.opts.log));
     };
   }
 
@@ -234,10 +236,6 @@ export class MatrixChannel implements Channel {
     return event.sender;
   }
 
-  private track(work: Promise<unknown>): void {
-    const tracked = work.catch((err: unknown) => this.opts.log.error({ err }, "Matrix background work failed")).finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
-  }
 }
 
 function parseEvents(events: unknown[]): RoomEvent[] {

@@ -4,6 +4,7 @@
  * there is no token; the initial sync's history is not answered, only its invitations are looked at.
  * Rate limits wait `retry_after_ms`; other failures back off; a refused token stops the loop, saying so.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";
 import type { Namespace, Store } from "../../infra/store/types.js";
 import { MatrixError, type MatrixApi } from "./api.js";
@@ -99,7 +100,7 @@ export class SyncLoop {
         const waitMs = err instanceof MatrixError && err.retryAfterMs !== undefined ? err.retryAfterMs : backoff(this.opts.timing, failures);
         log.warn({ err, attempt: failures, retryInMs: waitMs }, "Matrix sync failed; retrying");
         this.opts.onStatus(false, `sync failing: ${(err as Error).message}`);
-        await sleep(waitMs, signal);
+        await delay(waitMs, undefined, { signal }).catch(() => {});
       }
     }
   }
@@ -107,16 +108,4 @@ export class SyncLoop {
 
 function backoff(timing: SyncTiming, failures: number): number {
   return Math.min(timing.backoffMaxMs, timing.backoffBaseMs * 2 ** (failures - 1));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -22,6 +22,7 @@ import type {
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { BackgroundWork } from "../background.js";
 import { downloadInto } from "../download.js";
 import { MessageInbox } from "../inbox.js";
 import { GraphApi, GraphError, REENGAGEMENT_CODE } from "./api.js";
@@ -66,7 +67,7 @@ export class WhatsAppChannel implements Channel {
   private readonly presses = new LRUCache<string, true>({ max: REMEMBERED_PRESSES });
   /** The newest message of each person, for "typing…" (WhatsApp ties it to a received message). */
   private readonly lastMessage = new LRUCache<string, string>({ max: 10_000 });
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly background: BackgroundWork;
   private handlers: { onMessage: InboundHandler; onPress: ButtonPressHandler | undefined } | undefined;
   private state: ChannelStatus = { connected: false, detail: "not started" };
   /** Hono cannot remove routes, so a restarted channel keeps the routes it registered first. */
@@ -74,6 +75,7 @@ export class WhatsAppChannel implements Channel {
 
   constructor(private readonly opts: WhatsAppChannelOptions) {
     const { settings, store, log } = opts;
+    this.background = new BackgroundWork(log, "WhatsApp background work");
     this.now = opts.now ?? Date.now;
     this.api = new GraphApi({ apiUrl: settings.apiUrl, accessToken: settings.accessToken });
     this.window = new ServiceWindow(store, settings.phoneNumberId, this.now);
@@ -90,13 +92,13 @@ export class WhatsAppChannel implements Channel {
       this.routeRegistered = true;
     }
     this.state = { connected: false, detail: "checking the access token" };
-    this.track(this.connect());
-    this.track(this.inbox.replay(onMessage, log));
+    this.background.track(this.connect());
+    this.background.track(this.inbox.replay(onMessage, log));
   }
 
   async stop(): Promise<void> {
     this.handlers = undefined;
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.background.idle();
     this.state = { connected: false, detail: "stopped" };
   }
 
@@ -149,12 +151,12 @@ export class WhatsAppChannel implements Channel {
     }
     for (const message of fresh) {
       // Blue ticks at once: the person sees the message arrived, whatever the turn does.
-      if (this.opts.settings.readReceipts) this.track(this.sender.markRead(message.platformMessageId, false));
-      this.track(this.inbox.handle(message, handlers.onMessage, this.opts.log));
+      if (this.opts.settings.readReceipts) this.background.track(this.sender.markRead(message.platformMessageId, false));
+      this.background.track(this.inbox.handle(message, handlers.onMessage, this.opts.log));
     }
     for (const reply of notification.replies) {
       await this.window.opened(reply.from);
-      if (!this.presses.has(reply.id)) this.track(this.press(reply, handlers.onPress));
+      if (!this.presses.has(reply.id)) this.background.track(this.press(reply, handlers.onPress));
       this.presses.set(reply.id, true);
     }
   }
@@ -203,10 +205,6 @@ export class WhatsAppChannel implements Channel {
     }
   }
 
-  private track(work: Promise<unknown>): void {
-    const tracked = work.catch((err: unknown) => this.opts.log.error({ err }, "WhatsApp background work failed")).finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
-  }
 }
 
 /** What a failed status means, in words an operator acts on. */

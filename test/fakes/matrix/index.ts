@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseJson, readBody } from "../http-body.js";
 
 export const SERVER_NAME = "fake.test";
 export const MAX_EVENT_BYTES = 65_536;
@@ -292,18 +293,4 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed || res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8")) as unknown;
-  } catch {
-    return null;
-  }
 }

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { messageNotification, metaJson, nextWamid, sign, statusNotification, type Person } from "./notifications.js";
+import { parseJson, readBody } from "../http-body.js";
 
 export const API_VERSION = "v21.0";
 const WINDOW_MS = 24 * 3_600_000;
@@ -297,18 +298,4 @@ function graphError(res: ServerResponse, error: GraphErrorBody): void {
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8")) as unknown;
-  } catch {
-    return null;
-  }
 }
