@@ -1,7 +1,8 @@
 /** The whole gateway with the Matrix channel against the fake homeserver and the fake LLM. */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../e2e/harness.js";
-import { startFakeMatrix, textMessage, type FakeMatrix, type MatrixEvent } from "../../fakes/matrix/index.js";
+import { ACK_DELAY_MS, TYPING_DELAY_MS } from "../../../src/gateway/acknowledge.js";
+import { rateLimited, startFakeMatrix, textMessage, type FakeMatrix, type MatrixEvent } from "../../fakes/matrix/index.js";
 import { CONVERSATIONS, scriptedModel } from "../../fakes/scripted-model.js";
 import { closeInOrder } from "../../helpers/close.js";
 import { eventually } from "../../helpers/wait.js";
@@ -10,6 +11,8 @@ import { alice } from "./harness.js";
 let t: TestGateway | undefined;
 let mx: FakeMatrix | undefined;
 afterEach(() => closeInOrder([t, mx]).then(() => (t = mx = undefined)));
+
+const stranger = { id: "@stranger:fake.test", name: "Stranger" };
 
 async function start(matrix: Record<string, unknown> = {}): Promise<{ t: TestGateway; mx: FakeMatrix; dm: string }> {
   mx = await startFakeMatrix();
@@ -93,5 +96,27 @@ describe("Matrix through the gateway", () => {
     expect(file.content).toMatchObject({ filename: "report.md", body: "Your report" });
     const mediaId = String(file.content.url).split("/").at(-1)!;
     expect(mx.uploads.get(mediaId)!.data.toString()).toContain("Revenue up 12%");
+  });
+
+  it("shows typing and the ack reaction on a slow reply, takes the reaction back, and waits out M_LIMIT_EXCEEDED", async () => {
+    const { t, mx, dm } = await start({ streaming: "off" });
+    t.fake.enqueue({ text: "slow but sure", delayMs: 2 * Math.max(TYPING_DELAY_MS, ACK_DELAY_MS) });
+    mx.failNext(/\/send\/m\.room\.message\//, rateLimited(300));
+    const question = mx.post(dm, alice.id, textMessage("take your time"));
+    await replyTo(mx, question);
+    expect(mx.typing).toContainEqual({ roomId: dm, userId: mx.botUserId });
+    const reaction = mx.botEvents("m.reaction").find((e) => (e.content["m.relates_to"] as { event_id: string }).event_id === question)!;
+    expect(reaction.content["m.relates_to"]).toMatchObject({ rel_type: "m.annotation", key: "👀" });
+    await eventually(() => mx.botEvents("m.room.redaction").find((e) => e.content.redacts === reaction.event_id), "the reaction taken back");
+    expect(mx.botEvents().filter((e) => e.content.body === "slow but sure")).toHaveLength(1);
+  });
+
+  it("accepts an invitation from an allowed user and not from a stranger (autoJoin invited-by-allowed)", async () => {
+    const { t, mx } = await start();
+    const fromAlice = mx.createRoom({ people: [alice], invitedBy: alice.id });
+    const fromStranger = mx.createRoom({ people: [stranger], invitedBy: stranger.id });
+    await eventually(() => mx.membership(fromAlice, mx.botUserId) === "join", "the invitation from alice accepted");
+    await eventually(() => t.logs.find((r) => r.roomId === fromStranger && /not accepting a Matrix invitation/.test(r.msg)), "the stranger's invitation declined");
+    expect(mx.membership(fromStranger, mx.botUserId)).toBe("invite");
   });
 });

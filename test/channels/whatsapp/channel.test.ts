@@ -150,4 +150,13 @@ describe("WhatsApp channel", () => {
     expect(h.received[0]!.text).toBe("good");
     expect(h.logs.some((r) => /skipped/.test(r.msg) && /malformed/.test(String(r.skipped)))).toBe(true);
   });
+
+  it("answers 500 when a notification cannot be stored, so that Meta delivers it again", async () => {
+    h = await startWhatsApp();
+    await h.store.close();
+    const { status } = await h.fake.deliver(h.hook, h.fake.inbound(alice, text("kept for later")));
+    expect(status).toBe(500);
+    expect(h.received).toHaveLength(0);
+    expect(h.logs.some((r) => /answering 500 so that it is delivered again/.test(r.msg))).toBe(true);
+  });
 });

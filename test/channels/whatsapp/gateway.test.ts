@@ -6,6 +6,7 @@ import { startFakeWhatsApp, type FakeWhatsApp, type SentMessage } from "../../fa
 import { alice, buttonReply, mallory, text, type Person } from "../../fakes/whatsapp/notifications.js";
 import { CONVERSATIONS, scriptedModel } from "../../fakes/scripted-model.js";
 import { closeInOrder } from "../../helpers/close.js";
+import { TYPING_DELAY_MS } from "../../../src/gateway/acknowledge.js";
 import { eventually } from "../../helpers/wait.js";
 
 let t: TestGateway | undefined;
@@ -43,15 +44,15 @@ describe("WhatsApp through the gateway", () => {
     expect(await wrong.text()).not.toContain("1158201444");
   });
 
-  it("answers a direct message: read receipt, then the model's Markdown in WhatsApp's formatting, quoting the message", async () => {
+  it("answers a direct message: read receipt, typing, then the model's Markdown in WhatsApp's formatting, quoting the message", async () => {
     const { t, wa, hook } = await start();
-    t.fake.enqueue({ text: "Hello **Alice**, ~~no~~ _yes_." });
+    t.fake.enqueue({ text: "Hello **Alice**, ~~no~~ _yes_.", delayMs: 3 * TYPING_DELAY_MS });
     const notification = wa.inbound(alice, text("hi, who are you? ☕ café"));
     expect((await wa.deliver(hook, notification)).status).toBe(200);
     const reply = await replyTo(wa, idOf(notification));
     expect(reply).toMatchObject({ to: alice.waId, type: "text", text: "Hello *Alice*, ~no~ _yes_." });
     expect(JSON.stringify(t.fake.requests[0]!.body.messages)).toContain("hi, who are you? ☕ café");
-    await eventually(() => wa.reads.find((r) => r.messageId === idOf(notification)), "the read receipt");
+    expect(wa.reads.filter((r) => r.messageId === idOf(notification)).map((r) => r.typing)).toEqual(expect.arrayContaining([false, true]));
     expect(JSON.stringify(t.logs)).not.toContain(wa.accessToken);
     expect(JSON.stringify(t.logs)).not.toContain(wa.appSecret);
   });
