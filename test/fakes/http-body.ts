@@ -1,4 +1,4 @@
-/** Reading a request body in the fake platform servers. */
+/** Reading a request body, and the JSON in it, in the fake platform servers. */
 import type { IncomingMessage } from "node:http";
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -14,4 +14,14 @@ export function parseJson(body: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The value at a path of keys in parsed JSON; undefined where the path does not exist. */
+export function at(value: unknown, ...keys: string[]): unknown {
+  let current = value;
+  for (const key of keys) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
 }

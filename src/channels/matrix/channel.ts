@@ -34,6 +34,7 @@ import { MatrixPreview } from "./live.js";
 import { messageOf, relationsOf, roomEventSchema, type BotIdentity, type RoomEvent } from "./normalize.js";
 import { answerInvite, RoomDirectory } from "./rooms.js";
 import { MatrixSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./send.js";
+import { eventsSince } from "./timeline.js";
 import { DEFAULT_SYNC_TIMING, SyncLoop, type SyncResponse, type SyncTiming } from "./sync.js";
 
 export interface MatrixChannelOptions {
@@ -183,14 +184,14 @@ export class MatrixChannel implements Channel {
       timeoutMs: settings.syncTimeoutMs,
       log,
       timing: { ...DEFAULT_SYNC_TIMING, ...this.opts.timing },
-      take: (batch, initial) => this.take(session, batch, initial),
+      take: (batch, since) => this.take(session, batch, since),
       onStatus: (connected, detail) => (this.state = { connected, detail: `${detail} as ${userId}` }),
     });
     session.sync.start();
   }
 
   /** Answers invitations and records a batch's messages; the function it returns hands them over. */
-  private async take(session: Session, batch: SyncResponse, initial: boolean): Promise<() => void> {
+  private async take(session: Session, batch: SyncResponse, since: string | undefined): Promise<() => void> {
     const { bot, inbox } = session;
     const handler = this.handler;
     if (!bot || !inbox || !handler) return () => {};
@@ -199,10 +200,10 @@ export class MatrixChannel implements Channel {
       await answerInvite(roomId, invite.invite_state?.events ?? [], options).catch((err: unknown) => this.opts.log.warn({ err, roomId }, "could not answer a Matrix invitation"));
     }
     // The history of the very first sync is what happened before the bot ran: not answered.
-    if (initial) return () => {};
+    if (since === undefined) return () => {};
     const fresh: InboundMessage[] = [];
     for (const [roomId, room] of Object.entries(batch.rooms?.join ?? {})) {
-      for (const event of parseEvents(room.timeline?.events ?? [])) {
+      for (const event of parseEvents(await eventsSince(this.api, roomId, room.timeline ?? {}, since, this.opts.log))) {
         const message = await this.messageIn(roomId, event, bot);
         if (message && (await inbox.record(message))) fresh.push(message);
       }

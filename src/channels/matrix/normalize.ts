@@ -1,9 +1,10 @@
 /**
- * Room events as the gateway's types. A message (m.room.message) becomes an InboundMessage: text, notices from
- * people, images, audio and voice messages, video, files and locations; edits and the bot's own events are not
- * messages. A room with two members is a direct chat; elsewhere the bot is addressed by a mention (m.mentions,
- * a pill, its id or its display name at the start) or a reply to one of its messages. Threads (m.thread) and
- * replies (m.in_reply_to) are kept, and the quoted fallback older clients put before a reply is taken off.
+ * Room events as the gateway's types. A message (m.room.message) becomes an InboundMessage: text, emotes,
+ * images, audio and voice messages, video, files and locations. Edits, the bot's own events and notices are not
+ * messages: m.notice is what bots send, and answering it would let two bots talk to each other forever. A room
+ * with two members is a direct chat; elsewhere the bot is addressed by a mention (m.mentions, a pill, its id or its
+ * display name at the start) or a reply to one of its messages. Threads (m.thread) and replies (m.in_reply_to)
+ * are kept, and the quoted fallback older clients put before a reply is taken off.
  */
 import { z } from "zod";
 import type { Attachment, InboundMessage } from "../../core/types.js";
@@ -84,7 +85,7 @@ const MEDIA = { "m.image": "image", "m.audio": "audio", "m.video": "video", "m.f
 function contentOf(content: Record<string, unknown>, isReply: boolean): { text: string; attachments: Attachment[] } | undefined {
   const msgtype = string(content.msgtype);
   const body = string(content.body) ?? "";
-  if (msgtype === "m.text" || msgtype === "m.notice" || msgtype === "m.emote") {
+  if (msgtype === "m.text" || msgtype === "m.emote") {
     return { text: isReply ? withoutReplyFallback(body) : body, attachments: [] };
   }
   if (msgtype === "m.location") return { text: `[location: ${body} ${string(content.geo_uri) ?? ""}]`.replace(" ]", "]"), attachments: [] };

@@ -8,6 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";
 import type { Namespace, Store } from "../../infra/store/types.js";
 import { MatrixError, type MatrixApi } from "./api.js";
+import type { Timeline } from "./timeline.js";
 
 /** Only what the channel reads: room timelines and invitations, not presence or account data. */
 const FILTER = JSON.stringify({
@@ -19,7 +20,7 @@ const FILTER = JSON.stringify({
 export interface SyncResponse {
   next_batch: string;
   rooms?: {
-    join?: Record<string, { timeline?: { events?: unknown[] }; state?: { events?: unknown[] }; summary?: Record<string, unknown> }>;
+    join?: Record<string, { timeline?: Timeline; state?: { events?: unknown[] }; summary?: Record<string, unknown> }>;
     invite?: Record<string, { invite_state?: { events?: unknown[] } }>;
     leave?: Record<string, unknown>;
   };
@@ -42,9 +43,9 @@ export interface SyncOptions {
   timing: SyncTiming;
   /**
    * Records what a batch holds; the token is stored only after it resolves, then the function it answers hands the
-   * recorded messages over. `initial`: the very first sync.
+   * recorded messages over. `since`: the token the batch continues from; undefined for the very first sync.
    */
-  take(batch: SyncResponse, initial: boolean): Promise<() => void>;
+  take(batch: SyncResponse, since: string | undefined): Promise<() => void>;
   onStatus(connected: boolean, detail: string): void;
 }
 
@@ -83,7 +84,7 @@ export class SyncLoop {
           timeoutMs: timeoutMs + 30_000,
         });
         if (typeof batch.next_batch !== "string") throw new Error("the sync answer has no next_batch");
-        const handOver = await this.opts.take(batch, initial);
+        const handOver = await this.opts.take(batch, since);
         await this.tokens.set(key, batch.next_batch);
         handOver();
         since = batch.next_batch;

@@ -167,4 +167,32 @@ describe("Matrix channel", () => {
     await expect(checkMatrix(matrixSettings(fake, { accessToken: good }))).rejects.toThrow(/M_UNKNOWN_TOKEN/);
     expect(await checkMatrix(matrixSettings(fake))).toMatch(/token valid for @switchboard:fake.test .*Client-Server v1.11/);
   });
+
+  it("after a long downtime in a busy room fetches the gap a limited timeline leaves, and answers every message once", async () => {
+    h = await startMatrix();
+    const { fake } = h;
+    const dm = fake.createRoom({ people: [alice] });
+    const room = fake.createRoom({ people: [alice, bob] });
+    await h.synced();
+    await h.channel.stop();
+    for (let i = 1; i <= 250; i += 1) fake.post(i % 2 === 0 ? dm : room, alice.id, textMessage(`message ${i}`));
+    await h.restart();
+    await eventually(() => h!.received.length === 250, "all 250 messages", 10_000);
+    const texts = h.received.map((m) => m.text);
+    expect(new Set(texts).size).toBe(250);
+    expect(texts.filter((t) => Number(t.split(" ")[1]) % 2 === 0)).toEqual(Array.from({ length: 125 }, (_, i) => `message ${2 * (i + 1)}`));
+  });
+
+  it("ignores notices (what bots send) and edits", async () => {
+    h = await startMatrix();
+    const { fake } = h;
+    const dm = fake.createRoom({ people: [alice] });
+    await h.synced();
+    fake.post(dm, alice.id, { msgtype: "m.notice", body: "I am another bot" });
+    const original = fake.post(dm, alice.id, textMessage("typo"));
+    fake.post(dm, alice.id, textMessage("* fixed", { "m.new_content": textMessage("fixed"), "m.relates_to": { rel_type: "m.replace", event_id: original } }));
+    fake.post(dm, alice.id, textMessage("marker"));
+    await eventually(() => h!.received.some((m) => m.text === "marker"), "the marker");
+    expect(h.received.map((m) => m.text)).toEqual(["typo", "marker"]);
+  });
 });

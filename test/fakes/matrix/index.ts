@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseJson, readBody } from "../http-body.js";
+import { at, parseJson, readBody } from "../http-body.js";
 
 export const SERVER_NAME = "fake.test";
 export const MAX_EVENT_BYTES = 65_536;
@@ -154,15 +154,28 @@ export async function startFakeMatrix(): Promise<FakeMatrix> {
       }
     }
     if (res.destroyed) return;
-    const join: Record<string, { timeline: { events: MatrixEvent[]; limited: boolean }; summary: Record<string, unknown> }> = {};
+    const join: Record<string, { timeline: { events: MatrixEvent[]; limited: boolean; prev_batch?: string }; summary: Record<string, unknown> }> = {};
     const invite: Record<string, { invite_state: { events: unknown[] } }> = {};
-    for (const event of fake.events.slice(from)) {
+    // Synapse's default is 10 events per room without a filter.
+    const limit = Number(at(parseJsonText(query.get("filter")), "room", "timeline", "limit") ?? 10);
+    const kept = new Map<string, number[]>();
+    for (const [offset, event] of fake.events.slice(from).entries()) {
       const room = joined(event.room_id);
       if (!room) continue;
       const entry = (join[room.id] ??= { timeline: { events: [], limited: false }, summary: {} });
+      const indices = kept.get(room.id) ?? [];
+      kept.set(room.id, indices);
       entry.timeline.events.push(event);
+      indices.push(from + offset);
+      if (entry.timeline.events.length > limit) {
+        // Only the newest `limit` events: the timeline is limited, with a token to page back from.
+        entry.timeline.events.shift();
+        indices.shift();
+        entry.timeline.limited = true;
+      }
       entry.summary["m.joined_member_count"] = [...room.members.values()].filter((m) => m.membership === "join").length;
     }
+    for (const [roomId, entry] of Object.entries(join)) if (entry.timeline.limited) entry.timeline.prev_batch = `s${kept.get(roomId)![0]}`;
     for (const { pos, roomId } of invites) {
       const room = rooms.get(roomId)!;
       if (pos < from || room.members.get(fake.botUserId)?.membership !== "invite") continue;
@@ -262,6 +275,16 @@ export async function startFakeMatrix(): Promise<FakeMatrix> {
         const members = [...room!.members.entries()].filter(([, m]) => m.membership === "join");
         return json(res, 200, { joined: Object.fromEntries(members.map(([id, m]) => [id, { display_name: m.displayname ?? null, avatar_url: null }])) });
       }
+      case "GET rooms/messages": {
+        // Backwards only, as the bot pages: events before `from` down to `to`, newest first.
+        const fromPos = /^s(\d+)$/.exec(url.searchParams.get("from") ?? "");
+        const toPos = /^s(\d+)$/.exec(url.searchParams.get("to") ?? "s0");
+        if (url.searchParams.get("dir") !== "b" || !fromPos || !toPos) return error(res, { status: 400, errcode: "M_INVALID_PARAM", error: "Invalid from, to or dir" });
+        const count = Number(url.searchParams.get("limit") ?? 10);
+        const indexed = fake.events.map((e, index) => ({ e, index })).filter(({ e, index }) => e.room_id === roomId && index < Number(fromPos[1]) && index >= Number(toPos[1]));
+        const page = indexed.reverse().slice(0, count);
+        return json(res, 200, { chunk: page.map((p) => p.e), start: url.searchParams.get("from"), ...(page.length > 0 ? { end: `s${page.at(-1)!.index}` } : {}) });
+      }
       case "GET rooms/event": {
         const event = fake.events.find((e) => e.room_id === roomId && e.event_id === rest[3]);
         return event ? json(res, 200, event) : error(res, { status: 404, errcode: "M_NOT_FOUND", error: "Event not found." });
@@ -293,4 +316,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed || res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+}
+
+function parseJsonText(text: string | null): unknown {
+  return text === null ? undefined : parseJson(Buffer.from(text));
 }

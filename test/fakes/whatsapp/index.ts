@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { messageNotification, metaJson, nextWamid, sign, statusNotification, type Person } from "./notifications.js";
-import { parseJson, readBody } from "../http-body.js";
+import { at, parseJson, readBody } from "../http-body.js";
 
 export const API_VERSION = "v21.0";
 const WINDOW_MS = 24 * 3_600_000;
@@ -275,15 +275,6 @@ function textOf(m: Record<string, unknown>, type: string): string {
   return typeof text === "string" ? text : "";
 }
 
-/** The value at a path of keys in parsed JSON; undefined where the path does not exist. */
-function at(value: unknown, ...keys: string[]): unknown {
-  let current = value;
-  for (const key of keys) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
