@@ -6,7 +6,7 @@
  */
 import MarkdownIt from "markdown-it";
 
-const md = new MarkdownIt("commonmark", { html: false, linkify: false, typographer: false }).enable("strikethrough");
+const md = new MarkdownIt("commonmark", { html: false, linkify: false, typographer: false }).enable(["strikethrough", "table"]);
 md.validateLink = (url) => /^(?:https?|mailto):/i.test(url);
 
 export interface TextContent {
