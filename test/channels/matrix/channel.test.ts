@@ -195,4 +195,37 @@ describe("Matrix channel", () => {
     await eventually(() => h!.received.some((m) => m.text === "marker"), "the marker");
     expect(h.received.map((m) => m.text)).toEqual(["typo", "marker"]);
   });
+
+  it("autoJoin always joins any invitation, never joins none; an encrypted message in a joined room is reported once", async () => {
+    const fake = await startFakeMatrix();
+    h = await startMatrix({ fake, settings: { autoJoin: "always" } });
+    await h.synced();
+    const anyone = fake.createRoom({ people: [bob], invitedBy: bob.id });
+    await eventually(() => fake.membership(anyone, fake.botUserId) === "join", "the invitation accepted");
+    for (let i = 0; i < 2; i += 1) fake.post(anyone, bob.id, { algorithm: "m.megolm.v1.aes-sha2", ciphertext: "AwgA..." }, "m.room.encrypted");
+    fake.post(anyone, bob.id, textMessage("Switchboard: marker"));
+    await eventually(() => h!.received.length === 1, "the marker");
+    expect(h.logs.filter((r) => /cannot read encrypted rooms/.test(r.msg))).toHaveLength(1);
+    await h.channel.stop();
+    await h.store.close();
+
+    h = await startMatrix({ fake, settings: { autoJoin: "never" } });
+    await h.synced();
+    const declined = fake.createRoom({ people: [alice], invitedBy: alice.id });
+    await eventually(() => h!.logs.find((r) => r.roomId === declined && /not accepting/.test(r.msg)), "the invitation declined");
+    expect(fake.membership(declined, fake.botUserId)).toBe("invite");
+  });
+
+  it("the fake homeserver refuses what a homeserver refuses: an event over 65,536 bytes, a missing body, a wrong token", async () => {
+    const fake = await startFakeMatrix();
+    const room = fake.createRoom({ people: [alice] });
+    const put = (content: unknown, token = fake.accessToken) =>
+      fetch(`${fake.url}/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/t${Math.random()}`, { method: "PUT", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(content) });
+    const tooLarge = await put(textMessage("x".repeat(70_000)));
+    expect([tooLarge.status, await tooLarge.json()]).toEqual([413, { errcode: "M_TOO_LARGE", error: "event too large" }]);
+    expect((await put({ msgtype: "m.text" })).status).toBe(400);
+    const wrong = await put(textMessage("hi"), "syt_wrong");
+    expect([wrong.status, ((await wrong.json()) as { errcode: string }).errcode]).toEqual([401, "M_UNKNOWN_TOKEN"]);
+    await fake.close();
+  });
 });

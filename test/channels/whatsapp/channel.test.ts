@@ -159,4 +159,21 @@ describe("WhatsApp channel", () => {
     expect(h.received).toHaveLength(0);
     expect(h.logs.some((r) => /answering 500 so that it is delivered again/.test(r.msg))).toBe(true);
   });
+
+  it("the fake Cloud API refuses what Meta refuses: a text over 4,096 characters, a fourth button, a wrong token", async () => {
+    const fake = await startFakeWhatsApp();
+    const post = (body: unknown, token = fake.accessToken) =>
+      fetch(`${fake.apiUrl}/${fake.phoneNumberId}/messages`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const base = { messaging_product: "whatsapp", to: alice.waId };
+    const long = await post({ ...base, type: "text", text: { body: "x".repeat(4097) } });
+    expect([long.status, ((await long.json()) as { error: { code: number } }).error.code]).toEqual([400, 100]);
+    const buttons = Array.from({ length: 4 }, (_, i) => ({ type: "reply", reply: { id: `b${i}`, title: `B${i}` } }));
+    const four = await post({ ...base, type: "interactive", interactive: { type: "button", body: { text: "pick" }, action: { buttons } } });
+    expect([four.status, ((await four.json()) as { error: { code: number } }).error.code]).toEqual([400, 131009]);
+    const wrong = await post({ ...base, type: "text", text: { body: "hi" } }, "EAAG-wrong");
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { code: number; type: string } }).error).toMatchObject({ code: 190, type: "OAuthException" });
+    expect(fake.sent).toHaveLength(0);
+    await fake.close();
+  });
 });
