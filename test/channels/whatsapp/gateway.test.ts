@@ -7,6 +7,7 @@ import { alice, buttonReply, mallory, text, type Person } from "../../fakes/what
 import { CONVERSATIONS, scriptedModel } from "../../fakes/scripted-model.js";
 import { closeInOrder } from "../../helpers/close.js";
 import { TYPING_DELAY_MS } from "../../../src/gateway/acknowledge.js";
+import { schedulerFeature } from "../../../src/features/scheduler.js";
 import { eventually } from "../../helpers/wait.js";
 
 let t: TestGateway | undefined;
@@ -128,7 +129,7 @@ describe("WhatsApp through the gateway", () => {
     const list = await eventually(() => wa.sent.find((s) => s.type === "interactive" && /Your tasks/.test(s.text)), "the task list with buttons");
     const buttons = (list.body.interactive as { action: { buttons: Array<{ reply: { id: string; title: string } }> } }).action.buttons;
     const cancel = buttons.find((b) => /Cancel/.test(b.reply.title))!;
-    const live = () => t.gateway.scheduler!.list({ kind: "operator" }, { everyone: true });
+    const live = () => t.gateway.feature(schedulerFeature)!.scheduler!.list({ kind: "operator" }, { everyone: true });
 
     await wa.deliver(hook, wa.inbound(mallory, buttonReply(cancel.reply.id, cancel.reply.title), { context: { id: list.id } }));
     await eventually(() => wa.sent.find((s) => s.to === mallory.waId && /not for you/.test(s.text)), "the refusal to mallory");
