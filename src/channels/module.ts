@@ -22,6 +22,11 @@ export interface ChannelDeps<S> {
   http: HttpServer;
   /** For the live reply's throttle; the real clock when absent. */
   clock?: Clock;
+  /**
+   * Whether a user of this channel (its platform id) is let in by name: an owner, in access.allowFrom, or paired.
+   * For decisions the platform asks of the bot before any message, such as accepting an invitation to a room.
+   */
+  knownUser?: (userId: string) => Promise<boolean>;
 }
 
 /** A setting the channel cannot run without, and the environment variable that usually provides it. */

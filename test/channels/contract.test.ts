@@ -21,6 +21,13 @@ import { textEvent } from "../fakes/feishu/events.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
 import { eventually } from "../helpers/wait.js";
 import { TestSocket } from "../web/ws-client.js";
+import { WhatsAppChannel } from "../../src/channels/whatsapp/channel.js";
+import { startFakeWhatsApp } from "../fakes/whatsapp/index.js";
+import { alice as waAlice, text as waText } from "../fakes/whatsapp/notifications.js";
+import { whatsappSettings } from "./whatsapp/harness.js";
+import { MatrixChannel } from "../../src/channels/matrix/channel.js";
+import { startFakeMatrix, serverError, textMessage } from "../fakes/matrix/index.js";
+import { alice as mxAlice, FAST_SYNC, matrixSettings } from "./matrix/harness.js";
 import { directChat, text } from "../fakes/telegram/updates.js";
 import { discordConfig } from "../discord/helpers.js";
 import { memoryStore, silentLog } from "../scheduler/helpers.js";
@@ -229,6 +236,67 @@ channelContract("web", async () => {
     close: async () => {
       await stop();
       await realStore.close();
+    },
+  };
+});
+
+channelContract("whatsapp", async () => {
+  const fake = await startFakeWhatsApp();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  let http: HttpServer | undefined;
+  let hook = "";
+  const run = instances(
+    () => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      return new WhatsAppChannel({ settings: whatsappSettings(fake, { readReceipts: false }), store, log: silentLog, http });
+    },
+    async () => http?.stop(),
+  );
+  return {
+    ...run,
+    // The webhook route exists once the channel started; the server listens after that, as in the gateway.
+    start: async (handler) => {
+      const channel = await run.start(handler);
+      hook = `${(await http!.start()).url}/whatsapp/webhook`;
+      return channel;
+    },
+    inject: async (body) => {
+      const { status } = await fake.deliver(hook, fake.inbound(waAlice, waText(body)));
+      if (status !== 200) throw new Error(`the webhook answered ${status}`);
+    },
+    sent: () => fake.sent.map((m) => m.text),
+    failNextSend: () => fake.failNext(/\/messages$/, { status: 500, code: 1, message: "An unknown error occurred" }),
+    target: { channel: "whatsapp", chatId: waAlice.waId },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("matrix", async () => {
+  const fake = await startFakeMatrix();
+  const dm = fake.createRoom({ people: [mxAlice] });
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  let current: MatrixChannel | undefined;
+  const run = instances(() => (current = new MatrixChannel({ settings: matrixSettings(fake, { streaming: "off" }), store, log: silentLog, timing: FAST_SYNC })));
+  return {
+    ...run,
+    inject: async (body) => {
+      // Connected once a sync token is stored: what is posted from then on is answered, not skipped as history.
+      await eventually(() => current?.status().connected, "the sync");
+      fake.post(dm, mxAlice.id, textMessage(body));
+    },
+    sent: () => fake.botEvents().map((e) => String(e.content.body)),
+    failNextSend: () => fake.failNext(/\/send\//, serverError()),
+    target: { channel: "matrix", chatId: dm },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
     },
   };
 });

@@ -12,6 +12,7 @@ import { json, refusal, type Answer } from "./answers.js";
 import { FakeCardKit } from "./cardkit.js";
 import { checkContent, isRecord } from "./content-rules.js";
 import { FakeMessageEdits } from "./message-edits.js";
+import { parseJson, readBody } from "../http-body.js";
 
 export interface BotSent {
   messageId: string;
@@ -357,19 +358,7 @@ function send(res: ServerResponse, answer: Answer): void {
   res.end(JSON.stringify(answer.json));
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 async function parseForm(req: IncomingMessage, body: Buffer): Promise<FormData | null> {
   try {
