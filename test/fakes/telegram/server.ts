@@ -41,6 +41,8 @@ export interface SentRecord {
   threadId?: number;
   replyTo?: number;
   file?: { field: string; filename?: string; data: Buffer };
+  /** When the fake received it (Date.now()). */
+  at: number;
   /** Set by deleteMessage: the message is gone from the chat. */
   deleted?: boolean;
   /** The inline keyboard under the message now (reply_markup.inline_keyboard). */
@@ -96,6 +98,8 @@ export interface FakeTelegram {
   addUpdate(update: Record<string, unknown>): number;
   /** When getUpdates last handed out each update (update_id -> performance.now()), to time a bot's pickup. */
   handedOut: Map<number, number>;
+  /** Updates no getUpdates offset has confirmed yet. */
+  pendingUpdates(): number;
   /** How many held getUpdates calls were ended with 409 by a concurrent one (two pollers on one token). */
   conflicts(): number;
   /** Makes a file downloadable. `size` may claim more than `data` holds; `path` may be absolute (--local mode). */
@@ -155,6 +159,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     addUpdate: (update) => queue.add(update),
     handedOut: new Map(),
     conflicts: () => queue.conflicts,
+    pendingUpdates: () => queue.pending.length,
     addFile(data, fileOpts = {}) {
       const n = nextFile++;
       const file = { file_id: `file-${n}`, file_unique_id: `u${n}`, file_size: fileOpts.size ?? data.length, path: fileOpts.path ?? `documents/file_${n}.bin`, data };
@@ -218,6 +223,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
       method,
       messageId,
       chatId,
+      at: Date.now(),
       ...(typeof params.parse_mode === "string" ? { parseMode: params.parse_mode } : {}),
       ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
       ...(replyTarget(params) !== undefined ? { replyTo: replyTarget(params) } : {}),
