@@ -157,11 +157,36 @@ export interface TelegramChunk {
 }
 
 /**
+ * Telegram formats at most this many entities (our tags) of one message and shows the rest as plain text
+ * (tdlib/telegram-bot-api#820).
+ */
+export const MAX_ENTITIES = 100;
+
+/** The entities Telegram makes of our HTML: one per opening tag, a `<pre>` with its `<code class>` being one. */
+export function entityCount(html: string): number {
+  let count = 0;
+  for (const _ of html.matchAll(/<(?!\/|code class=)/g)) count += 1;
+  return count;
+}
+
+/**
+ * At least the number of entities the Markdown renders to: every entity needs one of these characters in the
+ * source (emphasis, code, links, spoilers, headings, quotes, autolinks), or a line indented as code.
+ */
+function entityBound(markdown: string): number {
+  let count = 0;
+  for (const _ of markdown.matchAll(/[*_`[~|#>=<-]|^(?: {4}|\t)/gm)) count += 1;
+  return count;
+}
+
+/**
  * Splits Markdown into messages of at most `maxLength` UTF-16 units of visible text, as Telegram counts them, and
- * renders each one. The split happens before rendering so no tag is cut; code blocks are closed and reopened.
+ * at most MAX_ENTITIES entities, and renders each one. The split happens before rendering so no tag is cut; code
+ * blocks are closed and reopened. (A single line with more entities than that stays whole: cutting inside a line
+ * could cut a span's markup.)
  */
 export function telegramChunks(markdown: string, maxLength: number): TelegramChunk[] {
-  return chunkText(markdown, { maxLength, measure: visibleLength(maxLength) })
+  return chunkText(markdown, { maxLength, measure: measured(maxLength) })
     .map((chunk) => {
       const html = markdownToHtml(chunk);
       return { html, plain: visibleText(html) };
@@ -170,11 +195,18 @@ export function telegramChunks(markdown: string, maxLength: number): TelegramChu
 }
 
 /**
- * The visible length, rendering only when it matters: Markdown never renders longer than itself, so a text within
- * the limit fits as it is. A single line is measured by its source, since it may sit inside a code block whose
- * fence the chunker measures elsewhere; whole chunks carry their fences and are measured exactly.
+ * The visible length, or past `maxLength` when the text renders to more than MAX_ENTITIES entities, rendering only
+ * when it matters: Markdown never renders longer than itself, so a text within the limit fits as it is, and one
+ * with few markup characters cannot make many entities. A single line is measured by its source, since it may sit
+ * inside a code block whose fence the chunker measures elsewhere; whole chunks carry their fences and are measured
+ * exactly.
  */
-function visibleLength(maxLength: number): (markdown: string) => number {
-  return (markdown) =>
-    markdown.length <= maxLength || !markdown.includes("\n") ? markdown.length : visibleText(markdownToHtml(markdown)).length;
+function measured(maxLength: number): (markdown: string) => number {
+  return (markdown) => {
+    if (!markdown.includes("\n")) return markdown.length;
+    const manyEntities = entityBound(markdown) > MAX_ENTITIES;
+    if (markdown.length <= maxLength && !manyEntities) return markdown.length;
+    const html = markdownToHtml(markdown);
+    return manyEntities && entityCount(html) > MAX_ENTITIES ? maxLength + 1 : visibleText(html).length;
+  };
 }
