@@ -186,7 +186,9 @@ function entityBound(markdown: string): number {
  * could cut a span's markup.)
  */
 export function telegramChunks(markdown: string, maxLength: number): TelegramChunk[] {
-  return chunkText(markdown, { maxLength, measure: measured(maxLength) })
+  const visible = visibleLength(maxLength);
+  return chunkText(markdown, { maxLength, measure: visible })
+    .flatMap((chunk) => (fewEntities(chunk) ? [chunk] : chunkText(chunk, { maxLength, measure: (part) => (fewEntities(part) ? visible(part) : maxLength + 1) })))
     .map((chunk) => {
       const html = markdownToHtml(chunk);
       return { html, plain: visibleText(html) };
@@ -195,18 +197,20 @@ export function telegramChunks(markdown: string, maxLength: number): TelegramChu
 }
 
 /**
- * The visible length, or past `maxLength` when the text renders to more than MAX_ENTITIES entities, rendering only
- * when it matters: Markdown never renders longer than itself, so a text within the limit fits as it is, and one
- * with few markup characters cannot make many entities. A single line is measured by its source, since it may sit
- * inside a code block whose fence the chunker measures elsewhere; whole chunks carry their fences and are measured
- * exactly.
+ * Whether the Markdown renders to at most MAX_ENTITIES entities, rendering only when its markup characters could
+ * make more: most chunks pass without, and only the few that fail are cut again, by entities. A single line passes
+ * (see telegramChunks).
  */
-function measured(maxLength: number): (markdown: string) => number {
-  return (markdown) => {
-    if (!markdown.includes("\n")) return markdown.length;
-    const manyEntities = entityBound(markdown) > MAX_ENTITIES;
-    if (markdown.length <= maxLength && !manyEntities) return markdown.length;
-    const html = markdownToHtml(markdown);
-    return manyEntities && entityCount(html) > MAX_ENTITIES ? maxLength + 1 : visibleText(html).length;
-  };
+function fewEntities(markdown: string): boolean {
+  return !markdown.includes("\n") || entityBound(markdown) <= MAX_ENTITIES || entityCount(markdownToHtml(markdown)) <= MAX_ENTITIES;
+}
+
+/**
+ * The visible length, rendering only when it matters: Markdown never renders longer than itself, so a text within
+ * the limit fits as it is. A single line is measured by its source, since it may sit inside a code block whose
+ * fence the chunker measures elsewhere; whole chunks carry their fences and are measured exactly.
+ */
+function visibleLength(maxLength: number): (markdown: string) => number {
+  return (markdown) =>
+    markdown.length <= maxLength || !markdown.includes("\n") ? markdown.length : visibleText(markdownToHtml(markdown)).length;
 }
