@@ -24,6 +24,7 @@ import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
+import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
@@ -100,6 +101,7 @@ export class Agent {
       steps: 0,
       toolCalls: [],
       calls: [],
+      refusals: new Map(),
       stepMessages: [],
       startedAt: this.now(),
       started: performance.now(),
@@ -156,7 +158,7 @@ export class Agent {
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
     const reply = this.replyText(result);
-    record.messages.push(...result.response.messages.map(plainTextReply));
+    record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
     record.disclosedTools = [...disclosedTools];
@@ -202,7 +204,7 @@ export class Agent {
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = toolContext(input, progress.disclosedTools, log);
     const allowed = registry.listTools().filter(permitted);
-    const turnState: TurnToolState = { context, calls: progress.calls };
+    const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
@@ -221,7 +223,7 @@ export class Agent {
     const wire = requestWireOf(this.deps.model);
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage, wire);
     return generateText({
-      model: wire ? wire.withTools(history.model) : history.model,
+      model: refusalWordsModel(wire ? wire.withTools(history.model) : history.model, progress.refusals),
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
@@ -290,7 +292,7 @@ export class Agent {
   private async saveUnfinished(progress: TurnProgress, input: TurnInput, log: Logger, context: { errorId?: string }): Promise<void> {
     const { record, stepMessages } = progress;
     if (!record) return;
-    record.messages.push(...stepMessages.map(plainTextReply));
+    record.messages.push(...withRefusalWords(stepMessages, progress.refusals).map(plainTextReply));
     record.disclosedTools = [...progress.disclosedTools];
     await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
       log.error({ ...context, err: saveErr }, "could not save the finished steps of an unfinished turn");
@@ -339,6 +341,8 @@ interface TurnProgress {
   toolCalls: string[];
   /** Each tool call's result and duration, for the session log. */
   calls: ToolCallLog[];
+  /** The calls the repairer refused, with the words the model reads (refusal-words.ts). */
+  refusals: Refusals;
   startedAt: Date;
   /** performance.now() at the start. */
   started: number;

@@ -61,6 +61,17 @@ export interface InboundMessage {
   receivedAt: Date;
   /** The platform payload, for debugging only. */
   raw?: unknown;
+  /**
+   * Where the channel keeps the message until it is handled, when it does: removed in the same write that records
+   * the message as answered, so the answer and that record are never apart for longer than one store round trip.
+   */
+  inbox?: InboxEntry;
+}
+
+/** An entry of a durable list in the store (infra/store/durable-list.ts): the list's key and the entry's id. */
+export interface InboxEntry {
+  list: string;
+  id: string;
 }
 
 export interface OutboundTarget {

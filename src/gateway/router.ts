@@ -339,7 +339,7 @@ export class Router {
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       const unfinished = live ? await this.finishLive(d, live, text) : undefined;
-      if (unfinished === "finished") return "answered";
+      if (unfinished === "finished") return await this.answered(d, "sent");
       // A live attempt that may have arrived keeps its window: the reply repeats it under the same key.
       const earlier = unfinished?.repeatableUntil;
       const opts = {
@@ -349,13 +349,28 @@ export class Router {
         ...(buttons ? { buttons } : {}),
         ...(earlier !== undefined ? { repeatableUntil: earlier } : {}),
       };
-      await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
-      return "answered";
+      const delivery = await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
+      return await this.answered(d, delivery.status);
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }
+  }
+
+  /**
+   * The reply is out (or in the outbox): recorded now, before anything else the turn still does (taking the
+   * acknowledgement back, releasing its places), so a crash after the send hands the message over again only
+   * within this one store write. A failure here leaves it to the dedup's `finish` at the end.
+   */
+  private async answered(d: Delivery, status: "sent" | "queued"): Promise<"answered"> {
+    try {
+      await this.dedup.answered(d.message);
+      d.log.debug({ status }, "reply delivered and recorded");
+    } catch (err) {
+      d.log.warn({ err, status }, "reply delivered; could not record it at once, recording it when the turn ends");
+    }
+    return "answered";
   }
 
   /**

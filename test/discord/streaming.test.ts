@@ -54,6 +54,24 @@ describe("Discord streaming", () => {
     for (let i = 1; i < fake.edits.length; i++) expect(fake.edits[i]!.at - fake.edits[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
   });
 
+  it("pings nobody its streamed text names: every edit and every further part carries the create's allowed_mentions", async () => {
+    const gw = await start("preview");
+    const names = "@everyone @here <@&123456789012345678> <@234567890123456789>";
+    const pinging = `${names}\n\n${answer.slice(0, 3_000)}\n\n${names}`;
+    // Slow enough (about 2 s) for edits on the way, not only the final one.
+    gw.fake.enqueue({ text: pinging, streaming: { pieceSize: 60, delayMs: 40 } });
+    fake.dispatch("MESSAGE_CREATE", mention("name everyone"));
+    await until(() => JSON.stringify(visible()) === JSON.stringify(splitMessage(pinging)), "the whole answer", 20_000);
+
+    expect(fake.edits.length).toBeGreaterThan(0);
+    expect(fake.messages.length).toBeGreaterThanOrEqual(2);
+    const created = fake.messages[0]!.payload.allowed_mentions;
+    expect(created).toEqual({ parse: [], replied_user: true });
+    for (const e of fake.edits) expect(e.payload.allowed_mentions).toEqual(created);
+    for (const m of fake.messages) expect(m.payload.allowed_mentions).toEqual(created);
+    expect(fake.pings).toEqual([]);
+  });
+
   it("replaces the preview with the apology when the model fails midway", async () => {
     const gw = await start("preview");
     gw.fake.enqueue({ text: answer, streaming: { pieceSize: 40, delayMs: 40, failAfterChars: 1_500 } });

@@ -103,6 +103,26 @@ describe("Feishu streaming cards", () => {
     expect(streamedCards.map(strip)).toEqual(visible(plain.fs).map((s) => s.content.body));
   });
 
+  it("mentions nobody its streamed text names: every card update and every edited message shows the tags as text", async () => {
+    const tags = 'Hi <at id=all></at> and <AT user_id="all">everyone</AT> and <at user_id="ou_1"></at>';
+    const pinging = `${tags}\n\n${answer.slice(0, 5_000)}\n\n${tags}`;
+    const live = /<at\b/i;
+    for (const refuseCards of [false, true]) {
+      const { t, fs } = await start({ streaming: "card" });
+      if (refuseCards) fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied" });
+      t.fake.enqueue({ text: pinging, streaming: { pieceSize: 60, delayMs: 20 } });
+      await fs.pushSocket(textEvent("name everyone", { chatId: CHAT }));
+      await eventually(() => visibleTexts(fs).join("").length >= pinging.length, "the whole answer", 20_000);
+
+      const cardTexts = [...fs.api.cardkit.cards.values()].flatMap((card) => card.history);
+      expect(cardTexts.length > 0 || fs.api.messageEdits.edits.length > 0).toBe(true);
+      expect([...cardTexts, ...visibleTexts(fs)].filter((text) => live.test(text))).toEqual([]);
+      expect(visibleTexts(fs).join("")).toContain("<\u200bat id=all>");
+      await closeInOrder([gw, feishu]);
+      gw = feishu = undefined;
+    }
+  });
+
   it("edits the reply messages in place when CardKit is refused", async () => {
     const { t, fs } = await start({ streaming: "card" });
     fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied. One of the following scopes is required: [cardkit:card:write]" });

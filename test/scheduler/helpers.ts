@@ -101,6 +101,10 @@ export function memoryStore(): Store {
     bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
     sets: <T>(name: NamespaceName) => memorySets.of<T>(name),
+    write: async ({ sets, removals }) => {
+      for (const { namespace, key, text, ttlMs } of sets) await keyv.set(`test:${namespace}:${key}`, (JSON.parse(text) as { value: unknown }).value, ttlMs);
+      for (const { namespace, key, id } of removals) await memorySets.of(namespace).remove(key, id);
+    },
     roundTrip: async () => undefined,
     shutdown: async () => undefined,
   });

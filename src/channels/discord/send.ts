@@ -19,6 +19,7 @@ import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import { mib } from "./attachments.js";
 import { componentsOf, isSlashReference, type SlashReplies } from "./interactions.js";
+import { ALLOWED_MENTIONS } from "./mentions.js";
 
 export const MAX_MESSAGE_LENGTH = 2000;
 /** Discord collapses taller messages behind "show more". */
@@ -103,7 +104,7 @@ export class DiscordOutbound {
 
   /** Replaces a message's text; a failure carries the Discord error code (discordCodeOf: 10008 = the message is gone). */
   async editText(to: OutboundTarget, messageId: string, content: string): Promise<void> {
-    await this.onChannel(to, "edit", (channelId) => this.opts.rest.patch(Routes.channelMessage(channelId, messageId), { body: { content } }));
+    await this.onChannel(to, "edit", (channelId) => this.opts.rest.patch(Routes.channelMessage(channelId, messageId), { body: { content, allowed_mentions: ALLOWED_MENTIONS } }));
   }
 
   /** Adds (or, with `remove`, takes back) the bot's own reaction on a message. */
@@ -149,8 +150,7 @@ export class DiscordOutbound {
       content,
       ...(nonce !== undefined ? { nonce, enforce_nonce: true } : {}),
       ...(buttons ? { components: componentsOf(buttons) } : {}),
-      // Model output must not ping @everyone, roles or users; only the person answered is notified.
-      allowed_mentions: { parse: [], replied_user: true },
+      allowed_mentions: ALLOWED_MENTIONS,
       ...(this.opts.suppressEmbeds ? { flags: MessageFlags.SuppressEmbeds } : {}),
       ...(replyTo !== undefined ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
     };

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { ApiError } from "./api-error.js";
 import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton } from "./keyboards.js";
 import { parseTelegramHtml } from "./html.js";
+import { unknownParameter } from "./parameters.js";
 import { boundaryOf, parseMultipart } from "./multipart.js";
 import { UpdateQueue, type PollAnswer } from "./update-queue.js";
 
@@ -41,6 +42,8 @@ export interface SentRecord {
   threadId?: number;
   replyTo?: number;
   file?: { field: string; filename?: string; data: Buffer };
+  /** When the fake received it (Date.now()). */
+  at: number;
   /** Set by deleteMessage: the message is gone from the chat. */
   deleted?: boolean;
   /** The inline keyboard under the message now (reply_markup.inline_keyboard). */
@@ -96,6 +99,8 @@ export interface FakeTelegram {
   addUpdate(update: Record<string, unknown>): number;
   /** When getUpdates last handed out each update (update_id -> performance.now()), to time a bot's pickup. */
   handedOut: Map<number, number>;
+  /** Updates no getUpdates offset has confirmed yet. */
+  pendingUpdates(): number;
   /** How many held getUpdates calls were ended with 409 by a concurrent one (two pollers on one token). */
   conflicts(): number;
   /** Makes a file downloadable. `size` may claim more than `data` holds; `path` may be absolute (--local mode). */
@@ -157,6 +162,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     addUpdate: (update) => queue.add(update),
     handedOut: new Map(),
     conflicts: () => queue.conflicts,
+    pendingUpdates: () => queue.pending.length,
     addFile(data, fileOpts = {}) {
       const n = nextFile++;
       const file = { file_id: `file-${n}`, file_unique_id: `u${n}`, file_size: fileOpts.size ?? data.length, path: fileOpts.path ?? `documents/file_${n}.bin`, data };
@@ -220,6 +226,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
       method,
       messageId,
       chatId,
+      at: Date.now(),
       ...(typeof params.parse_mode === "string" ? { parseMode: params.parse_mode } : {}),
       ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
       ...(replyTarget(params) !== undefined ? { replyTo: replyTarget(params) } : {}),
@@ -285,7 +292,9 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to edit not found");
         const text = checkText(params.text, params.parse_mode, TEXT_LIMIT, "message text");
-        if (text === target.text && params.parse_mode === target.parseMode) {
+        // Telegram compares what the message shows (text and formatting) and its keyboard, not the request's markup.
+        const sameKeyboard = keyboardOf(params) === undefined || JSON.stringify(keyboardOf(params)) === JSON.stringify(target.keyboard ?? []);
+        if (shownAs(text, params.parse_mode) === shownAs(target.text ?? "", target.parseMode) && sameKeyboard) {
           throw new ApiError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
         }
         target.text = text;
@@ -361,6 +370,12 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     const method = match[2]!;
     const { params, parts } = await readParams(req);
     fake.calls.push({ method, params });
+    const unknown = unknownParameter(method, params);
+    if (unknown !== undefined) {
+      sendJson(res, 400, { ok: false, error_code: 400, description: `Bad Request: unknown parameter "${unknown}" for ${method} (the fake refuses what Telegram would silently ignore)` });
+      changed();
+      return;
+    }
     const fault = faultQueue.get(method)?.shift() ?? randomFaults.get(method)?.();
     if (fault?.kind === "drop" || fault?.kind === "hang") {
       if (fault.kind === "drop") req.socket.destroy();
@@ -458,6 +473,23 @@ function parseValue(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+const TAG_SYNONYMS: Record<string, string> = { strong: "b", em: "i", ins: "u", strike: "s", del: "s" };
+const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
+
+/**
+ * What a message shows, as a key: its text and formatting, with the tags that mean the same taken as one and
+ * character references as the characters they stand for (marked, so `&lt;b&gt;` never reads as a tag).
+ */
+function shownAs(text: string, parseMode: unknown): string {
+  if (parseMode !== "HTML") return text;
+  return text
+    .replace(/<(\/?)([a-z-]+)/gi, (_, close: string, name: string) => `<${close}${TAG_SYNONYMS[name.toLowerCase()] ?? name.toLowerCase()}`)
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, body: string) => {
+      const char = body.startsWith("#") ? String.fromCodePoint(Number(body[1]!.toLowerCase() === "x" ? `0${body.slice(1)}` : body.slice(1))) : NAMED[body.toLowerCase()];
+      return char === undefined ? whole : `\u0001${char}`;
+    });
 }
 
 function replyTarget(params: Record<string, unknown>): number | undefined {
