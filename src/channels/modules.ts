@@ -3,5 +3,6 @@ import { discordChannel } from "./discord/index.js";
 import { feishuChannel } from "./feishu/index.js";
 import { telegramChannel } from "./telegram/index.js";
 import { webChannel } from "./web/index.js";
+import { wecomChannel } from "./wecom/index.js";
 
-export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel] as const;
+export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel] as const;

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { FeishuChannel } from "../../src/channels/feishu/channel.js";
 import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
+import { WecomChannel } from "../../src/channels/wecom/channel.js";
+import { completeSettings, wecomConfigSchema } from "../../src/channels/wecom/config.js";
 import { TelegramChannel } from "../../src/channels/telegram/channel.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
@@ -13,6 +15,7 @@ import { createStore } from "../../src/infra/store/index.js";
 import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
 import { startFakeFeishu } from "../fakes/feishu/index.js";
 import { textEvent } from "../fakes/feishu/events.js";
+import { startFakeWecom } from "../fakes/wecom/index.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
 import { eventually } from "../helpers/wait.js";
 import { directChat, text } from "../fakes/telegram/updates.js";
@@ -123,6 +126,39 @@ channelContract("feishu", async () => {
     sent: () => fake.api.sent.map((m) => String(m.content.text ?? "")),
     failNextSend: () => fake.api.fail(/\/messages$/, 1, { status: 503, msg: "unavailable" }),
     target: { channel: "feishu", chatId: "oc_contract" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("wecom", async () => {
+  const fake = await startFakeWecom();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = completeSettings(wecomConfigSchema.parse({ ...fake.settings(), replyFormat: "text" }));
+  let http: HttpServer | undefined;
+  let callback: string | undefined;
+  const run = instances(
+    () => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      return new WecomChannel({ settings, store, log: silentLog, http });
+    },
+    async () => http?.stop(),
+  );
+  return {
+    ...run,
+    start: async (handler) => {
+      const channel = await run.start(handler);
+      callback = `${(await http!.start()).url}/wecom/callback`;
+      return channel;
+    },
+    inject: async (body) => void (await fake.pushText(callback!, "contract_user", body)),
+    sent: () => fake.api.sent.map((m) => m.text),
+    failNextSend: () => fake.api.fail(/\/message\/send$/, 1, { status: 503 }),
+    target: { channel: "wecom", chatId: "contract_user" },
     close: async () => {
       await run.stop();
       await store.close();
