@@ -1,8 +1,9 @@
 /** Every channel the gateway knows. Adding a platform means adding its folder and one line here. */
+import { dingtalkChannel } from "./dingtalk/index.js";
 import { discordChannel } from "./discord/index.js";
 import { feishuChannel } from "./feishu/index.js";
 import { telegramChannel } from "./telegram/index.js";
 import { webChannel } from "./web/index.js";
 import { wecomChannel } from "./wecom/index.js";
 
-export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel] as const;
+export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel, dingtalkChannel] as const;

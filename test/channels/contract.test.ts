@@ -2,6 +2,8 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DingtalkChannel } from "../../src/channels/dingtalk/channel.js";
+import { completeSettings as dingtalkSettings, dingtalkConfigSchema } from "../../src/channels/dingtalk/config.js";
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { FeishuChannel } from "../../src/channels/feishu/channel.js";
 import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
@@ -12,6 +14,7 @@ import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
 import { HttpServer } from "../../src/infra/http/server.js";
 import { createStore } from "../../src/infra/store/index.js";
+import { startFakeDingtalk } from "../fakes/dingtalk/index.js";
 import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
 import { startFakeFeishu } from "../fakes/feishu/index.js";
 import { textEvent } from "../fakes/feishu/events.js";
@@ -159,6 +162,33 @@ channelContract("wecom", async () => {
     sent: () => fake.api.sent.map((m) => m.text),
     failNextSend: () => fake.api.fail(/\/message\/send$/, 1, { status: 503 }),
     target: { channel: "wecom", chatId: "contract_user" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("dingtalk", async () => {
+  const fake = await startFakeDingtalk();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = dingtalkSettings(dingtalkConfigSchema.parse({ ...fake.settings(), replyFormat: "text", maxMessageLength: 1000 }));
+  const run = instances(() => new DingtalkChannel({ settings, store, log: silentLog, backoff: { baseMs: 10, maxMs: 50 } }));
+  return {
+    ...run,
+    start: async (handler) => {
+      const connections = fake.stream.connections;
+      const channel = await run.start(handler);
+      await fake.stream.waitForConnections(connections + 1);
+      return channel;
+    },
+    // An expired session webhook: replies take the robot API, where failures can be injected.
+    inject: async (body) => void (await fake.stream.pushRobot(fake.robotMessage(body, { from: "contract01", webhookMinutes: 0 }))),
+    sent: () => fake.api.sent.map((m) => m.text),
+    failNextSend: () => fake.api.fail(/batchSend$/, 1, 503),
+    target: { channel: "dingtalk", chatId: "contract01" },
     close: async () => {
       await run.stop();
       await store.close();
