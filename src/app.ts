@@ -259,7 +259,7 @@ export class Gateway {
         })
       : null;
     if (scheduler) {
-      const scheduled = createScheduledHandler(scheduler);
+      const scheduled = createScheduledHandler(scheduler, (channel, chatType) => channelOf(channel)?.capabilities.replyWindowMinutes?.[chatType]);
       registry.register("scheduled", scheduled.handler, scheduled.tools);
       registerTaskRoutes(http, scheduler);
     }

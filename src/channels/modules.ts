@@ -2,8 +2,9 @@
 import { dingtalkChannel } from "./dingtalk/index.js";
 import { discordChannel } from "./discord/index.js";
 import { feishuChannel } from "./feishu/index.js";
+import { qqChannel } from "./qq/index.js";
 import { telegramChannel } from "./telegram/index.js";
 import { webChannel } from "./web/index.js";
 import { wecomChannel } from "./wecom/index.js";
 
-export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel, dingtalkChannel] as const;
+export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel, dingtalkChannel, qqChannel] as const;

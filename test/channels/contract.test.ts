@@ -9,6 +9,8 @@ import { FeishuChannel } from "../../src/channels/feishu/channel.js";
 import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
 import { WecomChannel } from "../../src/channels/wecom/channel.js";
 import { completeSettings, wecomConfigSchema } from "../../src/channels/wecom/config.js";
+import { QqChannel } from "../../src/channels/qq/channel.js";
+import { completeSettings as qqSettings, qqConfigSchema } from "../../src/channels/qq/config.js";
 import { TelegramChannel } from "../../src/channels/telegram/channel.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
@@ -19,6 +21,7 @@ import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.j
 import { startFakeFeishu } from "../fakes/feishu/index.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { startFakeWecom } from "../fakes/wecom/index.js";
+import { startFakeQq } from "../fakes/qq/index.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
 import { eventually } from "../helpers/wait.js";
 import { directChat, text } from "../fakes/telegram/updates.js";
@@ -191,6 +194,37 @@ channelContract("dingtalk", async () => {
     target: { channel: "dingtalk", chatId: "contract01" },
     close: async () => {
       await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("qq", async () => {
+  const fake = await startFakeQq();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = qqSettings(qqConfigSchema.parse(fake.settings()));
+  const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+  const run = instances(() => new QqChannel({ settings, store, log: silentLog, http, backoff: { baseMs: 10, maxMs: 50 } }));
+  // QQ sends only replies: the user wrote a minute ago, so sends to the chat answer that message.
+  const anchor = fake.c2c("an earlier message", { openid: "CONTRACTOPENID" });
+  await store.namespace("meta").set(`qq-anchor:${fake.appId}:${anchor.chat}`, { msgId: anchor.data.id, at: Date.now() - 60_000, used: 0 });
+  return {
+    ...run,
+    start: async (handler) => {
+      const identified = fake.gateway.identifies.length;
+      const channel = await run.start(handler);
+      await fake.gateway.waitFor(() => fake.gateway.identifies.length > identified, "Identify");
+      return channel;
+    },
+    inject: async (body) => fake.dispatch(fake.c2c(body, { openid: "CONTRACTOPENID" })),
+    sent: () => fake.api.sent.map((m) => m.content),
+    failNextSend: () => fake.api.fail(/messages$/, 1, 503),
+    target: { channel: "qq", chatId: anchor.chat },
+    close: async () => {
+      await run.stop();
+      await http.stop();
       await store.close();
       await fake.close();
     },
