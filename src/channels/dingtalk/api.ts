@@ -6,22 +6,11 @@
  */
 import { openAsBlob } from "node:fs";
 import { z } from "zod";
+import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
 
-export class DingtalkApiError extends Error {
+/** A failed DingTalk call; `code` is DingTalk's (`code` of the new API, `errcode` of oapi). */
+export class DingtalkApiError extends PlatformApiError<string> {
   override readonly name = "DingtalkApiError";
-
-  constructor(
-    message: string,
-    /** DingTalk's code (`code` of the new API, `errcode` of oapi), when the answer had one. */
-    readonly code: string | null,
-    /** null: no answer (network error, timeout). */
-    readonly httpStatus: number | null,
-    /** The request may have reached DingTalk. */
-    readonly uncertain = false,
-    cause?: unknown,
-  ) {
-    super(message, cause !== undefined ? { cause } : {});
-  }
 }
 
 const EARLY_REFRESH_MS = 5 * 60_000;
@@ -118,8 +107,7 @@ export class DingtalkApi {
 
   private async request(url: string, init: RequestInit, what: string): Promise<Json> {
     const response = await this.fetch(url, init, what);
-    const body = (await response.json().catch(() => null)) as unknown;
-    const json = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Json) : {};
+    const json = await jsonObjectOf(response);
     const code = typeof json.code === "string" ? json.code : json.errcode !== undefined && json.errcode !== 0 ? String(json.errcode) : null;
     if (!response.ok || (json.errcode !== undefined && json.errcode !== 0)) {
       const detail = code !== null ? `, DingTalk error ${code}: ${String(json.message ?? json.errmsg ?? "")}` : "";
@@ -128,14 +116,10 @@ export class DingtalkApi {
     return json;
   }
 
-  private async fetch(url: string, init: RequestInit, what: string): Promise<Response> {
-    try {
-      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-    } catch (err) {
-      const refused = (err as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
-      throw new DingtalkApiError(`${what}: ${(err as Error).message}`, null, null, !refused, err);
-    }
+  private fetch(url: string, init: RequestInit, what: string): Promise<Response> {
+    return platformFetch(url, init, what, this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
+
 }
 
 function isTokenRefusal(err: DingtalkApiError): boolean {

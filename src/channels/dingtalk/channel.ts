@@ -20,6 +20,7 @@ import type {
 } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { BackgroundWork } from "../background.js";
 import { MessageInbox } from "../inbox.js";
 import { ThrottledLiveReply } from "../live-reply.js";
 import { DingtalkApi } from "./api.js";
@@ -46,10 +47,11 @@ export class DingtalkChannel implements Channel {
   private readonly inbox: MessageInbox;
   private stream: DingtalkStream | undefined;
   private handler: InboundHandler | undefined;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly background: BackgroundWork;
 
   constructor(private readonly opts: DingtalkChannelOptions) {
     const { settings, store, log } = opts;
+    this.background = new BackgroundWork(log, "DingTalk");
     const streaming = settings.cardTemplateId !== null;
     this.capabilities = {
       maxTextLength: settings.maxMessageLength,
@@ -94,7 +96,7 @@ export class DingtalkChannel implements Channel {
       this.handler = undefined;
       throw err;
     }
-    this.track(this.inbox.replay(onMessage, log));
+    this.background.track(this.inbox.replay(onMessage, log));
     log.info({ clientId: settings.clientId }, "DingTalk channel started");
   }
 
@@ -102,7 +104,7 @@ export class DingtalkChannel implements Channel {
     this.stream?.stop();
     this.stream = undefined;
     this.handler = undefined;
-    await Promise.allSettled([...this.inFlight]);
+    await this.background.settled();
   }
 
   status(): ChannelStatus {
@@ -162,13 +164,7 @@ export class DingtalkChannel implements Channel {
     // Recorded already: a redelivery (maybe under a new push id) of a message being handled.
     if (!(await this.inbox.record(message))) return;
     const child = log.child({ messageId: message.id, chatId: message.chat.id });
-    this.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "DingTalk message handled")));
+    this.background.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "DingTalk message handled")));
   }
 
-  private track(work: Promise<unknown>): void {
-    const task = work
-      .catch((err: unknown) => this.opts.log.error({ err }, "DingTalk background work failed"))
-      .finally(() => this.inFlight.delete(task));
-    this.inFlight.add(task);
-  }
 }

@@ -8,10 +8,12 @@ import { randomUUID } from "node:crypto";
 import { extname } from "node:path";
 import { stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
+import { PlatformApiError } from "../platform-call.js";
+import { sendFailure } from "../send-failure.js";
 import { chunkText, codePointLength } from "../../core/text.js";
 import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
-import { DingtalkApiError, type DingtalkApi } from "./api.js";
+import type { DingtalkApi } from "./api.js";
 import { isGroupChat } from "./normalize.js";
 
 /** Robot media: images up to 20 MB, files up to 20 MB. */
@@ -144,11 +146,8 @@ function titleOf(part: string): string {
   return [...plain].slice(0, 20).join("") || "Reply";
 }
 
+/** How a failed call counts for the retry policy; `harmless`: nothing shows in the chat, so a repeat is safe. */
 export function sendErrorOf(message: string, err: unknown, harmless: boolean): SendError {
-  const detail = `${message}: ${(err as Error).message}`;
-  if (!(err instanceof DingtalkApiError)) return new SendError(detail, { kind: "uncertain" }, { cause: err });
-  if (err.httpStatus === 429 || err.code === WEBHOOK_RATE_LIMIT) return new SendError(detail, { kind: "rate_limited" }, { cause: err });
-  if ((err.httpStatus ?? 0) >= 500) return new SendError(detail, { kind: "unavailable" }, { cause: err });
-  if (err.httpStatus === null) return new SendError(detail, { kind: err.uncertain && !harmless ? "uncertain" : "unavailable" }, { cause: err });
-  return new SendError(detail, { kind: "rejected" }, { cause: err });
+  const call = err instanceof PlatformApiError ? { httpStatus: err.httpStatus, uncertain: err.uncertain, rateLimited: err.code === WEBHOOK_RATE_LIMIT } : null;
+  return sendFailure(`${message}: ${(err as Error).message}`, err, call, harmless);
 }

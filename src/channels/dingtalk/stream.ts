@@ -11,6 +11,7 @@ import WebSocket from "ws";
 import { z } from "zod";
 import type { ChannelStatus } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
+import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
 import { DingtalkApiError } from "./api.js";
 
 export const ROBOT_TOPIC = "/v1.0/im/bot/messages/get";
@@ -61,7 +62,7 @@ export class DingtalkStream {
     try {
       await this.connect();
     } catch (err) {
-      if (err instanceof DingtalkApiError && err.httpStatus !== null && [400, 401, 403].includes(err.httpStatus)) {
+      if (err instanceof PlatformApiError && err.httpStatus !== null && [400, 401, 403].includes(err.httpStatus)) {
         this.stopped = true;
         throw new Error(`DingTalk refused to open a Stream connection with the configured client id and secret: ${err.message}`, { cause: err });
       }
@@ -164,21 +165,16 @@ export interface OpenRequest {
 export async function openConnection(request: OpenRequest): Promise<z.output<typeof openSchema>> {
   const { apiUrl, clientId, clientSecret, topics } = request;
   const what = "POST /v1.0/gateway/connections/open";
-  let response: Response;
-  try {
-    response = await fetch(`${apiUrl.replace(/\/+$/, "")}/v1.0/gateway/connections/open`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ clientId, clientSecret, subscriptions: topics.map((topic) => ({ type: "CALLBACK", topic })), ua: "switchboard" }),
-      signal: AbortSignal.timeout(15_000),
-    });
-  } catch (err) {
-    throw new DingtalkApiError(`${what}: ${(err as Error).message}`, null, null, false, err);
-  }
-  const body = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
+  const init = {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ clientId, clientSecret, subscriptions: topics.map((topic) => ({ type: "CALLBACK", topic })), ua: "switchboard" }),
+  };
+  const response = await platformFetch(`${apiUrl.replace(/\/+$/, "")}/v1.0/gateway/connections/open`, init, what, 15_000);
+  const body = await jsonObjectOf(response);
   if (!response.ok) {
-    const code = typeof body?.code === "string" ? body.code : null;
-    throw new DingtalkApiError(`${what}: HTTP ${response.status}${code ? `, DingTalk error ${code}: ${String(body?.message ?? "")}` : ""}`, code, response.status);
+    const code = typeof body.code === "string" ? body.code : null;
+    throw new DingtalkApiError(`${what}: HTTP ${response.status}${code ? `, DingTalk error ${code}: ${String(body.message ?? "")}` : ""}`, code, response.status);
   }
   const parsed = openSchema.safeParse(body);
   if (!parsed.success) throw new DingtalkApiError(`${what}: the answer has no endpoint and ticket`, null, response.status);

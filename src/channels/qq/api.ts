@@ -4,20 +4,11 @@
  * <token>`. Failures are QqApiErrors with the HTTP status and QQ's code; never the token.
  */
 import { z } from "zod";
+import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
 
-export class QqApiError extends Error {
+/** A failed QQ call; `code` is QQ's `code` (or `err_code`). */
+export class QqApiError extends PlatformApiError<number> {
   override readonly name = "QqApiError";
-
-  constructor(
-    message: string,
-    /** QQ's `code` (or `err_code`), when the answer had one. */
-    readonly code: number | null,
-    readonly httpStatus: number | null,
-    readonly uncertain = false,
-    cause?: unknown,
-  ) {
-    super(message, cause !== undefined ? { cause } : {});
-  }
 }
 
 /** QQ allows a new token only in the last minute of the old one; both then stay valid for a while. */
@@ -85,15 +76,8 @@ export class QqApi {
   }
 
   private async request(url: string, init: RequestInit, what: string): Promise<Json> {
-    let response: Response;
-    try {
-      response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-    } catch (err) {
-      const refused = (err as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
-      throw new QqApiError(`${what}: ${(err as Error).message}`, null, null, !refused, err);
-    }
-    const body = (await response.json().catch(() => null)) as unknown;
-    const json = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Json) : {};
+    const response = await platformFetch(url, init, what, this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const json = await jsonObjectOf(response);
     const code = typeof json.code === "number" ? json.code : typeof json.err_code === "number" ? json.err_code : null;
     if (!response.ok || (code !== null && code !== 0)) {
       const detail = code !== null ? `, QQ error ${code}: ${String(json.message ?? "")}` : "";

@@ -19,6 +19,7 @@ import type {
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { BackgroundWork } from "../background.js";
 import { MessageInbox } from "../inbox.js";
 import { QqApi } from "./api.js";
 import type { QqSettings } from "./config.js";
@@ -60,10 +61,11 @@ export class QqChannel implements Channel {
   private gateway: QqGateway | undefined;
   private handler: InboundHandler | undefined;
   private registered = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly background: BackgroundWork;
 
   constructor(private readonly opts: QqChannelOptions) {
     const { settings, store, log } = opts;
+    this.background = new BackgroundWork(log, "QQ");
     this.singleConnection = settings.mode === "websocket" ? `qq:${settings.appId}` : undefined;
     this.api = new QqApi({ apiUrl: settings.apiUrl, tokenUrl: settings.tokenUrl, appId: settings.appId, appSecret: settings.appSecret, ...(opts.now ? { now: opts.now } : {}) });
     this.sender = new QqSender({ api: this.api, store, markdown: settings.markdown, appId: settings.appId, log, ...(opts.now ? { now: opts.now } : {}) });
@@ -87,7 +89,7 @@ export class QqChannel implements Channel {
         throw err;
       }
     }
-    this.track(this.inbox.replay(onMessage, log));
+    this.background.track(this.inbox.replay(onMessage, log));
     log.info({ appId: settings.appId, mode: settings.mode, sandbox: settings.sandbox }, "QQ channel started");
   }
 
@@ -95,7 +97,7 @@ export class QqChannel implements Channel {
     this.gateway?.stop();
     this.gateway = undefined;
     this.handler = undefined;
-    await Promise.allSettled([...this.inFlight]);
+    await this.background.settled();
   }
 
   status(): ChannelStatus {
@@ -147,13 +149,7 @@ export class QqChannel implements Channel {
     if (!(await this.inbox.record(message))) return;
     await this.sender.received(message.chat.id, message.platformMessageId, message.receivedAt);
     const child = log.child({ messageId: message.id, chatId: message.chat.id });
-    this.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "QQ message handled")));
+    this.background.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "QQ message handled")));
   }
 
-  private track(work: Promise<unknown>): void {
-    const task = work
-      .catch((err: unknown) => this.opts.log.error({ err }, "QQ background work failed"))
-      .finally(() => this.inFlight.delete(task));
-    this.inFlight.add(task);
-  }
 }

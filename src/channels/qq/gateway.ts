@@ -8,7 +8,8 @@ import WebSocket from "ws";
 import { z } from "zod";
 import type { ChannelStatus } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
-import { QqApiError, type QqApi } from "./api.js";
+import { PlatformApiError } from "../platform-call.js";
+import type { QqApi } from "./api.js";
 
 /** GUILDS, PUBLIC_GUILD_MESSAGES (@-mentions in channels), DIRECT_MESSAGE, GROUP_AND_C2C_EVENT. */
 export const PUBLIC_INTENTS = (1 << 0) | (1 << 30) | (1 << 12) | (1 << 25);
@@ -51,9 +52,12 @@ export class QqGateway {
     try {
       await this.opts.api.accessToken();
     } catch (err) {
+      if (!(err instanceof PlatformApiError) || err.httpStatus === null) {
+        this.failed(err);
+        return;
+      }
       this.stopped = true;
-      if (err instanceof QqApiError && err.httpStatus !== null) throw new Error(`QQ refused the app credentials: ${err.message}`, { cause: err });
-      throw err;
+      throw new Error(`QQ refused the app credentials: ${err.message}`, { cause: err });
     }
     await this.connect().catch((err: unknown) => this.failed(err));
   }

@@ -7,6 +7,8 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
+import { PlatformApiError } from "../platform-call.js";
+import { sendFailure } from "../send-failure.js";
 import { chunkText, codePointLength } from "../../core/text.js";
 import type { ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
@@ -177,11 +179,8 @@ function split(chatId: string): [string, string] {
   return at < 0 ? ["", chatId] : [chatId.slice(0, at), chatId.slice(at + 1)];
 }
 
+/** How a failed call counts for the retry policy; `harmless`: nothing shows in the chat, so a repeat is safe. */
 export function sendErrorOf(message: string, err: unknown, harmless: boolean): SendError {
-  const detail = `${message}: ${(err as Error).message}`;
-  if (!(err instanceof QqApiError)) return new SendError(detail, { kind: "uncertain" }, { cause: err });
-  if (err.httpStatus === 429) return new SendError(detail, { kind: "rate_limited" }, { cause: err });
-  if ((err.httpStatus ?? 0) >= 500) return new SendError(detail, { kind: "unavailable" }, { cause: err });
-  if (err.httpStatus === null) return new SendError(detail, { kind: err.uncertain && !harmless ? "uncertain" : "unavailable" }, { cause: err });
-  return new SendError(detail, { kind: "rejected" }, { cause: err });
+  const call = err instanceof PlatformApiError ? { httpStatus: err.httpStatus, uncertain: err.uncertain } : null;
+  return sendFailure(`${message}: ${(err as Error).message}`, err, call, harmless);
 }

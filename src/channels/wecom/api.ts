@@ -6,22 +6,11 @@
  */
 import { openAsBlob } from "node:fs";
 import { z } from "zod";
+import { PlatformApiError, platformFetch } from "../platform-call.js";
 
-export class WecomApiError extends Error {
+/** A failed WeCom call; `code` is WeCom's errcode. */
+export class WecomApiError extends PlatformApiError<number> {
   override readonly name = "WecomApiError";
-
-  constructor(
-    message: string,
-    /** WeCom's errcode; null when there was no answer or it was not WeCom's JSON. */
-    readonly code: number | null,
-    /** null: no answer at all (network error, timeout). */
-    readonly httpStatus: number | null,
-    /** The request may have reached WeCom (the connection broke after it was sent). */
-    readonly uncertain = false,
-    cause?: unknown,
-  ) {
-    super(message, cause !== undefined ? { cause } : {});
-  }
 }
 
 /** Errcodes meaning "get a new access token and call again". */
@@ -118,15 +107,10 @@ export class WecomApi {
     return this.check(await this.parse(response, what), what);
   }
 
-  private async fetch(url: string, init: RequestInit, what: string): Promise<Response> {
-    try {
-      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-    } catch (err) {
-      // A request whose connection was refused never left; any other failure may have reached WeCom.
-      const refused = (err as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
-      throw new WecomApiError(`${what}: ${(err as Error).message}`, null, null, !refused, err);
-    }
+  private fetch(url: string, init: RequestInit, what: string): Promise<Response> {
+    return platformFetch(url, init, what, this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
+
 
   private async parse(response: Response, what: string): Promise<Record<string, unknown>> {
     const body = (await response.json().catch(() => null)) as unknown;

@@ -20,6 +20,7 @@ import type {
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { BackgroundWork } from "../background.js";
 import { MessageInbox } from "../inbox.js";
 import { WecomApi } from "./api.js";
 import { registerCallback } from "./callback.js";
@@ -56,12 +57,13 @@ export class WecomChannel implements Channel {
   private readonly inbox: MessageInbox;
   private readonly presses: CardPresses;
   private handler: InboundHandler | undefined;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly background: BackgroundWork;
   /** Hono cannot remove routes, so a restarted channel keeps the ones it registered first. */
   private registered = false;
 
   constructor(private readonly opts: WecomChannelOptions) {
     const { settings, store, log } = opts;
+    this.background = new BackgroundWork(log, "WeCom");
     this.api = new WecomApi({ baseUrl: settings.apiUrl, corpId: settings.corpId, corpSecret: settings.corpSecret, ...(opts.now ? { now: opts.now } : {}) });
     this.presses = new CardPresses({ api: this.api, agentId: settings.agentId, store, log });
     this.sender = new WecomSender({ api: this.api, agentId: settings.agentId, format: settings.replyFormat, log });
@@ -81,14 +83,14 @@ export class WecomChannel implements Channel {
       });
       this.registered = true;
     }
-    this.track(this.inbox.replay(onMessage, log));
+    this.background.track(this.inbox.replay(onMessage, log));
     log.info({ agentId: settings.agentId, path: settings.callbackPath }, "WeCom channel started");
   }
 
   async stop(): Promise<void> {
     this.handler = undefined;
     this.presses.attach(undefined);
-    await Promise.allSettled([...this.inFlight]);
+    await this.background.settled();
   }
 
   status(): ChannelStatus {
@@ -136,23 +138,17 @@ export class WecomChannel implements Channel {
     // A message already waiting is WeCom's retry of one being handled: answered, not handed over twice.
     if (!handler || !(await this.inbox.record(message))) return;
     const child = log.child({ messageId: message.id, chatId: message.chat.id });
-    this.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "WeCom message handled")));
+    this.background.track(this.inbox.handle(message, handler, child).then((outcome) => child.debug({ outcome }, "WeCom message handled")));
   }
 
   private async event(event: WecomEvent): Promise<void> {
     if (event.Event === "template_card_event") {
-      this.track(this.presses.take(event));
+      this.background.track(this.presses.take(event));
       return;
     }
     this.opts.log.debug({ event: event.Event }, "ignored a WeCom event the gateway does not handle");
   }
 
-  private track(work: Promise<unknown>): void {
-    const task = work
-      .catch((err: unknown) => this.opts.log.error({ err }, "WeCom background work failed"))
-      .finally(() => this.inFlight.delete(task));
-    this.inFlight.add(task);
-  }
 }
 
 function extensionOf(attachment: Attachment): string {

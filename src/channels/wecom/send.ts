@@ -8,6 +8,8 @@ import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
+import { PlatformApiError } from "../platform-call.js";
+import { sendFailure } from "../send-failure.js";
 import { chunkText } from "../../core/text.js";
 import type { ButtonRow, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
@@ -124,10 +126,7 @@ function buttonCard(text: string, rows: ButtonRow[], onCard: ((taskId: string) =
 
 /** How a failed call counts for the retry policy; `harmless`: nothing shows in the chat, so a repeat is safe. */
 export function sendErrorOf(message: string, err: unknown, harmless: boolean): SendError {
-  const detail = `${message}: ${(err as Error).message}`;
-  if (!(err instanceof WecomApiError)) return new SendError(detail, { kind: "uncertain" }, { cause: err });
-  if (err.code !== null && RATE_LIMITS.has(err.code)) return new SendError(detail, { kind: "rate_limited" }, { cause: err });
-  if (err.code === -1 || (err.httpStatus ?? 0) >= 500) return new SendError(detail, { kind: "unavailable" }, { cause: err });
-  if (err.httpStatus === null) return new SendError(detail, { kind: err.uncertain && !harmless ? "uncertain" : "unavailable" }, { cause: err });
-  return new SendError(detail, { kind: "rejected" }, { cause: err });
+  const code = err instanceof WecomApiError ? err.code : null;
+  const call = err instanceof PlatformApiError ? { httpStatus: err.httpStatus, uncertain: err.uncertain, rateLimited: code !== null && RATE_LIMITS.has(code), busy: code === -1 } : null;
+  return sendFailure(`${message}: ${(err as Error).message}`, err, call, harmless);
 }

@@ -120,4 +120,15 @@ describe("the QQ channel", () => {
     expect(completeSettings(qqConfigSchema.parse({ appId: "1", appSecret: "s" })).apiUrl).toBe("https://api.sgroup.qq.com");
     expect(completeSettings(qqConfigSchema.parse({ appId: "1", appSecret: "s", sandbox: true, apiUrl: "http://127.0.0.1:9" })).apiUrl).toBe("http://127.0.0.1:9");
   });
+
+  it("starts through an outage of the token service and reports it in status(), retrying", async () => {
+    qq = await startFakeQq();
+    const closed = await startFakeQq();
+    await closed.close();
+    // The token service is down at start: start() resolves and keeps retrying.
+    const down = await startChannel({ tokenUrl: closed.tokenUrl });
+    expect(down.received).toEqual([]);
+    await eventually(() => channel!.status().detail?.startsWith("reconnecting"), "the outage in status()");
+    expect(channel!.status().connected).toBe(false);
+  });
 });
