@@ -7,6 +7,7 @@
 import { openAsBlob } from "node:fs";
 import { z } from "zod";
 import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
+import { TokenCache, type IssuedToken } from "../token-cache.js";
 
 /** A failed DingTalk call; `code` is DingTalk's (`code` of the new API, `errcode` of oapi). */
 export class DingtalkApiError extends PlatformApiError<string> {
@@ -32,12 +33,10 @@ export interface DingtalkApiOptions {
 type Json = Record<string, unknown>;
 
 export class DingtalkApi {
-  private token: { value: string; expiresAt: number } | undefined;
-  private fetching: Promise<string> | undefined;
-  private readonly now: () => number;
+  private readonly token: TokenCache;
 
   constructor(private readonly opts: DingtalkApiOptions) {
-    this.now = opts.now ?? Date.now;
+    this.token = new TokenCache(() => this.fetchToken(), EARLY_REFRESH_MS, opts.now);
   }
 
   /** A call on api.dingtalk.com (`path` such as /v1.0/robot/groupMessages/send). */
@@ -75,7 +74,7 @@ export class DingtalkApi {
   }
 
   tokenExpiry(): Date | undefined {
-    return this.token ? new Date(this.token.expiresAt) : undefined;
+    return this.token.expiry();
   }
 
   private async withToken(run: (token: string) => Promise<Json>): Promise<Json> {
@@ -83,26 +82,22 @@ export class DingtalkApi {
       return await run(await this.accessToken());
     } catch (err) {
       if (!(err instanceof DingtalkApiError) || !isTokenRefusal(err)) throw err;
-      this.token = undefined;
+      this.token.invalidate();
       return run(await this.accessToken());
     }
   }
 
   /** The access token in hand, or a new one. */
   accessToken(): Promise<string> {
-    if (this.token && this.now() < this.token.expiresAt) return Promise.resolve(this.token.value);
-    this.fetching ??= this.fetchToken().finally(() => (this.fetching = undefined));
-    return this.fetching;
+    return this.token.get();
   }
 
-  private async fetchToken(): Promise<string> {
+  private async fetchToken(): Promise<IssuedToken> {
     const url = `${trim(this.opts.apiUrl)}/v1.0/oauth2/accessToken`;
     const body = JSON.stringify({ appKey: this.opts.clientId, appSecret: this.opts.clientSecret });
     const answer = tokenSchema.safeParse(await this.request(url, { method: "POST", headers: { "content-type": "application/json" }, body }, "POST /v1.0/oauth2/accessToken"));
     if (!answer.success) throw new DingtalkApiError("POST /v1.0/oauth2/accessToken: no accessToken in the answer", null, 200);
-    const lifetimeMs = answer.data.expireIn * 1000;
-    this.token = { value: answer.data.accessToken, expiresAt: this.now() + Math.max(lifetimeMs - EARLY_REFRESH_MS, lifetimeMs / 2) };
-    return this.token.value;
+    return { value: answer.data.accessToken, lifetimeMs: answer.data.expireIn * 1000 };
   }
 
   private async request(url: string, init: RequestInit, what: string): Promise<Json> {

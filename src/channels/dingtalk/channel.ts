@@ -28,7 +28,8 @@ import { AiCardPresenter } from "./card.js";
 import type { DingtalkSettings } from "./config.js";
 import { chatIdOf, robotMessageSchema, toInboundMessage } from "./normalize.js";
 import { DingtalkSender, MAX_UPLOAD_BYTES } from "./send.js";
-import { DingtalkStream, ROBOT_TOPIC, type Backoff, type StreamFrame } from "./stream.js";
+import type { Backoff } from "../reconnect.js";
+import { DingtalkStream, ROBOT_TOPIC, type StreamFrame } from "./stream.js";
 
 export interface DingtalkChannelOptions {
   settings: DingtalkSettings;

@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { ChannelStatus } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
+import { DEFAULT_BACKOFF, Reconnector, type Backoff } from "../reconnect.js";
 import { DingtalkApiError } from "./api.js";
 
 export const ROBOT_TOPIC = "/v1.0/im/bot/messages/get";
@@ -25,11 +26,6 @@ export type StreamFrame = z.output<typeof frameSchema>;
 
 const openSchema = z.object({ endpoint: z.string().min(1), ticket: z.string().min(1) });
 
-export interface Backoff {
-  baseMs: number;
-  maxMs: number;
-}
-
 export interface StreamOptions {
   apiUrl: string;
   clientId: string;
@@ -41,20 +37,20 @@ export interface StreamOptions {
   backoff?: Backoff;
 }
 
-const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 60_000 };
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 60_000;
 
 export class DingtalkStream {
   private socket: WebSocket | undefined;
   private stopped = true;
-  private attempt = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly reconnect: Reconnector;
   private state: ChannelStatus = { connected: false, detail: "not started" };
   /** Connections made so far (a test reads it to wait for a reconnect). */
   connections = 0;
 
-  constructor(private readonly opts: StreamOptions) {}
+  constructor(private readonly opts: StreamOptions) {
+    this.reconnect = new Reconnector(opts.backoff ?? DEFAULT_BACKOFF, opts.log, "DingTalk Stream connection lost; reconnecting");
+  }
 
   /** Connects; rejects only when DingTalk refuses the credentials. An outage resolves and keeps retrying. */
   async start(): Promise<void> {
@@ -72,7 +68,7 @@ export class DingtalkStream {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.reconnect.cancel();
     this.socket?.close(1000);
     this.socket = undefined;
     this.state = { connected: false, detail: "stopped" };
@@ -103,7 +99,7 @@ export class DingtalkStream {
     socket.on("close", (code) => {
       if (this.socket !== socket) return;
       this.socket = undefined;
-      if (Date.now() - openedAt > STABLE_MS) this.attempt = 0;
+      if (Date.now() - openedAt > STABLE_MS) this.reconnect.reset();
       this.failed(new Error(`the Stream connection closed (code ${code})`));
     });
   }
@@ -142,16 +138,10 @@ export class DingtalkStream {
 
   private failed(err: unknown): void {
     if (this.stopped) return;
-    const { baseMs, maxMs } = this.opts.backoff ?? DEFAULT_BACKOFF;
-    const delay = Math.min(maxMs, baseMs * 2 ** this.attempt) * (0.5 + Math.random() / 2);
-    this.attempt += 1;
     this.state = { connected: false, detail: `reconnecting: ${(err as Error).message}` };
-    this.opts.log.warn({ err, attempt: this.attempt, delayMs: Math.round(delay) }, "DingTalk Stream connection lost; reconnecting");
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.connect().catch((e: unknown) => this.failed(e));
-    }, delay);
+    this.reconnect.schedule(err, () => this.connect());
   }
+
 }
 
 export interface OpenRequest {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { jsonObjectOf, PlatformApiError, platformFetch } from "../platform-call.js";
+import { TokenCache, type IssuedToken } from "../token-cache.js";
 
 /** A failed QQ call; `code` is QQ's `code` (or `err_code`). */
 export class QqApiError extends PlatformApiError<number> {
@@ -29,12 +30,10 @@ export interface QqApiOptions {
 type Json = Record<string, unknown>;
 
 export class QqApi {
-  private token: { value: string; expiresAt: number } | undefined;
-  private fetching: Promise<string> | undefined;
-  private readonly now: () => number;
+  private readonly token: TokenCache;
 
   constructor(private readonly opts: QqApiOptions) {
-    this.now = opts.now ?? Date.now;
+    this.token = new TokenCache(() => this.fetchToken(), EARLY_REFRESH_MS, opts.now);
   }
 
   call(method: "GET" | "POST", path: string, body?: unknown): Promise<Json> {
@@ -47,13 +46,11 @@ export class QqApi {
 
   /** The token in hand, or a new one. */
   accessToken(): Promise<string> {
-    if (this.token && this.now() < this.token.expiresAt) return Promise.resolve(this.token.value);
-    this.fetching ??= this.fetchToken().finally(() => (this.fetching = undefined));
-    return this.fetching;
+    return this.token.get();
   }
 
   tokenExpiry(): Date | undefined {
-    return this.token ? new Date(this.token.expiresAt) : undefined;
+    return this.token.expiry();
   }
 
   private async withToken(run: (token: string) => Promise<Json>): Promise<Json> {
@@ -61,18 +58,16 @@ export class QqApi {
       return await run(await this.accessToken());
     } catch (err) {
       if (!(err instanceof QqApiError) || err.httpStatus !== 401) throw err;
-      this.token = undefined;
+      this.token.invalidate();
       return run(await this.accessToken());
     }
   }
 
-  private async fetchToken(): Promise<string> {
+  private async fetchToken(): Promise<IssuedToken> {
     const body = JSON.stringify({ appId: this.opts.appId, clientSecret: this.opts.appSecret });
     const answer = tokenSchema.safeParse(await this.request(this.opts.tokenUrl, { method: "POST", headers: { "content-type": "application/json" }, body }, "POST getAppAccessToken"));
     if (!answer.success) throw new QqApiError("POST getAppAccessToken: no access_token in the answer (check QQ_APP_ID and QQ_APP_SECRET)", null, 200);
-    const lifetimeMs = answer.data.expires_in * 1000;
-    this.token = { value: answer.data.access_token, expiresAt: this.now() + Math.max(lifetimeMs - EARLY_REFRESH_MS, lifetimeMs / 2) };
-    return this.token.value;
+    return { value: answer.data.access_token, lifetimeMs: answer.data.expires_in * 1000 };
   }
 
   private async request(url: string, init: RequestInit, what: string): Promise<Json> {

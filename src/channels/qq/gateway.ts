@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ChannelStatus } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import { PlatformApiError } from "../platform-call.js";
+import { DEFAULT_BACKOFF, Reconnector, type Backoff } from "../reconnect.js";
 import type { QqApi } from "./api.js";
 
 /** GUILDS, PUBLIC_GUILD_MESSAGES (@-mentions in channels), DIRECT_MESSAGE, GROUP_AND_C2C_EVENT. */
@@ -16,11 +17,6 @@ export const PUBLIC_INTENTS = (1 << 0) | (1 << 30) | (1 << 12) | (1 << 25);
 
 const payloadSchema = z.object({ op: z.number(), d: z.unknown().optional(), s: z.number().nullish(), t: z.string().nullish(), id: z.string().nullish() });
 export type Dispatch = { type: string; id: string | undefined; data: unknown };
-
-export interface Backoff {
-  baseMs: number;
-  maxMs: number;
-}
 
 export interface GatewayOptions {
   api: QqApi;
@@ -30,21 +26,21 @@ export interface GatewayOptions {
   backoff?: Backoff;
 }
 
-const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 60_000 };
 
 export class QqGateway {
   private socket: WebSocket | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly reconnect: Reconnector;
   private stopped = true;
-  private attempt = 0;
   private sessionId: string | undefined;
   private seq: number | null = null;
   private state: ChannelStatus = { connected: false, detail: "not started" };
   /** Identify and Resume counts, for status and tests. */
   readonly sessions = { identified: 0, resumed: 0 };
 
-  constructor(private readonly opts: GatewayOptions) {}
+  constructor(private readonly opts: GatewayOptions) {
+    this.reconnect = new Reconnector(opts.backoff ?? DEFAULT_BACKOFF, opts.log, "QQ gateway connection lost; reconnecting");
+  }
 
   /** Connects; rejects only when QQ refuses the app's credentials. An outage resolves and keeps retrying. */
   async start(): Promise<void> {
@@ -64,7 +60,7 @@ export class QqGateway {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.reconnect.cancel();
     clearInterval(this.heartbeat);
     this.socket?.close(1000);
     this.socket = undefined;
@@ -157,20 +153,14 @@ export class QqGateway {
   }
 
   private connected(): void {
-    this.attempt = 0;
+    this.reconnect.reset();
     this.state = { connected: true, detail: `gateway session ${this.sessionId ?? "?"}` };
   }
 
   private failed(err: unknown): void {
     if (this.stopped) return;
-    const { baseMs, maxMs } = this.opts.backoff ?? DEFAULT_BACKOFF;
-    const delay = Math.min(maxMs, baseMs * 2 ** this.attempt) * (0.5 + Math.random() / 2);
-    this.attempt += 1;
     this.state = { connected: false, detail: `reconnecting: ${(err as Error).message}` };
-    this.opts.log.warn({ err, attempt: this.attempt, delayMs: Math.round(delay) }, "QQ gateway connection lost; reconnecting");
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.connect().catch((e: unknown) => this.failed(e));
-    }, delay);
+    this.reconnect.schedule(err, () => this.connect());
   }
+
 }

@@ -7,6 +7,7 @@
 import { openAsBlob } from "node:fs";
 import { z } from "zod";
 import { PlatformApiError, platformFetch } from "../platform-call.js";
+import { TokenCache, type IssuedToken } from "../token-cache.js";
 
 /** A failed WeCom call; `code` is WeCom's errcode. */
 export class WecomApiError extends PlatformApiError<number> {
@@ -32,12 +33,10 @@ export interface WecomApiOptions {
 }
 
 export class WecomApi {
-  private token: { value: string; expiresAt: number } | undefined;
-  private fetching: Promise<string> | undefined;
-  private readonly now: () => number;
+  private readonly token: TokenCache;
 
   constructor(private readonly opts: WecomApiOptions) {
-    this.now = opts.now ?? Date.now;
+    this.token = new TokenCache(() => this.fetchToken(), EARLY_REFRESH_MS, opts.now);
   }
 
   /** GET or POST a JSON call; `path` without the access token, which is added. Throws WecomApiError. */
@@ -72,34 +71,26 @@ export class WecomApi {
 
   /** When the token in hand runs out (with the early margin); undefined before the first call. */
   tokenExpiry(): Date | undefined {
-    return this.token ? new Date(this.token.expiresAt) : undefined;
+    return this.token.expiry();
   }
 
   private async withToken<T>(path: string, run: (url: string) => Promise<T>): Promise<T> {
     const url = (token: string) => `${this.opts.baseUrl.replace(/\/+$/, "")}${path}${path.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(token)}`;
     try {
-      return await run(url(await this.accessToken()));
+      return await run(url(await this.token.get()));
     } catch (err) {
       if (!(err instanceof WecomApiError) || err.code === null || !TOKEN_ERRORS.has(err.code)) throw err;
-      this.token = undefined;
-      return run(url(await this.accessToken()));
+      this.token.invalidate();
+      return run(url(await this.token.get()));
     }
   }
 
-  private accessToken(): Promise<string> {
-    if (this.token && this.now() < this.token.expiresAt) return Promise.resolve(this.token.value);
-    this.fetching ??= this.fetchToken().finally(() => (this.fetching = undefined));
-    return this.fetching;
-  }
-
-  private async fetchToken(): Promise<string> {
+  private async fetchToken(): Promise<IssuedToken> {
     const { baseUrl, corpId, corpSecret } = this.opts;
     const query = new URLSearchParams({ corpid: corpId, corpsecret: corpSecret });
     const answer = tokenSchema.parse(this.check(await this.parse(await this.fetch(`${baseUrl.replace(/\/+$/, "")}/cgi-bin/gettoken?${query}`, {}, "/cgi-bin/gettoken"), "/cgi-bin/gettoken"), "/cgi-bin/gettoken"));
     if (!answer.access_token) throw new WecomApiError("/cgi-bin/gettoken: no access_token in the answer", null, 200);
-    const lifetimeMs = (answer.expires_in ?? 7_200) * 1000;
-    this.token = { value: answer.access_token, expiresAt: this.now() + Math.max(lifetimeMs - EARLY_REFRESH_MS, lifetimeMs / 2) };
-    return answer.access_token;
+    return { value: answer.access_token, lifetimeMs: (answer.expires_in ?? 7_200) * 1000 };
   }
 
   private async request(url: string, init: RequestInit, what: string): Promise<Record<string, unknown>> {
