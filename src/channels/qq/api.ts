@@ -36,7 +36,7 @@ export class QqApi {
     this.token = new TokenCache(() => this.fetchToken(), EARLY_REFRESH_MS, opts.now);
   }
 
-  call(method: "GET" | "POST", path: string, body?: unknown): Promise<Json> {
+  call(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<Json> {
     return this.withToken(async (token) => {
       const headers: Record<string, string> = { authorization: `QQBot ${token}`, "x-union-appid": this.opts.appId };
       if (body !== undefined) headers["content-type"] = "application/json";

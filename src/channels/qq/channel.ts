@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type {
   Attachment,
+  ButtonPressHandler,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
@@ -26,6 +27,7 @@ import type { QqSettings } from "./config.js";
 import type { Backoff } from "../reconnect.js";
 import { QqGateway, type Dispatch } from "./gateway.js";
 import { isMessageEvent, messageSchema, toInboundMessage } from "./normalize.js";
+import { KeyboardPresses } from "./presses.js";
 import { MAX_PART_CHARS, MAX_UPLOAD_BYTES, QqSender, REPLY_WINDOW_MINUTES } from "./send.js";
 import { registerWebhook } from "./webhook.js";
 
@@ -43,18 +45,8 @@ export interface QqChannelOptions {
 
 export class QqChannel implements Channel {
   readonly name = "qq" as const;
-  readonly capabilities: ChannelCapabilities = {
-    maxTextLength: MAX_PART_CHARS,
-    maxUploadBytes: MAX_UPLOAD_BYTES,
-    edits: false,
-    draftStreaming: false,
-    reactions: false,
-    buttons: false,
-    threads: false,
-    typing: false,
-    voice: "audio-file",
-    replyWindowMinutes: REPLY_WINDOW_MINUTES,
-  };
+  readonly capabilities: ChannelCapabilities;
+  private readonly presses: KeyboardPresses;
   readonly singleConnection: string | undefined;
   readonly api: QqApi;
   private readonly sender: QqSender;
@@ -67,15 +59,30 @@ export class QqChannel implements Channel {
   constructor(private readonly opts: QqChannelOptions) {
     const { settings, store, log } = opts;
     this.background = new BackgroundWork(log, "QQ");
+    this.capabilities = {
+      maxTextLength: MAX_PART_CHARS,
+      maxUploadBytes: MAX_UPLOAD_BYTES,
+      edits: false,
+      draftStreaming: false,
+      reactions: false,
+      // Keyboards ride on Markdown messages.
+      buttons: settings.markdown,
+      threads: false,
+      typing: false,
+      voice: "audio-file",
+      replyWindowMinutes: REPLY_WINDOW_MINUTES,
+    };
     this.singleConnection = settings.mode === "websocket" ? `qq:${settings.appId}` : undefined;
     this.api = new QqApi({ apiUrl: settings.apiUrl, tokenUrl: settings.tokenUrl, appId: settings.appId, appSecret: settings.appSecret, ...(opts.now ? { now: opts.now } : {}) });
     this.sender = new QqSender({ api: this.api, store, markdown: settings.markdown, appId: settings.appId, log, ...(opts.now ? { now: opts.now } : {}) });
     this.inbox = new MessageInbox(store, `qq-inbox:${settings.appId}`);
+    this.presses = new KeyboardPresses({ api: this.api, store, log });
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     const { settings, log, http } = this.opts;
     this.handler = onMessage;
+    this.presses.attach(onPress);
     if (settings.mode === "webhook") {
       if (!this.registered) {
         registerWebhook(http, { path: settings.webhookPath, appSecret: settings.appSecret, log, receiver: () => (this.handler ? (d) => this.receive(d) : undefined) });
@@ -98,6 +105,7 @@ export class QqChannel implements Channel {
     this.gateway?.stop();
     this.gateway = undefined;
     this.handler = undefined;
+    this.presses.attach(undefined);
     await this.background.settled();
   }
 
@@ -134,6 +142,10 @@ export class QqChannel implements Channel {
   /** A dispatched event: a message is recorded (the webhook then acknowledges it) and handed over afterwards. */
   private async receive(dispatch: Dispatch): Promise<void> {
     const { log } = this.opts;
+    if (dispatch.type === "INTERACTION_CREATE") {
+      this.background.track(this.presses.take(dispatch.data));
+      return;
+    }
     if (!isMessageEvent(dispatch.type)) {
       log.debug({ type: dispatch.type }, "ignored a QQ event the gateway does not handle");
       return;

@@ -12,8 +12,8 @@ import { PlatformApiError } from "../platform-call.js";
 import { DEFAULT_BACKOFF, Reconnector, type Backoff } from "../reconnect.js";
 import type { QqApi } from "./api.js";
 
-/** GUILDS, PUBLIC_GUILD_MESSAGES (@-mentions in channels), DIRECT_MESSAGE, GROUP_AND_C2C_EVENT. */
-export const PUBLIC_INTENTS = (1 << 0) | (1 << 30) | (1 << 12) | (1 << 25);
+/** GUILDS, PUBLIC_GUILD_MESSAGES (@-mentions in channels), DIRECT_MESSAGE, GROUP_AND_C2C_EVENT, INTERACTION. */
+export const PUBLIC_INTENTS = (1 << 0) | (1 << 30) | (1 << 12) | (1 << 25) | (1 << 26);
 
 const payloadSchema = z.object({ op: z.number(), d: z.unknown().optional(), s: z.number().nullish(), t: z.string().nullish(), id: z.string().nullish() });
 export type Dispatch = { type: string; id: string | undefined; data: unknown };

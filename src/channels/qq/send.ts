@@ -10,10 +10,11 @@ import { SendError } from "../../core/send-error.js";
 import { PlatformApiError } from "../platform-call.js";
 import { sendFailure } from "../send-failure.js";
 import { chunkText, codePointLength } from "../../core/text.js";
-import type { ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import type { ButtonRow, ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { QqApiError, type QqApi } from "./api.js";
+import { keyboardOf } from "./presses.js";
 
 export const MAX_PART_CHARS = 5_000;
 export const MAX_REPLIES = 5;
@@ -69,7 +70,8 @@ export class QqSender {
       try {
         // A reply's parts are numbered from 1, so a retried part repeats its msg_seq; other sends continue after it.
         const seq = opts.replyTo !== undefined ? index + 1 : anchor.used + index + 1 - (opts.fromPart ?? 0);
-        sent.push(await this.sendPart(to.chatId, part, anchor.msgId, seq));
+        const buttons = index === parts.length - 1 ? opts.buttons : undefined;
+        sent.push(await this.sendPart(to.chatId, part, anchor.msgId, seq, buttons));
         await this.markUsed(to.chatId, anchor.msgId, seq);
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
@@ -124,7 +126,7 @@ export class QqSender {
     if (left > 0) await this.anchors().set(key, { ...latest, used: seq }, left);
   }
 
-  private async sendPart(chatId: string, part: string, msgId: string, seq: number): Promise<SentMessage> {
+  private async sendPart(chatId: string, part: string, msgId: string, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
     const [kind, id] = split(chatId);
     switch (kind) {
       case "c2c":
@@ -133,7 +135,8 @@ export class QqSender {
         const plain = { msg_type: 0, content: part, msg_id: msgId, msg_seq: seq };
         if (!this.opts.markdown) return this.post(chatId, path, plain);
         try {
-          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, msg_id: msgId, msg_seq: seq });
+          const keyboard = buttons?.length ? { keyboard: keyboardOf(buttons) } : {};
+          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, ...keyboard, msg_id: msgId, msg_seq: seq });
         } catch (err) {
           if (!(err instanceof SendError) || err.kind !== "rejected") throw err;
           // Most often the bot has no Markdown permission: the same part goes as plain text, same msg_seq.

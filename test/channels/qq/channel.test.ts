@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { QqChannel } from "../../../src/channels/qq/channel.js";
 import { checkQq } from "../../../src/channels/qq/check.js";
 import { completeSettings, qqConfigSchema } from "../../../src/channels/qq/config.js";
-import type { InboundMessage } from "../../../src/core/types.js";
+import type { ButtonPress, InboundMessage } from "../../../src/core/types.js";
 import type { SendError } from "../../../src/core/send-error.js";
 import { HttpServer } from "../../../src/infra/http/server.js";
 import { platformKey, startFakeQq, type FakeQq } from "../../fakes/qq/index.js";
@@ -130,5 +130,35 @@ describe("the QQ channel", () => {
     expect(down.received).toEqual([]);
     await eventually(() => channel!.status().detail?.startsWith("reconnecting"), "the outage in status()");
     expect(channel!.status().connected).toBe(false);
+  });
+
+  it("with markdown, puts buttons in a keyboard under the last part, and hands a press over once, acknowledged", async () => {
+    qq = await startFakeQq();
+    qq.api.markdownAllowed = true;
+    http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+    channel = new QqChannel({ settings: completeSettings(qqConfigSchema.parse({ ...qq.settings(), markdown: true })), store: memoryStore(), log: silentLog, http });
+    const received: InboundMessage[] = [];
+    const presses: ButtonPress[] = [];
+    await channel.start(
+      async (message) => {
+        received.push(message);
+        return "answered";
+      },
+      async (press) => void presses.push(press),
+    );
+    expect(channel.capabilities.buttons).toBe(true);
+    await qq.gateway.waitFor(() => qq!.gateway.identifies.length === 1, "Identify");
+    expect(qq.gateway.identifies[0]!.intents & (1 << 26)).toBeTruthy();
+    const event = qq.c2c("deploy?");
+    qq.dispatch(event);
+    await eventually(() => received.length === 1, "the message");
+    await channel.sendText({ channel: "qq", chatId: event.chat }, "Deploy now?", { replyTo: event.data.id, buttons: [[{ label: "Deploy", actionId: "act_deploy", style: "primary" }, { label: "Cancel", actionId: "act_cancel" }]] });
+    expect(qq.api.sent[0]).toMatchObject({ msg_type: 2, markdown: "Deploy now?", keyboard: [["act_deploy", "act_cancel"]] });
+    const press = qq.interaction("act_deploy");
+    qq.dispatch(press);
+    qq.dispatch(press);
+    await eventually(() => qq!.api.interactionAcks.length === 2 && presses.length === 1, "the press acknowledged and handed over");
+    expect(presses[0]).toMatchObject({ actionId: "act_deploy", chat: { id: event.chat, type: "direct" } });
+    expect(qq.api.interactionAcks[0]).toEqual({ id: press.data.id, code: 0 });
   });
 });

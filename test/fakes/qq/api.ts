@@ -15,6 +15,8 @@ export interface Sent {
   msg_id: string;
   msg_seq?: number;
   file_info?: string;
+  /** The action data of the keyboard's buttons, row by row. */
+  keyboard?: string[][];
 }
 
 interface Received {
@@ -30,6 +32,8 @@ export class FakeQqApi {
   readonly sent: Sent[] = [];
   readonly uploads = new Map<string, { chat: string; fileType: number; bytes: Buffer }>();
   readonly media = new Map<string, Buffer>();
+  /** Interaction ids acknowledged with PUT /interactions/{id}, and the code each was given. */
+  readonly interactionAcks: Array<{ id: string; code: unknown }> = [];
   /** Whether the bot has the Markdown permission. */
   markdownAllowed = false;
   tokensIssued = 0;
@@ -88,6 +92,10 @@ export class FakeQqApi {
     const body = parse(raw);
     if (!body) return json(res, 400, { code: 40034001, message: "invalid json" });
     let match: RegExpExecArray | null;
+    if (req.method === "PUT" && (match = /^\/interactions\/([^/]+)$/.exec(path))) {
+      this.interactionAcks.push({ id: match[1]!, code: body.code });
+      return json(res, 200, {});
+    }
     if ((match = /^\/v2\/(users|groups)\/([^/]+)\/messages$/.exec(path))) return this.message(res, `${match[1] === "users" ? "c2c" : "group"}:${match[2]}`, body, true);
     if ((match = /^\/v2\/(users|groups)\/([^/]+)\/files$/.exec(path))) return this.upload(res, `${match[1] === "users" ? "c2c" : "group"}:${match[2]}`, body);
     if ((match = /^\/channels\/([^/]+)\/messages$/.exec(path))) return this.message(res, `channel:${match[1]}`, body, false);
@@ -130,11 +138,13 @@ export class FakeQqApi {
       if (!fileInfo || !this.uploads.has(fileInfo) || this.uploads.get(fileInfo)!.chat !== chat) return json(res, 400, { code: 40034030, message: "invalid file_info" });
     }
     if (![0, 2, 7].includes(msgType)) return json(res, 400, { code: 40034031, message: "unsupported msg_type" });
+    const keyboard = body.keyboard === undefined ? undefined : keyboardRows(body.keyboard);
+    if (keyboard === null || (keyboard && msgType !== 2)) return json(res, 400, { code: 40034035, message: "invalid keyboard (only with markdown; at most 5 rows of 5 buttons)" });
     if ([...content].length > 5000 || [...(markdown ?? "")].length > 5000) return json(res, 400, { code: 40034032, message: "content too long" });
     if (seq !== undefined) received.seqs.add(seq);
     received.replies += 1;
     this.seq += 1;
-    this.sent.push({ chat, msg_type: msgType, content, ...(markdown ? { markdown } : {}), msg_id: msgId as string, ...(seq !== undefined ? { msg_seq: seq } : {}), ...(fileInfo ? { file_info: fileInfo } : {}) });
+    this.sent.push({ chat, msg_type: msgType, content, ...(markdown ? { markdown } : {}), msg_id: msgId as string, ...(seq !== undefined ? { msg_seq: seq } : {}), ...(fileInfo ? { file_info: fileInfo } : {}), ...(keyboard ? { keyboard } : {}) });
     json(res, 200, { id: `reply-${this.seq}`, timestamp: new Date().toISOString() });
   }
 
@@ -148,6 +158,31 @@ export class FakeQqApi {
     this.uploads.set(fileInfo, { chat, fileType, bytes: Buffer.from(body.file_data, "base64") });
     json(res, 200, { file_uuid: `uuid-${this.seq}`, file_info: fileInfo, ttl: 3600 });
   }
+}
+
+interface Button {
+  id?: unknown;
+  render_data?: { label?: unknown };
+  action?: { type?: unknown; data?: unknown; permission?: { type?: unknown } };
+}
+
+/** The buttons' action data row by row; null when the keyboard breaks the documented rules. */
+function keyboardRows(keyboard: unknown): string[][] | null {
+  const rows = (keyboard as { content?: { rows?: unknown } } | null)?.content?.rows;
+  if (!Array.isArray(rows) || rows.length === 0 || rows.length > 5) return null;
+  const out: string[][] = [];
+  for (const row of rows as Array<{ buttons?: unknown }>) {
+    if (!Array.isArray(row.buttons) || row.buttons.length === 0 || row.buttons.length > 5) return null;
+    const data: string[] = [];
+    for (const b of row.buttons as Button[]) {
+      const { id, render_data: render, action } = b;
+      const ok = typeof id === "string" && typeof render?.label === "string" && render.label !== "" && [0, 1, 2].includes(Number(action?.type)) && typeof action?.data === "string" && typeof action.permission?.type === "number";
+      if (!ok) return null;
+      data.push(String(action.data));
+    }
+    out.push(data);
+  }
+  return out;
 }
 
 function parse(raw: Buffer): Record<string, unknown> | null {

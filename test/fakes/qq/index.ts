@@ -13,7 +13,7 @@ import { eventually } from "../../helpers/wait.js";
 
 export type { Sent } from "./api.js";
 
-export type EventType = "C2C_MESSAGE_CREATE" | "GROUP_AT_MESSAGE_CREATE" | "AT_MESSAGE_CREATE" | "DIRECT_MESSAGE_CREATE";
+export type EventType = "C2C_MESSAGE_CREATE" | "GROUP_AT_MESSAGE_CREATE" | "AT_MESSAGE_CREATE" | "DIRECT_MESSAGE_CREATE" | "INTERACTION_CREATE";
 
 export interface QqEvent {
   type: EventType;
@@ -36,6 +36,8 @@ export interface FakeQq {
   groupAt(text: string, opts?: { group?: string; member?: string }): QqEvent;
   channelAt(text: string, opts?: { channel?: string; guild?: string }): QqEvent;
   direct(text: string, opts?: { guild?: string }): QqEvent;
+  /** A press on a keyboard button carrying `data`, in a private chat or (with `group`) a group. */
+  interaction(data: string, opts?: { openid?: string; group?: string }): QqEvent;
   /** Sends an event over the gateway. */
   dispatch(event: QqEvent): void;
   /** POSTs an event (or any payload) to a webhook URL, signed; `secret` signs with another secret. */
@@ -95,6 +97,13 @@ export async function startFakeQq(): Promise<FakeQq> {
     direct: (text, opts = {}) => {
       const guild = opts.guild ?? "5555";
       return event("DIRECT_MESSAGE_CREATE", `dm:${guild}`, { content: text, guild_id: guild, channel_id: "777", author: { id: "1111", username: "alice" } });
+    },
+    interaction: (data, opts = {}) => {
+      const openid = opts.openid ?? "E4F4AEA33253A2797FB897C50B81D7ED";
+      const where = opts.group ? { chat_type: 1, group_openid: opts.group, group_member_openid: openid } : { chat_type: 2, user_openid: openid };
+      const chat = opts.group ? `group:${opts.group}` : `c2c:${openid}`;
+      const id = `interaction-${randomUUID()}`;
+      return { type: "INTERACTION_CREATE", eventId: `INTERACTION_CREATE:${id}`, chat, data: { id, type: 11, ...where, data: { type: 11, resolved: { button_data: data, button_id: data } } } };
     },
     dispatch: (e) => gateway.dispatch(e.type, e.data, e.eventId),
     webhookPayload,
