@@ -8,10 +8,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import type {
   Attachment,
+  ButtonPressHandler,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
   InboundHandler,
+  InboundMessage,
   LiveReply,
   OutboundFile,
   OutboundTarget,
@@ -24,6 +26,7 @@ import { BackgroundWork } from "../background.js";
 import { MessageInbox } from "../inbox.js";
 import { ThrottledLiveReply } from "../live-reply.js";
 import { DingtalkApi } from "./api.js";
+import { pressedAction } from "./buttons.js";
 import { AiCardPresenter } from "./card.js";
 import type { DingtalkSettings } from "./config.js";
 import { chatIdOf, robotMessageSchema, toInboundMessage } from "./normalize.js";
@@ -48,6 +51,7 @@ export class DingtalkChannel implements Channel {
   private readonly inbox: MessageInbox;
   private stream: DingtalkStream | undefined;
   private handler: InboundHandler | undefined;
+  private onPress: ButtonPressHandler | undefined;
   private readonly background: BackgroundWork;
 
   constructor(private readonly opts: DingtalkChannelOptions) {
@@ -60,7 +64,7 @@ export class DingtalkChannel implements Channel {
       edits: false,
       draftStreaming: streaming,
       reactions: false,
-      buttons: false,
+      buttons: true,
       threads: false,
       typing: false,
       voice: "audio-file",
@@ -79,9 +83,10 @@ export class DingtalkChannel implements Channel {
     this.inbox = new MessageInbox(store, `dingtalk-inbox:${settings.clientId}`);
   }
 
-  async start(onMessage: InboundHandler): Promise<void> {
+  async start(onMessage: InboundHandler, onPress?: ButtonPressHandler): Promise<void> {
     const { settings, log } = this.opts;
     this.handler = onMessage;
+    this.onPress = onPress;
     this.stream = new DingtalkStream({
       apiUrl: settings.apiUrl,
       clientId: settings.clientId,
@@ -105,6 +110,7 @@ export class DingtalkChannel implements Channel {
     this.stream?.stop();
     this.stream = undefined;
     this.handler = undefined;
+    this.onPress = undefined;
     await this.background.settled();
   }
 
@@ -143,6 +149,25 @@ export class DingtalkChannel implements Channel {
     return path;
   }
 
+  /** A button's marker text: handed over once as a press, never as a message. */
+  private async press(message: InboundMessage, actionId: string): Promise<void> {
+    const onPress = this.onPress;
+    if (!onPress || !(await this.opts.store.coordinator.setIfAbsent(`dingtalk:press:${message.id}`, 24 * 3_600_000))) return;
+    this.background.track(
+      onPress({
+        channel: "dingtalk",
+        id: message.id,
+        chat: message.chat,
+        sender: message.sender,
+        actionId,
+        messageId: "",
+        receivedAt: message.receivedAt,
+        // An ActionCard stays as sent: the press has nothing to answer on DingTalk's side.
+        answer: async () => {},
+      }),
+    );
+  }
+
   /** A robot callback: recorded (then the Stream acknowledges it) and handed over afterwards. */
   private async receive(frame: StreamFrame): Promise<void> {
     const { log } = this.opts;
@@ -162,6 +187,8 @@ export class DingtalkChannel implements Channel {
     if (!handler) throw new Error("the DingTalk channel is stopped");
     this.sender.rememberWebhook(chatIdOf(parsed.data), parsed.data.sessionWebhook, parsed.data.sessionWebhookExpiredTime);
     const message = toInboundMessage(parsed.data);
+    const actionId = pressedAction(message.text);
+    if (actionId !== undefined) return this.press(message, actionId);
     // Recorded already: a redelivery (maybe under a new push id) of a message being handled.
     if (!(await this.inbox.record(message))) return;
     const child = log.child({ messageId: message.id, chatId: message.chat.id });

@@ -14,6 +14,7 @@ import { chunkText, codePointLength } from "../../core/text.js";
 import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { DingtalkApi } from "./api.js";
+import { actionCard } from "./buttons.js";
 import { isGroupChat } from "./normalize.js";
 
 /** Robot media: images up to 20 MB, files up to 20 MB. */
@@ -70,10 +71,12 @@ export class DingtalkSender {
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
     const sent: SentMessage[] = [];
-    for (const [index, part] of this.parts(text).entries()) {
+    const parts = this.parts(text);
+    for (const [index, part] of parts.entries()) {
       if (index < (opts.fromPart ?? 0)) continue;
+      const buttons = index === parts.length - 1 ? opts.buttons : undefined;
       try {
-        sent.push(await this.sendPart(to.chatId, part));
+        sent.push(await (buttons?.length ? this.robotSend(to.chatId, actionCard(titleOf(part), part, buttons)) : this.sendPart(to.chatId, part)));
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }

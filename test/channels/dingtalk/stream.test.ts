@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DingtalkChannel } from "../../../src/channels/dingtalk/channel.js";
 import { checkDingtalk } from "../../../src/channels/dingtalk/check.js";
 import { completeSettings, dingtalkConfigSchema } from "../../../src/channels/dingtalk/config.js";
-import type { InboundMessage } from "../../../src/core/types.js";
+import type { ButtonPress, InboundMessage } from "../../../src/core/types.js";
 import type { SendError } from "../../../src/core/send-error.js";
 import { createStore } from "../../../src/infra/store/index.js";
 import type { Store } from "../../../src/infra/store/types.js";
@@ -124,5 +124,36 @@ describe("the DingTalk Stream connection", () => {
     const config = dingtalkConfigSchema.parse(ding.settings());
     expect(await checkDingtalk(config)).toContain("Stream ticket issued");
     await expect(checkDingtalk({ ...config, clientSecret: "wrong" })).rejects.toThrow("accessToken: HTTP 400");
+  });
+
+  it("sends buttons as an ActionCard whose links send a marker, and hands the marker over once as a press", async () => {
+    ding = await startFakeDingtalk();
+    store = await createStore({ url: null, dataDir: await mkdtemp(join(tmpdir(), "switchboard-dingtalk-")), log: silentLog });
+    channel = new DingtalkChannel({ settings: completeSettings(dingtalkConfigSchema.parse(ding.settings())), store, log: silentLog });
+    const received: InboundMessage[] = [];
+    const presses: ButtonPress[] = [];
+    await channel.start(
+      async (message) => {
+        received.push(message);
+        return "answered";
+      },
+      async (press) => void presses.push(press),
+    );
+    await ding.stream.waitForConnections(1);
+    const sent = await channel.sendText({ channel: "dingtalk", chatId: "u1" }, "Deploy now?", {
+      buttons: [[{ label: "Deploy", actionId: "act_deploy" }, { label: "Cancel", actionId: "act_cancel" }]],
+    });
+    expect(sent).toHaveLength(1);
+    const [card] = ding.api.sent;
+    expect(card).toMatchObject({ via: "user", to: "u1", kind: "sampleActionCard2", text: "Deploy now?", param: { actionTitle1: "Deploy", actionTitle2: "Cancel" } });
+    const link = new URL(String(card!.param.actionURL1));
+    expect(link.protocol).toBe("dtmd:");
+    // The presser's client sends the link's content as a message to the robot.
+    const pressed = ding.robotMessage(link.searchParams.get("content")!, { from: "u1" });
+    await ding.stream.pushRobot(pressed);
+    await ding.stream.pushRobot(pressed);
+    await eventually(() => presses.length === 1, "the press");
+    expect(presses[0]).toMatchObject({ actionId: "act_deploy", chat: { id: "u1", type: "direct" }, sender: { id: "u1" } });
+    expect(received).toEqual([]);
   });
 });

@@ -28,6 +28,10 @@ const MSG_PARAMS: Record<string, string[]> = {
   sampleMarkdown: ["title", "text"],
   sampleImageMsg: ["photoURL"],
   sampleFile: ["mediaId", "fileName", "fileType"],
+  sampleActionCard: ["title", "text", "singleTitle", "singleURL"],
+  ...Object.fromEntries(
+    [2, 3, 4, 5, 6].map((n) => [`sampleActionCard${n}`, ["title", "text", ...Array.from({ length: n }, (_, i) => [`actionTitle${i + 1}`, `actionURL${i + 1}`]).flat()]]),
+  ),
 };
 
 export class FakeDingtalkApi {
