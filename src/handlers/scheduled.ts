@@ -11,14 +11,12 @@ import { TaskError, type Scheduler, type TaskErrorCode } from "../scheduler/sche
 import type { Actor } from "../scheduler/types.js";
 import { whenSchema } from "../scheduler/when-schema.js";
 import {
-  dispatchTools,
   implementTool,
   ToolError,
   withToolErrors,
   type ToolContext,
-  type ToolDefinition,
   type ToolErrorCode,
-  type ToolHandler,
+  type ToolHandlerSpec,
 } from "../core/tools.js";
 
 const CATEGORY = "Scheduled Tasks";
@@ -66,7 +64,7 @@ function windowWarning(minutes: number | undefined, nextRunAt: number | null, no
   };
 }
 
-export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: ReplyWindowOf = () => undefined): { handler: ToolHandler; tools: ToolDefinition[] } {
+export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: ReplyWindowOf = () => undefined): ToolHandlerSpec {
   const scheduleTask = implementTool(
     {
       name: "schedule_task",
@@ -286,5 +284,5 @@ export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: Repl
   );
 
   const implementations = [scheduleTask, listTasks, cancelTask, updateTask, triggerTask, queryExecutions];
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+  return { name: "scheduled", tools: implementations };
 }

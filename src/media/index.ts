@@ -4,7 +4,6 @@
  * The im_channel handler (src/handlers/im-channel.ts) is its tool surface.
  */
 import type { Outbound } from "../core/outbound.js";
-import { join } from "node:path";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
@@ -21,7 +20,7 @@ import { ReceiptLedger } from "./receipts.js";
 import { SpeechToText, sttEndpointOf } from "./stt.js";
 
 export interface MediaDeps {
-  config: Pick<CoreConfig, "dataDir" | "llm"> & { media: MediaConfig };
+  config: Pick<CoreConfig, "llm"> & { media: MediaConfig };
   /** The configured secret values, kept out of receipts. */
   secrets: readonly string[];
   store: Store;
@@ -30,6 +29,8 @@ export interface MediaDeps {
   channelOf: (name: ChannelName) => Channel | undefined;
   /** Every file goes out through here (the one retry policy). */
   outbound: Outbound;
+  /** Where the sessions' workspaces are, for the janitor of old downloads (src/infra/workspace.ts). */
+  workspacesRoot: string;
 }
 
 export interface Media {
@@ -70,6 +71,6 @@ export function createMedia(deps: MediaDeps): Media {
     sendTimeoutMs: settings.sendTimeoutMs,
     secrets: deps.secrets,
   });
-  const janitor = new MediaJanitor(join(config.dataDir, "workspaces"), retentionMs, log);
+  const janitor = new MediaJanitor(deps.workspacesRoot, retentionMs, log);
   return { inbound, deliverer, ffmpeg, ledger, start: () => janitor.start(), stop: () => janitor.stop() };
 }

@@ -14,7 +14,7 @@ import type { ChannelName, InboundMessage } from "../../src/core/types.js";
 import { collectSecrets, configSchema, type Config, type ConfigInput } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
+import { createSystemHandler } from "../../src/handlers/system.js";
 import type { ToolContext, ToolOutcome } from "../../src/core/tools.js";
 import { createImChannelHandler } from "../../src/handlers/im-channel.js";
 import { createMedia, type Media } from "../../src/media/index.js";
@@ -24,6 +24,8 @@ import type { FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { TestChannel } from "./test-channel.js";
+import { Workspaces } from "../../src/infra/workspace.js";
+import { sessionRecords } from "../helpers/session-records.js";
 
 export interface ImHarness {
   dir: string;
@@ -67,11 +69,11 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     const store = await createStore({ url: null, dataDir: dir, log });
     const channelOf = (name: ChannelName) => channels.get(name);
     const outbound = testOutbound({ store, log, channelOf });
-    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound });
+    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound, workspacesRoot: Workspaces.rootOf(config.dataDir) });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
-    registry.register("system", createSystemHandler({ catalog: new ToolCatalog(registry), store, llm: config.llm }), systemTools);
-    const { handler, tools } = createImChannelHandler({ media: im, channelOf, store, log });
-    registry.register("im_channel", handler, tools);
+    const records = sessionRecords(store, log);
+    registry.register(createSystemHandler({ catalog: new ToolCatalog(registry), thinking: records.thinking, turnLog: records.turnLog, llm: config.llm }));
+    registry.register(createImChannelHandler({ media: im, channelOf, history: records.history }));
     return { store, im, registry };
   };
 
@@ -106,7 +108,7 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     },
     turn(message) {
       const catalog = new ToolCatalog(h.registry);
-      const agent = new Agent({ config, secrets: collectSecrets(config), model: createModel(config.llm), registry: h.registry, catalog, store: h.store, log, prepareMedia: (input, turnLog) => h.im.inbound.prepare(input, turnLog) });
+      const agent = new Agent({ config, secrets: collectSecrets(config), model: createModel(config.llm), registry: h.registry, catalog, ...sessionRecords(h.store, log), log, prepareMedia: (input, turnLog) => h.im.inbound.prepare(input, turnLog) });
       return agent.runTurn({
         sessionKey: `${message.channel}:${message.chat.id}`,
         message,
