@@ -1,28 +1,25 @@
 /**
- * The channel kit's bookkeeping of work a channel starts and does not wait for (a turn handed over after the
- * platform got its acknowledgment, a replay at start): stop() waits for it, and a failure is logged once, here.
+ * Work a channel starts and does not wait for (handing a message over after its webhook was answered, a read
+ * receipt, a replay), kept so that stop() can wait until all of it is done. A failure is logged here, once.
  */
 import type { Logger } from "../infra/log.js";
 
 export class BackgroundWork {
-  private readonly running = new Set<Promise<void>>();
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     private readonly log: Logger,
-    /** Names the work in the log line of a failure, e.g. "WeCom". */
-    private readonly platform: string,
+    /** What failed, for the log: "WhatsApp background work". */
+    private readonly what: string,
   ) {}
 
   track(work: Promise<unknown>): void {
-    const task: Promise<void> = work
-      .then(() => undefined)
-      .catch((err: unknown) => this.log.error({ err }, `${this.platform} background work failed`))
-      .finally(() => this.running.delete(task));
-    this.running.add(task);
+    const tracked = work.catch((err: unknown) => this.log.error({ err }, `${this.what} failed`)).finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
   }
 
-  /** Resolves once everything tracked so far has ended. */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+  /** Resolves when nothing is running, including work started while waiting. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 }

@@ -2,9 +2,12 @@
 import { dingtalkChannel } from "./dingtalk/index.js";
 import { discordChannel } from "./discord/index.js";
 import { feishuChannel } from "./feishu/index.js";
+import { matrixChannel } from "./matrix/index.js";
 import { qqChannel } from "./qq/index.js";
+import { slackChannel } from "./slack/index.js";
 import { telegramChannel } from "./telegram/index.js";
 import { webChannel } from "./web/index.js";
 import { wecomChannel } from "./wecom/index.js";
+import { whatsappChannel } from "./whatsapp/index.js";
 
-export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, wecomChannel, dingtalkChannel, qqChannel] as const;
+export const channelModules = [telegramChannel, feishuChannel, discordChannel, webChannel, slackChannel, whatsappChannel, matrixChannel, wecomChannel, dingtalkChannel, qqChannel] as const;

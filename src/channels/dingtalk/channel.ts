@@ -56,7 +56,7 @@ export class DingtalkChannel implements Channel {
 
   constructor(private readonly opts: DingtalkChannelOptions) {
     const { settings, store, log } = opts;
-    this.background = new BackgroundWork(log, "DingTalk");
+    this.background = new BackgroundWork(log, "DingTalk background work");
     const streaming = settings.cardTemplateId !== null;
     this.capabilities = {
       maxTextLength: settings.maxMessageLength,
@@ -111,7 +111,7 @@ export class DingtalkChannel implements Channel {
     this.stream = undefined;
     this.handler = undefined;
     this.onPress = undefined;
-    await this.background.settled();
+    await this.background.idle();
   }
 
   status(): ChannelStatus {

@@ -3,6 +3,7 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import { systemClock, type Clock } from "../../core/clock.js";
 import { createHash } from "node:crypto";
 import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
@@ -36,13 +37,15 @@ import type { DiscordDirectory } from "./normalize.js";
 import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./send.js";
 import { DiscordPreview } from "./live.js";
 import { EditPreview, replyOptionsOf } from "../live-preview.js";
-import { ThrottledLiveReply } from "../live-reply.js";
+import { DEFAULT_THROTTLE, ThrottledLiveReply } from "../live-reply.js";
 
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
   log: Logger;
   /** Keeps messages until handled, so a deferred one is handed over again after a restart. */
   store: Store;
+  /** The clock of the live reply's throttle; tests give one that runs faster than real time. */
+  clock?: Clock;
 }
 
 const MIB = 1024 * 1024;
@@ -144,8 +147,8 @@ export class DiscordChannel implements Channel {
 
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
     if (this.opts.config.streaming === "off") return undefined;
-    const { log } = this.opts;
-    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, replyOptionsOf(opts)), log), log);
+    const { log, clock = systemClock } = this.opts;
+    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, replyOptionsOf(opts)), log, { clock }), log, DEFAULT_THROTTLE, clock);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {

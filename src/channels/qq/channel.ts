@@ -58,7 +58,7 @@ export class QqChannel implements Channel {
 
   constructor(private readonly opts: QqChannelOptions) {
     const { settings, store, log } = opts;
-    this.background = new BackgroundWork(log, "QQ");
+    this.background = new BackgroundWork(log, "QQ background work");
     this.capabilities = {
       maxTextLength: MAX_PART_CHARS,
       maxUploadBytes: MAX_UPLOAD_BYTES,
@@ -106,7 +106,7 @@ export class QqChannel implements Channel {
     this.gateway = undefined;
     this.handler = undefined;
     this.presses.attach(undefined);
-    await this.background.settled();
+    await this.background.idle();
   }
 
   status(): ChannelStatus {

@@ -63,7 +63,7 @@ export class WecomChannel implements Channel {
 
   constructor(private readonly opts: WecomChannelOptions) {
     const { settings, store, log } = opts;
-    this.background = new BackgroundWork(log, "WeCom");
+    this.background = new BackgroundWork(log, "WeCom background work");
     this.api = new WecomApi({ baseUrl: settings.apiUrl, corpId: settings.corpId, corpSecret: settings.corpSecret, ...(opts.now ? { now: opts.now } : {}) });
     this.presses = new CardPresses({ api: this.api, agentId: settings.agentId, store, log });
     this.sender = new WecomSender({ api: this.api, agentId: settings.agentId, format: settings.replyFormat, log });
@@ -90,7 +90,7 @@ export class WecomChannel implements Channel {
   async stop(): Promise<void> {
     this.handler = undefined;
     this.presses.attach(undefined);
-    await this.background.settled();
+    await this.background.idle();
   }
 
   status(): ChannelStatus {
