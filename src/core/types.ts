@@ -210,6 +210,11 @@ export interface ChannelCapabilities {
   voice: VoiceFormat;
   /** How replies show while they are written (the channel's `streaming` setting); absent: "off". */
   streaming?: StreamingMode;
+  /**
+   * Where the platform accepts only replies to a user's message (QQ): how long after it, in minutes, per chat type.
+   * A send later than that (a reminder) cannot be delivered. Absent: no such window.
+   */
+  replyWindowMinutes?: Readonly<Record<ChatType, number>>;
 }
 
 /**

@@ -34,6 +34,15 @@ import { memoryStore, silentLog } from "../scheduler/helpers.js";
 import { FAST_POLLING, FAST_RETRY } from "../telegram/harness.js";
 import { channelContract, type ContractRig } from "./contract.js";
 import { echoChannel, echoPlatform } from "./echo-channel/index.js";
+import { DingtalkChannel } from "../../src/channels/dingtalk/channel.js";
+import { completeSettings as dingtalkSettings, dingtalkConfigSchema } from "../../src/channels/dingtalk/config.js";
+import { WecomChannel } from "../../src/channels/wecom/channel.js";
+import { completeSettings, wecomConfigSchema } from "../../src/channels/wecom/config.js";
+import { QqChannel } from "../../src/channels/qq/channel.js";
+import { completeSettings as qqSettings, qqConfigSchema } from "../../src/channels/qq/config.js";
+import { startFakeDingtalk } from "../fakes/dingtalk/index.js";
+import { startFakeWecom } from "../fakes/wecom/index.js";
+import { startFakeQq } from "../fakes/qq/index.js";
 
 /** Runs one instance at a time; `build` makes a new one on the same store. */
 function instances<C extends Channel>(build: () => C | Promise<C>, after: (channel: C) => Promise<void> = async () => {}) {
@@ -295,6 +304,97 @@ channelContract("matrix", async () => {
     target: { channel: "matrix", chatId: dm },
     close: async () => {
       await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("wecom", async () => {
+  const fake = await startFakeWecom();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = completeSettings(wecomConfigSchema.parse({ ...fake.settings(), replyFormat: "text" }));
+  let http: HttpServer | undefined;
+  let callback: string | undefined;
+  const run = instances(
+    () => {
+      http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+      return new WecomChannel({ settings, store, log: silentLog, http });
+    },
+    async () => http?.stop(),
+  );
+  return {
+    ...run,
+    start: async (handler) => {
+      const channel = await run.start(handler);
+      callback = `${(await http!.start()).url}/wecom/callback`;
+      return channel;
+    },
+    inject: async (body) => void (await fake.pushText(callback!, "contract_user", body)),
+    sent: () => fake.api.sent.map((m) => m.text),
+    failNextSend: () => fake.api.fail(/\/message\/send$/, 1, { status: 503 }),
+    target: { channel: "wecom", chatId: "contract_user" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("dingtalk", async () => {
+  const fake = await startFakeDingtalk();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = dingtalkSettings(dingtalkConfigSchema.parse({ ...fake.settings(), replyFormat: "text", maxMessageLength: 1000 }));
+  const run = instances(() => new DingtalkChannel({ settings, store, log: silentLog, backoff: { baseMs: 10, maxMs: 50 } }));
+  return {
+    ...run,
+    start: async (handler) => {
+      const connections = fake.stream.connections;
+      const channel = await run.start(handler);
+      await fake.stream.waitForConnections(connections + 1);
+      return channel;
+    },
+    // An expired session webhook: replies take the robot API, where failures can be injected.
+    inject: async (body) => void (await fake.stream.pushRobot(fake.robotMessage(body, { from: "contract01", webhookMinutes: 0 }))),
+    sent: () => fake.api.sent.map((m) => m.text),
+    failNextSend: () => fake.api.fail(/batchSend$/, 1, 503),
+    target: { channel: "dingtalk", chatId: "contract01" },
+    close: async () => {
+      await run.stop();
+      await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("qq", async () => {
+  const fake = await startFakeQq();
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-contract-"));
+  const store = await createStore({ url: null, dataDir, log: silentLog });
+  const settings = qqSettings(qqConfigSchema.parse(fake.settings()));
+  const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+  const run = instances(() => new QqChannel({ settings, store, log: silentLog, http, backoff: { baseMs: 10, maxMs: 50 } }));
+  // QQ sends only replies: the user wrote a minute ago, so sends to the chat answer that message.
+  const anchor = fake.c2c("an earlier message", { openid: "CONTRACTOPENID" });
+  await store.namespace("meta").set(`qq-anchor:${fake.appId}:${anchor.chat}`, { msgId: anchor.data.id, at: Date.now() - 60_000, used: 0 });
+  return {
+    ...run,
+    start: async (handler) => {
+      const identified = fake.gateway.identifies.length;
+      const channel = await run.start(handler);
+      await fake.gateway.waitFor(() => fake.gateway.identifies.length > identified, "Identify");
+      return channel;
+    },
+    inject: async (body) => fake.dispatch(fake.c2c(body, { openid: "CONTRACTOPENID" })),
+    sent: () => fake.api.sent.map((m) => m.content),
+    failNextSend: () => fake.api.fail(/messages$/, 1, 503),
+    target: { channel: "qq", chatId: anchor.chat },
+    close: async () => {
+      await run.stop();
+      await http.stop();
       await store.close();
       await fake.close();
     },
