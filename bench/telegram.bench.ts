@@ -12,9 +12,9 @@
  * always, Switchboard with BENCH_TG_DIST=1; from src/ Switchboard needs tsx in its process. The cold start (process
  * start to the first getUpdates, `node dist/cli.js start`) and the RSS at that moment are measured whenever
  * dist/cli.js exists. BENCH_TG_TRIALS=<n> runs both subjects n times, alternating, and reports medians: one run's
- * ratios moved by a tenth from run to run on this machine. BENCH_TG_VERSUS=<folder> runs, in each trial after
- * Switchboard, a second build of it (`node scripts/bundle.mjs <folder>` on another commit) and adds its column and
- * its ratio to Switchboard's: two versions side by side under the same load.
+ * ratios moved by a tenth from run to run on this machine. BENCH_TG_VERSUS=<folder>[,<folder>...] runs, in each
+ * trial after Switchboard, other builds of it (`node scripts/bundle.mjs <folder>` on another commit) and adds each
+ * one's column and its ratio to Switchboard's: versions side by side under the same load.
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -50,8 +50,8 @@ const modelRequestAt = new Map<number, number>();
 const subjectSource = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 const subjectScript = fileURLToPath(new URL("./telegram-subject.mjs", import.meta.url));
 const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-/** BENCH_TG_VERSUS: a second Switchboard build, run after the first in each trial. */
-const VERSUS = process.env.BENCH_TG_VERSUS ? resolve(process.env.BENCH_TG_VERSUS) : undefined;
+/** BENCH_TG_VERSUS: other Switchboard builds, run after the first in each trial, in the order given. */
+const VERSUS = (process.env.BENCH_TG_VERSUS ?? "").split(",").filter(Boolean).map((folder) => resolve(folder));
 
 interface Measures {
   cpuMsPerMessage: number;
@@ -92,7 +92,9 @@ export async function run(): Promise<BenchResult> {
       if (TRIALS > 1) progress("both", `trial ${trial} of ${TRIALS}`);
       const grammy = only === "switchboard" ? skipped() : await measureSubject("grammy", llm);
       const switchboard = await measureSubject("switchboard", llm);
-      trials.push({ grammy, switchboard, ...(VERSUS !== undefined ? { versus: await measureSubject("switchboard", llm, VERSUS) } : {}) });
+      const versus: Measures[] = [];
+      for (const build of VERSUS) versus.push(await measureSubject("switchboard", llm, build));
+      trials.push({ grammy, switchboard, versus });
     }
     return {
       name: "telegram",
@@ -100,7 +102,8 @@ export async function run(): Promise<BenchResult> {
         `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/ (plain node)" : "src/ (node with tsx)"}, grammY under plain node; Switchboard with ${SWITCHBOARD_NODE_FLAGS.join(" ")}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
         `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users` +
         (TRIALS > 1 ? `; ${TRIALS} trials (each grammY then Switchboard), medians, the ratio the median of the trials' ratios` : "") +
-        (VERSUS !== undefined ? `; "versus": Switchboard built in ${VERSUS}, run after Switchboard in each trial` : ""),
+        VERSUS.map((build, i) => `; "v${i + 1}": Switchboard built in ${build}`).join("") +
+        (VERSUS.length > 0 ? ", run after Switchboard in each trial" : ""),
       rows: [...table(trials), ...(await coldStartRows(llm))],
     };
   } finally {
@@ -111,8 +114,8 @@ export async function run(): Promise<BenchResult> {
 interface Trial {
   grammy: Measures;
   switchboard: Measures;
-  /** The BENCH_TG_VERSUS build's. */
-  versus?: Measures;
+  /** The BENCH_TG_VERSUS builds', in order. */
+  versus: Measures[];
 }
 
 /** One row per metric: each subject's median over the trials, and the median of the trials' ratios (each trial's two runs share the machine's load). */
@@ -125,7 +128,7 @@ function table(trials: Trial[]): Array<Record<string, string>> {
       Switchboard: `${median(trials.map((t) => of(t.switchboard))).toFixed(1)} ${unit}`,
       ratio: `${median(ratios).toFixed(2)}x`,
       ...(trials.length > 1 ? { "ratio per trial": ratios.map((r) => r.toFixed(2)).join(", ") } : {}),
-      ...(VERSUS !== undefined ? versusColumns(trials, of, unit) : {}),
+      ...versusColumns(trials, of, unit),
       goal,
     };
   };
@@ -272,13 +275,15 @@ async function measureSubject(kind: SubjectEnv["subject"], llm: FakeOpenAI, buil
   }
 }
 
-/** The BENCH_TG_VERSUS build's median and the median of its ratios to Switchboard's, trial by trial. */
+/** Each BENCH_TG_VERSUS build's median and the median of its ratios to Switchboard's, trial by trial. */
 function versusColumns(trials: Trial[], of: (m: Measures) => number, unit: string): Record<string, string> {
-  const ratios = trials.map((t) => of(t.versus!) / of(t.switchboard));
-  return {
-    versus: `${median(trials.map((t) => of(t.versus!))).toFixed(1)} ${unit}`,
-    "versus / Switchboard": `${median(ratios).toFixed(2)}x${trials.length > 1 ? ` (${ratios.map((r) => r.toFixed(2)).join(", ")})` : ""}`,
-  };
+  const columns: Record<string, string> = {};
+  VERSUS.forEach((_, i) => {
+    const ratios = trials.map((t) => of(t.versus[i]!) / of(t.switchboard));
+    columns[`v${i + 1}`] = `${median(trials.map((t) => of(t.versus[i]!))).toFixed(1)} ${unit}`;
+    columns[`v${i + 1} / Switchboard`] = `${median(ratios).toFixed(2)}x${trials.length > 1 ? ` (${ratios.map((r) => r.toFixed(2)).join(", ")})` : ""}`;
+  });
+  return columns;
 }
 
 function skipped(): Measures {
