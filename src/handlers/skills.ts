@@ -1,5 +1,5 @@
 /**
- * The `skills` handler: the model's way into the skill system (issue 3). list_skills and get_skill_info are
+ * The `skills` handler: the model's way into the skill system. list_skills and get_skill_info are
  * levels 1-2 of progressive disclosure; get_skill_info also records the level-3 tools a skill needs
  * (get_skill_reference, run_skill_script, its skill_<name> tool) as disclosed. Executable external skills get a tool of their
  * own, `skill_<name>`, registered as skills load (see skillToolDefinition).
