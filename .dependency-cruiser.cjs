@@ -33,6 +33,18 @@ module.exports = {
     ),
     forbidUp("handlers-below-agent", "^src/handlers/", "^src/(channels|agent|gateway|console)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
     forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|gateway|console)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when."),
+    forbidUp(
+      "model-wire-behind-its-index",
+      "^src/(?!agent/wire/)",
+      "^src/agent/wire/(?!index\\.ts$)",
+      "What reaches below the AI SDK's public API stays in agent/wire/; the rest imports its index only.",
+    ),
+    forbidUp(
+      "provider-internals-in-the-wire",
+      "^src/(?!agent/wire/)",
+      "node_modules/@ai-sdk/[^/]+/dist/internal/",
+      "A provider's internal exports change with any upgrade; only agent/wire/ uses them, under pinned versions and request-shape.test.ts.",
+    ),
     forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
     forbidUp("console-below-app", "^src/console/", "^src/channels/|^src/[^/]+\\.ts$", "The owner's console reads the parts the app hands it, never an adapter or the app."),
     { name: "no-orphans", severity: "error", from: { orphan: true, path: "^src/", pathNot: "\\.d\\.ts$" }, to: {} },

@@ -11,10 +11,10 @@ import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, streamText, tool, type ToolSet } from "ai";
 import { createModel } from "../src/agent/llm.js";
-import { requestWireOf } from "../src/agent/request-wire.js";
+import { requestWireOf } from "../src/agent/wire/request-wire.js";
 import { watchedModel } from "../src/agent/stream.js";
 import { configSchema } from "../src/config.js";
-import { requestFetch } from "../src/infra/http/request-fetch.js";
+import { requestFetch } from "../src/agent/wire/request-fetch.js";
 import type { BenchResult } from "./types.js";
 
 const CALLS = 2_000;

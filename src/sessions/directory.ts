@@ -6,7 +6,6 @@
 import { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
-import { copyWith } from "../core/objects.js";
 
 export interface SessionEntry {
   key: string;
@@ -63,7 +62,7 @@ export class SessionDirectory {
    */
   touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): void {
     const { text, ...where } = entry;
-    const fresh: SessionEntry = copyWith(where, { preview: text.slice(0, PREVIEW_CHARS), updatedAt: now });
+    const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
     this.pending.delete(entry.key);
     this.pending.set(entry.key, fresh);
     // While the store refuses writes, only the newest touches wait: the list keeps no more anyway.

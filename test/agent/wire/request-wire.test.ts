@@ -1,14 +1,14 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart, type ToolSet } from "ai";
 import { convertToOpenAICompatibleChatMessages, prepareTools } from "@ai-sdk/openai-compatible/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { requestWireOf, RequestWire } from "../../src/agent/request-wire.js";
-import type { ModelV3, PromptMessage } from "../../src/agent/model-call.js";
-import type { CallTool } from "../../src/agent/tool-forms.js";
-import { createModel } from "../../src/agent/llm.js";
-import { watchedModel } from "../../src/agent/stream.js";
-import { configSchema } from "../../src/config.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+import { withHistoryPrompt } from "../../../src/agent/wire/history-prompt.js";
+import { requestWireOf, RequestWire } from "../../../src/agent/wire/request-wire.js";
+import type { ModelV3, PromptMessage } from "../../../src/agent/wire/model-call.js";
+import type { CallTool } from "../../../src/agent/wire/tool-forms.js";
+import { createModel } from "../../../src/agent/llm.js";
+import { watchedModel } from "../../../src/agent/stream.js";
+import { configSchema } from "../../../src/config.js";
+import { startFakeOpenAI, type FakeOpenAI } from "../../fakes/openai-server.js";
 
 const tools = {
   clock: tool({ inputSchema: jsonSchema({ type: "object", properties: { zone: { type: "string" } } }), execute: () => Promise.resolve({ time: "10:00" }) }),

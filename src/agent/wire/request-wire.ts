@@ -15,11 +15,10 @@
 import { randomBytes } from "node:crypto";
 import { convertToOpenAICompatibleChatMessages, prepareTools } from "@ai-sdk/openai-compatible/internal";
 import type { LanguageModel } from "ai";
-import { requestUrl } from "../infra/http/request-fetch.js";
+import { requestUrl } from "./request-fetch.js";
 import { historyForms } from "./history-forms.js";
 import { aroundCalls, takeHeader, type CallOptions, type PromptMessage } from "./model-call.js";
 import { ToolForms, type CallTool, type FunctionTool } from "./tool-forms.js";
-import { copyWith } from "../core/objects.js";
 
 /** Makes a model call (`call`) with the history inserted at index `at` of its prompt. */
 export type HistorySplice = <R>(params: CallOptions, at: number, call: (params: CallOptions) => PromiseLike<R>) => Promise<R>;
@@ -66,7 +65,7 @@ export class RequestWire {
       // Messages that convert to nothing (none do today) leave nothing to put in.
       if (forms.length === 0) return call(params);
       const prompt = [...params.prompt.slice(0, at), this.#historyPlaceholder, ...params.prompt.slice(at)];
-      return this.#history.around(copyWith(params, { prompt }), () => forms, call);
+      return this.#history.around({ ...params, prompt }, () => forms, call);
     };
   }
 
@@ -80,7 +79,7 @@ export class RequestWire {
     return aroundCalls(model, (params, call) => {
       const { tools } = params;
       if (tools === undefined || tools.length === 0 || !tools.every(isFunctionTool)) return Promise.resolve(call(params));
-      return this.#tools.around(copyWith(params, { tools: [this.#toolsPlaceholder] }), () => this.#toolForms.of(tools), call);
+      return this.#tools.around({ ...params, tools: [this.#toolsPlaceholder] }, () => this.#toolForms.of(tools), call);
     });
   }
 
@@ -94,7 +93,7 @@ export class RequestWire {
     if (named.length === 0) return this.inner(input, init);
     const body = spliced(init?.body, named);
     if (!Buffer.isBuffer(body)) return Promise.reject(new Error(`the ${body.what} could not be put into the request to ${requestUrl(input)}: ${body.reason}`));
-    return this.inner(input, copyWith(init, { headers: tools.headers, body }));
+    return this.inner(input, { ...init, headers: tools.headers, body });
   };
 }
 
@@ -132,7 +131,7 @@ class WirePart {
     const id = String(++this.#lastCall);
     this.#calls.set(id, bytes());
     try {
-      return await call(copyWith(withPlaceholder, { headers: copyWith(headers, { [header]: id }) }));
+      return await call({ ...withPlaceholder, headers: { ...headers, [header]: id } });
     } finally {
       this.#calls.delete(id);
     }

@@ -8,10 +8,9 @@
  * message, and any history from the first message this cannot convert on (media that the SDK may have to download).
  */
 import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
-import { HistoryFold } from "../sessions/history-fold.js";
+import { HistoryFold } from "../../sessions/history-fold.js";
 import type { RequestWire } from "./request-wire.js";
 import { aroundCalls, type PromptMessage } from "./model-call.js";
-import { copyWith } from "../core/objects.js";
 
 type AssistantPart = Extract<PromptMessage, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<PromptMessage, { role: "tool" }>["content"][number];
@@ -75,7 +74,7 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
         specificationVersion: "v3",
         transformParams: ({ params }) => {
           const index = at(params.prompt);
-          return Promise.resolve(copyWith(params, { prompt: [...params.prompt.slice(0, index), ...prefix, ...params.prompt.slice(index)] }));
+          return Promise.resolve({ ...params, prompt: [...params.prompt.slice(0, index), ...prefix, ...params.prompt.slice(index)] });
         },
       },
     }),

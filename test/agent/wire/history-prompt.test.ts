@@ -1,11 +1,11 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { requestWireOf } from "../../src/agent/request-wire.js";
-import { createModel } from "../../src/agent/llm.js";
-import { watchedModel } from "../../src/agent/stream.js";
-import { configSchema } from "../../src/config.js";
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../fakes/openai-server.js";
+import { withHistoryPrompt } from "../../../src/agent/wire/history-prompt.js";
+import { requestWireOf } from "../../../src/agent/wire/request-wire.js";
+import { createModel } from "../../../src/agent/llm.js";
+import { watchedModel } from "../../../src/agent/stream.js";
+import { configSchema } from "../../../src/config.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../../fakes/openai-server.js";
 
 /** A history with every kind of message a session keeps, including a tool result with an image in the middle. */
 const history: ModelMessage[] = [
