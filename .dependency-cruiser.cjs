@@ -43,7 +43,7 @@ module.exports = {
       "provider-internals-in-the-wire",
       "^src/(?!agent/wire/)",
       "node_modules/@ai-sdk/[^/]+/dist/internal/",
-      "A provider's internal exports change with any upgrade; only agent/wire/ uses them, under pinned versions and request-shape.test.ts.",
+      "A provider's internal exports change with any upgrade: none is imported outside agent/wire/, where pinned versions and request-shape.test.ts guard them.",
     ),
     forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
     forbidUp("console-below-app", "^src/console/", "^src/channels/|^src/[^/]+\\.ts$", "The owner's console reads the parts the app hands it, never an adapter or the app."),

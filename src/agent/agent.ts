@@ -24,7 +24,7 @@ import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
-import { turnRequest } from "./wire/index.js";
+import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
@@ -221,11 +221,11 @@ export class Agent {
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
     const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const request = turnRequest(this.deps.model, model, record.messages.slice(0, -1), userMessage);
+    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: request.model,
+      model: history.model,
       system: systemFor(config.llm.provider, prompt),
-      messages: request.messages,
+      messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),

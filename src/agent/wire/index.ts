@@ -1,8 +1,8 @@
 /**
- * The model wire: the one place that reaches below the AI SDK's public API, into the providers' request forms
- * (`@ai-sdk/openai-compatible/internal`), their fetch and their stream pipeline. The rest of the gateway imports
- * this file only: createModel (agent/llm.ts) builds the providers here, a turn asks turnRequest for its model and
- * messages, and agent/stream.ts asks liveCompletionsOf for the live path. The AI SDK packages are pinned to exact
+ * The model wire: the one place that reaches below the AI SDK's public API, into the providers' fetch, their
+ * stream pipeline, the prompt form of the messages and the SDK's validation of them. The rest of the gateway imports
+ * this file only: createModel (agent/llm.ts) builds the providers here, a turn asks withHistoryPrompt for its model
+ * and messages, and agent/stream.ts asks liveCompletionsOf for the live path. The AI SDK packages are pinned to exact
  * versions (package.json) and test/agent/wire/request-shape.test.ts fails when an upgrade changes the request bytes.
  *
  * Each part is kept because it is worth more than 3% of the gateway's own CPU per message in `npm run bench
@@ -10,18 +10,17 @@
  * - request-fetch.ts, bare-response.ts: model calls over undici's request, answered without fetch's Response;
  * - live-completions.ts, completion-assembly.ts: a watched step streamed through the fetch, not doStream's pipeline;
  * - history-prompt.ts: the history converted once per message, not validated and converted on every call;
- * - request-wire.ts, history-forms.ts, tool-forms.ts: the history and the tool definitions serialized once;
  * - the question zod asks of the message schema, answered once (below).
+ * The history and the tool definitions put into the request as bytes serialized once (the provider's internal
+ * conversions) measured within the noise, and went: the request bytes are the provider's own.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { modelMessageSchema, type LanguageModel, type ModelMessage } from "ai";
+import { modelMessageSchema, type LanguageModel } from "ai";
 import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../../infra/config/core-schema.js";
-import { withHistoryPrompt } from "./history-prompt.js";
 import { LiveCompletions } from "./live-completions.js";
 import { requestFetch } from "./request-fetch.js";
-import { RequestWire, requestWireOf } from "./request-wire.js";
 
 /**
  * zod (4.5 and later) asks, before a schema's first parse, whether its subtree can recurse, and caches only a
@@ -33,6 +32,7 @@ import { RequestWire, requestWireOf } from "./request-wire.js";
  */
 isRecursiveSchema(modelMessageSchema);
 
+export { withHistoryPrompt, type HistoryPrompt } from "./history-prompt.js";
 export { liveCompletionsOf, type GenerateResult, type StreamResult } from "./live-completions.js";
 
 /** The settings a provider is made from, complete (createModel checks them first). */
@@ -50,11 +50,9 @@ export function providerModel(llm: ProviderSettings): LanguageModel {
       fetch,
     })(llm.model);
   }
-  // A watched step streams through the fetch (LiveCompletions), not through the provider's doStream; the
-  // session's history and the tool definitions go into the request as bytes serialized once (RequestWire).
+  // A watched step streams through the fetch (LiveCompletions), not through the provider's doStream.
   const name = "llm";
-  const wire = new RequestWire(fetch);
-  const live = new LiveCompletions(wire.fetch, name);
+  const live = new LiveCompletions(fetch, name);
   const model = createOpenAICompatible({
     name,
     baseURL: llm.baseUrl ?? "",
@@ -62,22 +60,5 @@ export function providerModel(llm: ProviderSettings): LanguageModel {
     includeUsage: true,
     fetch: live.fetch,
   }).chatModel(llm.model);
-  return wire.serve(live.serve(model));
-}
-
-/** What a turn hands generateText: the model to call and the messages left to give it. */
-export interface TurnRequest {
-  model: LanguageModel;
-  messages: ModelMessage[];
-}
-
-/**
- * A turn's model and messages: `model` (`base`, or a wrapper of it such as the watched model) with the convertible
- * start of `history` spliced into every call, and for a model providerModel made for an OpenAI-compatible endpoint
- * the history and the tool definitions put into the request as bytes.
- */
-export function turnRequest(base: LanguageModel, model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage): TurnRequest {
-  const wire = requestWireOf(base);
-  const spliced = withHistoryPrompt(model, history, latest, wire);
-  return { model: wire ? wire.withTools(spliced.model) : spliced.model, messages: spliced.messages };
+  return live.serve(model);
 }
