@@ -1,9 +1,9 @@
 /**
  * The request bodies the AI SDK providers send for a turn with history and tools, as the fake OpenAI-compatible and
  * Anthropic servers receive them, against snapshots kept beside this file. The providers build the bytes; an upgrade
- * of `ai`, `@ai-sdk/openai-compatible` or `@ai-sdk/anthropic` that changes them fails here, to be read and accepted
- * (`npx vitest run test/agent/wire.test.ts -u`) rather than found in production. The packages are pinned to exact
- * versions in package.json for the same reason.
+ * of `ai`, `@ai-sdk/openai-compatible` or `@ai-sdk/anthropic` that changes them fails here, to be read and
+ * accepted (`npx vitest run test/agent/wire/request-shape.test.ts -u`) rather than found in production. The packages
+ * are pinned to exact versions in package.json for the same reason.
  */
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
