@@ -1,9 +1,10 @@
 /**
  * The layer rules of src/ (see ARCHITECTURE.md). A layer imports only from the layers below it:
- *   core < infra < channels | engines < handlers < agent < gateway < console < app (src/*.ts)
- * Engines are the feature folders: access, media, scheduler, sessions, skills, sandbox, mcp, memory.
+ *   core < infra < channels | engines < handlers < features < agent < gateway < console < app (src/*.ts)
+ * Engines are the features' own folders: access, media, scheduler, sessions, skills, mcp, memory. features/ holds
+ * the plugs that join an engine to its tools and to the gateway (FeatureModule).
  */
-const ENGINES = "(access|media|scheduler|sessions|skills|sandbox|mcp|memory)";
+const ENGINES = "(access|media|scheduler|sessions|skills|mcp|memory)";
 
 const forbidUp = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
 
@@ -28,11 +29,31 @@ module.exports = {
     forbidUp(
       "engines-never-import-the-tool-surface",
       `^src/${ENGINES}/`,
-      "^src/(channels|handlers|agent|gateway|console)/|^src/[^/]+\\.ts$",
+      "^src/(channels|handlers|features|agent|gateway|console)/|^src/[^/]+\\.ts$",
       "An engine is called by its handler file and by the app; it never imports handlers/, agent/, gateway/ or an adapter.",
     ),
-    forbidUp("handlers-below-agent", "^src/handlers/", "^src/(channels|agent|gateway|console)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
-    forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|gateway|console)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when."),
+    {
+      name: "engines-stand-alone",
+      comment: "An engine never imports another engine: what they share is a port in core/ or a service in infra/.",
+      severity: "error",
+      from: { path: `^src/${ENGINES}/` },
+      to: { path: `^src/${ENGINES}/`, pathNot: "^src/$1/" },
+    },
+    forbidUp("handlers-below-features", "^src/handlers/", "^src/(channels|features|agent|gateway|console)/|^src/[^/]+\\.ts$", "Handlers are the tool surface the agent calls."),
+    forbidUp(
+      "features-are-plugs",
+      "^src/features/",
+      "^src/(channels|agent|gateway|console)/|^src/[^/]+\\.ts$",
+      "A feature's plug joins its engine and handlers to the gateway through the FeatureModule contract, never the agent or the gateway.",
+    ),
+    {
+      name: "feature-plugs-stand-alone",
+      comment: "One feature's plug never imports another's; the contract and the runtime are shared.",
+      severity: "error",
+      from: { path: "^src/features/(?!module\\.ts|modules\\.ts|runtime\\.ts)([^/]+)\\.ts$" },
+      to: { path: "^src/features/(?!module\\.ts)[^/]+\\.ts$", pathNot: "^src/features/$1\\.ts$" },
+    },
+    forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|features|gateway|console)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when; it sees features only through TurnHooks."),
     forbidUp(
       "model-wire-behind-its-index",
       "^src/(?!agent/wire/)",
@@ -45,8 +66,13 @@ module.exports = {
       "node_modules/@ai-sdk/[^/]+/dist/internal/",
       "A provider's internal exports change with any upgrade: none is imported outside agent/wire/, where pinned versions and request-shape.test.ts guard them.",
     ),
-    forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
-    forbidUp("console-below-app", "^src/console/", "^src/channels/|^src/[^/]+\\.ts$", "The owner's console reads the parts the app hands it, never an adapter or the app."),
+    forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|features|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
+    forbidUp(
+      "console-below-app",
+      "^src/console/",
+      "^src/(channels|features)/|^src/[^/]+\\.ts$",
+      "The owner's console reads the parts the app hands it (features' routes included), never an adapter, a plug or the app.",
+    ),
     { name: "no-orphans", severity: "error", from: { orphan: true, path: "^src/", pathNot: "\\.d\\.ts$" }, to: {} },
   ],
   options: {

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { Sandbox, sandboxConfigSchema, sandboxStatus, type RunPaths } from "../src/sandbox/index.js";
+import { Sandbox, sandboxConfigSchema, sandboxStatus, type RunPaths } from "../src/infra/sandbox/index.js";
 import { median } from "./stats.js";
 import type { BenchResult } from "./types.js";
 

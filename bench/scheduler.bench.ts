@@ -16,6 +16,7 @@ import { schedulerConfigSchema } from "../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../src/scheduler/scheduler.js";
 import type { Actor } from "../src/scheduler/types.js";
 import { createStore, type Store } from "../src/infra/store/index.js";
+import { ZonePreferences } from "../src/scheduler/zone-preferences.js";
 import type { BenchResult } from "./types.js";
 
 const PENDING = 100_000;
@@ -49,12 +50,12 @@ function timingChannel(sentAt: Map<string, number>): Channel {
 function schedulerOn(store: Store, channel?: Channel): Scheduler {
   return new Scheduler({
     config,
-    defaultTimezone: "UTC",
+    zones: new ZonePreferences(store, "UTC"),
     store,
     log,
     outbound: testOutbound({ store, log, channelOf: () => channel }),
     agent: null,
-    workspacesRoot: tmpdir(),
+    workspaceOf: () => tmpdir(),
   });
 }
 

@@ -1,29 +1,20 @@
 #!/usr/bin/env node
 /** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
-import { channelModules } from "./channels/modules.js";
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
-import { registerPairingCommands } from "./access/cli.js";
-import { ConfigError, loadConfig } from "./config.js";
-import type { Config } from "./config.js";
-import { collectSecrets } from "./config.js";
-import { redactSecrets } from "./infra/config/secrets.js";
-import { formatDoctor, runDoctor } from "./doctor.js";
 import { Gateway } from "./app.js";
-import { timezoneRecordOf } from "./handlers/profile.js";
-import { registerReceiptsCommands } from "./media/receipts-cli.js";
+import { channelModules } from "./channels/modules.js";
+import { collectSecrets, ConfigError, featureSettings, loadConfig, type Config } from "./config.js";
+import { formatDoctor, runDoctor } from "./doctor.js";
+import type { FeatureModule } from "./features/module.js";
+import { featureModules } from "./features/modules.js";
+import { redactSecrets } from "./infra/config/secrets.js";
+import { gatewayApiOf } from "./infra/http/gateway-api.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { packageFile } from "./infra/package-files.js";
-import { createMemory, registerMemoryCommands } from "./memory/index.js";
-import { registerMcpCommands } from "./mcp/cli.js";
-import { redactText } from "./infra/config/secrets.js";
-import { gatewayApiOf, registerTaskCommands } from "./scheduler/index.js";
-import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
-import { registerSkillsCommands } from "./skills/cli.js";
-import { BUNDLED_SKILLS_DIR, userSkillsDir } from "./skills/index.js";
 
 const { version } = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
 
@@ -106,39 +97,16 @@ function openStore({ cfg, log }: { cfg: Config; log: Logger } = commandSetup()):
   return createStore({ url: cfg.store.url, keyPrefix: cfg.store.keyPrefix, dataDir: cfg.dataDir, log });
 }
 
-registerSkillsCommands(program, {
-  setup: () => {
-    const { cfg, log } = commandSetup();
-    return { config: cfg.skills, bundledDir: BUNDLED_SKILLS_DIR, userDir: userSkillsDir(cfg.dataDir), log };
-  },
-});
-registerMcpCommands(program, {
-  setup: () => {
-    const cfg = config();
-    const secrets = collectSecrets(cfg);
-    return { config: cfg.mcp, dataDir: cfg.dataDir, redact: (text) => redactText(text, secrets) };
-  },
-});
-registerPairingCommands(program, { openStore: () => openStore(), channels: channelModules.map((module) => module.name) });
-registerReceiptsCommands(program, { openStore: () => openStore() });
-registerTaskCommands(program, {
-  setup: async () => {
-    const setup = commandSetup();
-    const { cfg, log } = setup;
-    return { config: cfg.scheduler, defaultTimezone: cfg.agent.timezone, store: await openStore(setup), api: gatewayApiOf(cfg.http), log };
-  },
-});
-
-registerMemoryCommands(program, {
-  channels: channelModules.map((module) => module.name),
-  setup: async () => {
-    const setup = commandSetup();
-    const { cfg, log } = setup;
-    const store = await openStore(setup);
-    const timezones = timezoneRecordOf(new ZonePreferences(store, cfg.agent.timezone));
-    return { memory: createMemory({ store, config: cfg.memory, log, timezones }), store };
-  },
-});
+const channelNames = channelModules.map((module) => module.name);
+for (const module of featureModules as readonly FeatureModule[]) {
+  module.cli?.(program, {
+    setup: () => {
+      const { cfg, log } = commandSetup();
+      return { settings: featureSettings(cfg, module), core: cfg, secrets: collectSecrets(cfg), log, channelNames };
+    },
+    openStore: () => openStore(),
+  });
+}
 
 program.parseAsync().catch((err: unknown) => {
   if (err instanceof ConfigError) {

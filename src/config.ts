@@ -4,100 +4,106 @@
  * every part; each part reads only its own section. config/default.yaml documents every setting.
  */
 import { z } from "zod";
-import { accessConfigSchema } from "./access/config.js";
 import type { ChannelModule } from "./channels/module.js";
 import { channelModules } from "./channels/modules.js";
+import type { FeatureModule } from "./features/module.js";
+import { featureModules } from "./features/modules.js";
 import { CORE_ENV_OVERRIDES, CORE_SECRET_PATHS, coreConfigShape, type EnvOverride } from "./infra/config/core-schema.js";
-import { getPath } from "./infra/config/secrets.js";
-import { collectSecretsAt } from "./infra/config/secrets.js";
+import { collectSecretsAt, getPath } from "./infra/config/secrets.js";
 import { loadConfigWith, type LoadConfigOptions } from "./infra/config/load.js";
-import { mcpConfigSchema, mcpSecrets } from "./mcp/config.js";
-import { mediaConfigSchema } from "./media/config.js";
-import { memoryConfigSchema } from "./memory/config.js";
-import { sandboxConfigSchema } from "./sandbox/config.js";
-import { schedulerConfigSchema } from "./scheduler/config.js";
-import { skillsConfigSchema } from "./skills/config.js";
 
 export { ConfigError, type LoadConfigOptions } from "./infra/config/load.js";
 
 /** The channel modules a gateway is built with: the list in src/channels/modules.ts unless a caller (a test) adds one. */
 export type ChannelModules = readonly ChannelModule[];
+/** The feature modules, likewise: src/features/modules.ts unless a caller adds one. */
+export type FeatureModules = readonly FeatureModule[];
+
+/** The modules of one gateway; the config, the app, doctor and the CLI are built from the same pair. */
+export interface Modules {
+  channels?: ChannelModules;
+  features?: FeatureModules;
+}
 
 type ChannelSections = { [M in (typeof channelModules)[number] as M["name"]]: M["configSchema"] };
+type FeatureSections = { [M in (typeof featureModules)[number] as M["name"]]: M["configSchema"] };
 
-function schemaWith<C extends Record<string, z.ZodType>>(channels: C) {
+function schemaWith<C extends Record<string, z.ZodType>, F extends Record<string, z.ZodType>>(channels: C, features: F) {
   return z.strictObject({
     ...coreConfigShape,
-    skills: skillsConfigSchema,
-    mcp: mcpConfigSchema,
-    scheduler: schedulerConfigSchema,
-    media: mediaConfigSchema,
-    memory: memoryConfigSchema,
-    sandbox: sandboxConfigSchema,
-    access: accessConfigSchema,
+    ...features,
     // Every section has defaults, so an absent `channels` parses.
     channels: z.strictObject(channels).prefault({} as z.input<z.ZodObject<C>>),
   });
 }
 
-const sectionsOf = (modules: ChannelModules) => Object.fromEntries(modules.map((module) => [module.name, module.configSchema]));
+const sectionsOf = (modules: readonly { name: string; configSchema: z.ZodType }[]) =>
+  Object.fromEntries(modules.map((module) => [module.name, module.configSchema]));
 
-export const configSchema = schemaWith(sectionsOf(channelModules) as ChannelSections);
+export const configSchema = schemaWith(sectionsOf(channelModules) as ChannelSections, sectionsOf(featureModules) as FeatureSections);
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
+function listsOf(modules: Modules): { channels: ChannelModules; features: FeatureModules } {
+  return { channels: modules.channels ?? channelModules, features: modules.features ?? featureModules };
+}
+
 /**
- * The schema for another list of modules. Its sections beyond the built-in ones are not in the static Config
- * type; their module reads them with channelSettings().
+ * The schema for other lists of modules. Their sections beyond the built-in ones are not in the static Config
+ * type; their module reads them with channelSettings() / featureSettings().
  */
-export function configSchemaFor(modules: ChannelModules): z.ZodType<Config, ConfigInput> {
-  return schemaWith(sectionsOf(modules)) as unknown as z.ZodType<Config, ConfigInput>;
+export function configSchemaFor(modules: Modules): z.ZodType<Config, ConfigInput> {
+  const { channels, features } = listsOf(modules);
+  return schemaWith(sectionsOf(channels), sectionsOf(features)) as unknown as z.ZodType<Config, ConfigInput>;
 }
 
 /** Dotted paths of settings whose values must never be shown. */
-export function secretPathsFor(modules: ChannelModules): string[] {
+export function secretPathsFor(modules: Modules = {}): string[] {
+  const { channels, features } = listsOf(modules);
   return [
     ...CORE_SECRET_PATHS,
-    "media.stt.apiKey",
-    "memory.embeddings.apiKey",
-    ...modules.flatMap((module) => module.secretPaths.map((path) => `channels.${module.name}.${path}`)),
+    ...features.flatMap((module) => (module.secretPaths ?? []).map((path) => `${module.name}.${path}`)),
+    ...channels.flatMap((module) => module.secretPaths.map((path) => `channels.${module.name}.${path}`)),
   ];
 }
 
-export const SECRET_PATHS: readonly string[] = secretPathsFor(channelModules);
+export const SECRET_PATHS: readonly string[] = secretPathsFor();
 
 /** Environment variables that override the files, and the setting each one sets. */
-export function envOverridesFor(modules: ChannelModules): Record<string, EnvOverride> {
+export function envOverridesFor(modules: Modules = {}): Record<string, EnvOverride> {
+  const { channels, features } = listsOf(modules);
+  const within = (prefix: string, overrides: Readonly<Record<string, EnvOverride>> = {}) =>
+    Object.entries(overrides).map(([name, o]) => [name, { ...o, path: `${prefix}.${o.path}` }] as const);
   return {
     ...CORE_ENV_OVERRIDES,
-    STT_BASE_URL: { path: "media.stt.baseUrl", type: "string" },
-    STT_API_KEY: { path: "media.stt.apiKey", type: "string" },
-    STT_MODEL: { path: "media.stt.model", type: "string" },
-    ...Object.fromEntries(
-      modules.flatMap((module) =>
-        Object.entries(module.envOverrides).map(([name, o]) => [name, { ...o, path: `channels.${module.name}.${o.path}` }]),
-      ),
-    ),
+    ...Object.fromEntries(features.flatMap((module) => within(module.name, module.envOverrides))),
+    ...Object.fromEntries(channels.flatMap((module) => within(`channels.${module.name}`, module.envOverrides))),
   };
 }
 
-export const ENV_OVERRIDES: Readonly<Record<string, EnvOverride>> = envOverridesFor(channelModules);
+export const ENV_OVERRIDES: Readonly<Record<string, EnvOverride>> = envOverridesFor();
 
 /**
  * config/default.yaml, then the user's file, then environment variables; throws a ConfigError listing every
  * problem. `modules` defaults to the built-in channels.
  */
-export function loadConfig(opts: LoadConfigOptions & { modules?: ChannelModules } = {}): Config {
-  const { modules = channelModules, ...load } = opts;
-  const checks = (config: Config) => crossChecks(config, modules);
+export function loadConfig(opts: LoadConfigOptions & { modules?: Modules } = {}): Config {
+  const { modules = {}, ...load } = opts;
+  const checks = (config: Config) => crossChecks(config, listsOf(modules));
   return loadConfigWith({ schema: configSchemaFor(modules), envOverrides: envOverridesFor(modules), secretPaths: secretPathsFor(modules), crossChecks: checks }, load);
 }
 
 /** The secret values in force, for redaction. */
-export function collectSecrets(config: Config, modules: ChannelModules = channelModules): string[] {
-  // MCP servers' env and header values are secrets too; they have no fixed paths.
-  return collectSecretsAt(config, secretPathsFor(modules), mcpSecrets(config.mcp));
+export function collectSecrets(config: Config, modules: Modules = {}): string[] {
+  const { features } = listsOf(modules);
+  const unplaced = features.flatMap((module) => module.secretsOf?.(featureSettings(config, module)) ?? []);
+  return collectSecretsAt(config, secretPathsFor(modules), unplaced);
+}
+
+/** The section of one feature, as its module's schema parsed it. */
+export function featureSettings(config: Config, module: FeatureModule): unknown {
+  return (config as Record<string, unknown>)[module.name];
 }
 
 /** The section of one channel, as its module's schema parsed it. */
@@ -115,8 +121,8 @@ export function enabledChannels(config: Config, modules: ChannelModules = channe
 }
 
 /** Rules that involve more than one setting. */
-function crossChecks(config: Config, modules: ChannelModules): string[] {
-  const problems: string[] = [];
+function crossChecks(config: Config, { channels: modules, features }: { channels: ChannelModules; features: FeatureModules }): string[] {
+  const problems: string[] = features.flatMap((module) => module.crossChecks?.(featureSettings(config, module), config) ?? []);
   for (const module of modules) {
     const settings = channelSettings(config, module);
     if (getPath(settings, "enabled") !== true) continue;

@@ -1,43 +1,34 @@
 /**
  * `switchboard doctor`: checks the configuration, the store (on Redis: with the live replicas), the LLM endpoint and each enabled channel's
- * credentials with a live call, and says how to fix what fails; warns about risky access settings.
+ * credentials with a live call, then each feature's own checks (the sandbox, MCP servers, risky access settings), and
+ * says how to fix what fails.
  */
 import { generateText } from "ai";
-import { riskySettings } from "./access/risks.js";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
-import { join } from "node:path";
 import type { ChannelModule } from "./channels/module.js";
-import { channelSettings, collectSecrets, enabledChannels, type Config } from "./config.js";
+import { channelModules } from "./channels/modules.js";
+import { channelSettings, collectSecrets, enabledChannels, featureSettings, type Config, type Modules } from "./config.js";
+import type { CheckResult } from "./features/module.js";
+import { featureModules } from "./features/modules.js";
 import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
 import { listReplicas } from "./replicas.js";
-import { checkReachable, sandboxStatus } from "./sandbox/index.js";
-import { checkMcpServers } from "./mcp/doctor.js";
 
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  detail: string;
-  /** What to do when it failed (or, for a warning, how to make it safe). */
-  fix?: string;
-  /** Works, but risky: shown as WARN, does not fail the run. */
-  warning?: boolean;
-}
+export type { CheckResult } from "./features/module.js";
 
 const LIVE_CALL_TIMEOUT_MS = 15_000;
 
-export async function runDoctor(config: Config, log: Logger): Promise<CheckResult[]> {
-  // Started first: it spawns processes, and needs nothing the other checks do.
-  const sandbox = checkSandbox(config);
+export async function runDoctor(config: Config, log: Logger, modules: Modules = {}): Promise<CheckResult[]> {
+  const { channels = channelModules, features = featureModules } = modules;
+  // Started first: some spawn processes (the sandbox's probe), and need nothing the other checks do.
+  const featureChecks = features.map((module) => module.doctor?.(featureSettings(config, module), config, log) ?? Promise.resolve([]));
   const results: CheckResult[] = [{ name: "config", ok: true, detail: "valid" }];
   results.push(await checkStore(config, log));
   results.push(await checkLlm(config));
-  for (const channel of enabledChannels(config)) results.push(await checkChannel(config, channel));
-  results.push(await sandbox);
-  results.push(...(await checkMcpServers(config.mcp)));
-  for (const risk of riskySettings(config)) results.push({ name: "access", ok: true, warning: true, ...risk });
-  const secrets = collectSecrets(config);
+  for (const channel of enabledChannels(config, channels)) results.push(await checkChannel(config, channel));
+  for (const checks of featureChecks) results.push(...(await checks));
+  const secrets = collectSecrets(config, modules);
   return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
 }
 
@@ -86,19 +77,6 @@ async function checkLlm(config: Config): Promise<CheckResult> {
     });
     return `${config.llm.provider} ${config.llm.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})`;
   });
-}
-
-/** FAIL where bubblewrap cannot work (exec tools are refused then); WARN when the owner turned it off. */
-async function checkSandbox(config: Config): Promise<CheckResult> {
-  const status = await sandboxStatus(config.sandbox);
-  if (!status.ok) return { name: "sandbox", ok: false, detail: `${status.reason}; skill scripts and run_shell are refused`, fix: status.fix };
-  if (status.mode === "none") return { name: "sandbox", ok: true, warning: true, detail: status.detail, fix: "set sandbox.mode: bwrap" };
-  try {
-    await checkReachable(join(config.dataDir, "workspaces", "session"));
-  } catch (err) {
-    return { name: "sandbox", ok: true, warning: true, detail: `run_shell will fail: ${(err as Error).message}`, fix: "see README, Sandbox" };
-  }
-  return { name: "sandbox", ok: true, detail: status.detail };
 }
 
 function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {

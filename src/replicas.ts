@@ -7,7 +7,8 @@ import type { Config } from "./config.js";
 import { channelRunner, type ChannelRunner } from "./channels/leased.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { liveReplicas, ReplicaRegistry, type ReplicaInfo } from "./infra/cluster/registry.js";
-import type { ComponentStatus } from "./infra/http/server.js";
+import { newReplicaId } from "./infra/cluster/replica-id.js";
+import type { ComponentStatus, HttpServer } from "./infra/http/server.js";
 import type { Logger } from "./infra/log.js";
 import type { Store } from "./infra/store/types.js";
 
@@ -25,12 +26,14 @@ export class Replicas {
   readonly runners: ReadonlyMap<ChannelName, ChannelRunner>;
   private readonly registry: ReplicaRegistry | null;
   private readonly startedAt = new Date().toISOString();
+  private readonly log: Logger;
 
   constructor(
     readonly id: string,
     opts: { store: Store; settings: Config["replica"]; log: Logger; channels: ReadonlyMap<ChannelName, Channel> },
   ) {
     const { store, settings, log } = opts;
+    this.log = log;
     const shared = store.backend === "redis";
     const lease = shared
       ? { leases: store.coordinator, replicaId: id, timing: { ttlMs: settings.leaseMs, renewMs: settings.renewMs, retryMs: settings.retryMs }, log }
@@ -41,8 +44,29 @@ export class Replicas {
       : null;
   }
 
+  /** This replica over the store, its channels' runners, and their lines in /readyz. */
+  static create(deps: { config: Config; store: Store; log: Logger; channels: ReadonlyMap<ChannelName, Channel>; http: HttpServer }): Replicas {
+    const { config, store, log, channels, http } = deps;
+    const replicas = new Replicas(newReplicaId(config.replica.id ?? undefined), { store, settings: config.replica, log, channels });
+    for (const [name, runner] of replicas.runners) {
+      http.addReadinessCheck(`channel:${name}`, () => {
+        const { connected, detail } = runner.status();
+        return { ok: connected, ...(detail ? { detail } : {}) };
+      });
+    }
+    http.addReadinessCheck("replica", () => replicas.readiness(), { gates: false });
+    return replicas;
+  }
+
   async start(): Promise<void> {
     await this.registry?.start();
+  }
+
+  /** Stops every channel's runner; one that fails is logged and the others still stop. */
+  async stopRunners(): Promise<void> {
+    for (const [name, runner] of this.runners) {
+      await runner.stop().catch((err: unknown) => this.log.error({ err, channel: name }, "channel did not stop cleanly"));
+    }
   }
 
   async stop(): Promise<void> {

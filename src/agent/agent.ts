@@ -9,19 +9,22 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permits, type ToolContext, type ToolDefinition, type ToolPermissions } from "../core/tools.js";
+import { permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
-import { reasoningProviderOptions, ThinkingSettings, type ProviderOptions } from "../sessions/thinking.js";
-import { TurnLog, type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
+import type { ThinkingSettings} from "../sessions/thinking.js";
+import { reasoningProviderOptions, type ProviderOptions } from "../sessions/thinking.js";
+import type { TurnLog} from "../sessions/turn-log.js";
+import { type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
 import { modelLatency, modelTokens } from "../infra/metrics.js";
-import type { Store } from "../infra/store/types.js";
 import { compactIfNeeded } from "./compaction.js";
-import { SessionHistory, estimateTokens, type SessionRecord } from "../sessions/history.js";
+import type { SessionHistory} from "../sessions/history.js";
+import { estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
-import type { MemoryPort, ProposedMemory, TurnRecall } from "./memory-port.js";
+import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
+import type { TurnHooks } from "../core/turn-hooks.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
-import type { PreparedMedia, TurnInput, TurnResult } from "../core/turn.js";
+import type { TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
@@ -30,26 +33,20 @@ import { randomHex } from "../core/ids.js";
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
 
-export interface AgentDeps {
+export interface AgentDeps extends TurnHooks {
   config: CoreConfig;
   /** The configured secret values, kept out of tool results and replies. */
   secrets: readonly string[];
   model: LanguageModel;
   registry: HandlerRegistry;
   catalog: ToolCatalog;
-  store: Store;
+  /** The sessions' transcripts, turn logs and reasoning settings, shared with the tools and the console. */
+  history: SessionHistory;
+  turnLog: TurnLog;
+  thinking: ThinkingSettings;
   log: Logger;
-  skillsCatalog?: () => string;
-  /** The "MCP Servers" prompt section for a sender with these permissions (src/mcp through its handler). */
-  mcpSection?: (permissions: ToolPermissions | undefined) => string | undefined;
-  /** The instructions of the skills a session equipped, for its system prompt. */
-  equippedSkills?: (sessionKey: string) => Promise<string>;
-  /** Downloads and transcribes the message's media before the turn (src/im); without it images download directly. */
-  prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
   /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
   timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
-  /** Long-term memory and the sender's profile, for the prompt; absent when memory is off. */
-  memory?: MemoryPort;
   now?: () => Date;
 }
 
@@ -85,9 +82,7 @@ export class Agent {
   private readonly now: () => Date;
 
   constructor(private readonly deps: AgentDeps) {
-    this.history = new SessionHistory(deps.store, deps.log);
-    this.turnLog = new TurnLog(deps.store);
-    this.thinking = new ThinkingSettings(deps.store);
+    ({ history: this.history, turnLog: this.turnLog, thinking: this.thinking } = deps);
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
     this.toolSets = new TurnToolSets(deps.registry, deps.catalog, deps.secrets);

@@ -9,7 +9,7 @@ import type { Logger } from "../infra/log.js";
 import { frame } from "../core/framing.js";
 import { estimateTokens, withinTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
-import type { ProposedMemory } from "./memory-port.js";
+import type { ProposedMemory } from "../core/memory-port.js";
 
 export interface CompactionOptions {
   model: LanguageModel;

@@ -8,7 +8,7 @@ import { describeLocalTime } from "../core/time.js";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { PROMPT_SECTION_TITLES as TITLES, frame, neutralize, quoteUntrusted } from "../core/framing.js";
-import type { SenderProfile, TurnRecall } from "./memory-port.js";
+import type { SenderProfile, TurnRecall } from "../core/memory-port.js";
 
 export interface SystemPromptInput {
   agent: CoreConfig["agent"];

@@ -4,9 +4,9 @@
  * leaves the same messages a plain reply would have sent. A refusal never loses text: a preview that cannot be
  * edited any more (deleted, too old) is replaced by a new message, and the stale one is taken back.
  */
-import type { LiveReplyOptions, SendTextOptions, SentMessage } from "../core/types.js";
+import type { LiveReply, LiveReplyOptions, SendTextOptions, SentMessage, StreamingMode } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
-import { RateLimitedError, type Presenter } from "./live-reply.js";
+import { RateLimitedError, ThrottledLiveReply, type Presenter } from "./live-reply.js";
 
 /**
  * What a preview's plain sends carry of the live reply's options: the message answered, and the reply's
@@ -139,4 +139,10 @@ export class EditPreview<B> implements Presenter {
 
 function pause(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+/** A channel's live reply as messages edited in place, at the kit's pace; undefined when its streaming is off. */
+export function editedLiveReply<B>(streaming: StreamingMode | undefined, transport: () => PreviewTransport<B>, log: Logger): LiveReply | undefined {
+  if (streaming === undefined || streaming === "off") return undefined;
+  return new ThrottledLiveReply(new EditPreview(transport(), log), log);
 }

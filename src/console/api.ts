@@ -1,6 +1,6 @@
 /**
  * The console's JSON API, /api/v1/console/..., behind consoleAuth. Each route reads or acts through the part
- * that owns the data (sessions, scheduler, skills, pairing, receipts, log tail); nothing here keeps state.
+ * that owns the data (sessions, pairing, log tail, and each feature's own routes); nothing here keeps state.
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
@@ -8,8 +8,6 @@ import { redactSecrets } from "../infra/config/secrets.js";
 import { jsonError } from "../infra/http/errors.js";
 import { consoleAuth } from "./auth.js";
 import type { ConsoleDeps } from "./deps.js";
-import { skillRoutes } from "./skills.js";
-import { taskRoutes } from "./tasks.js";
 import { transcriptOf } from "./transcript.js";
 
 export const CONSOLE_API = "/api/v1/console";
@@ -23,18 +21,14 @@ export function registerConsoleApi(deps: ConsoleDeps): void {
   api.use(consoleAuth(deps.token));
   api.get("/channels", async (c) => c.json({ channels: deps.channels(), replicas: await deps.replicas() }));
   sessionRoutes(api, deps);
-  api.route("/tasks", taskRoutes(deps.scheduler));
-  api.route("/skills", skillRoutes(deps.skills));
+  for (const [path, routes] of Object.entries(deps.featureRoutes)) api.route(`/${path}`, routes);
   accessRoutes(api, deps);
-  api.get("/receipts", async (c) => c.json({ receipts: await deps.receipts.list({ limit: 200 }) }));
   api.get("/logs", (c) => {
     const after = afterSchema.safeParse(c.req.query("after"));
     if (!after.success) return jsonError(c, 400, "bad_request", "after is a line number (0 or more)");
     return c.json({ available: deps.logTail !== null, lines: deps.logTail?.after(after.data) ?? [] });
   });
   api.get("/config", (c) => c.json({ config: redactSecrets(deps.config, deps.secrets) }));
-  // MCP servers: the MCP engine is being built separately; until it is wired, the list is empty.
-  api.get("/mcp", async (c) => c.json({ servers: (await deps.mcpServers?.()) ?? [] }));
   deps.http.app.route(CONSOLE_API, api);
 }
 

@@ -3,11 +3,9 @@ import type { PairingBook } from "../access/pairing.js";
 import type { AccessConfig } from "../access/config.js";
 import type { HttpServer } from "../infra/http/server.js";
 import type { LogTail } from "../infra/log-tail.js";
-import type { ReceiptLedger } from "../media/receipts.js";
-import type { Scheduler } from "../scheduler/index.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { SessionHistory } from "../sessions/history.js";
-import type { Skills } from "../skills/index.js";
+import type { Hono } from "hono";
 
 export interface ChannelView {
   name: string;
@@ -22,13 +20,6 @@ export interface ReplicasView {
   live: Array<{ id: string; startedAt: string; leases: string[] }>;
 }
 
-/** An MCP server as the console lists it; filled in once the MCP engine exists. */
-export interface McpServerView {
-  name: string;
-  status: string;
-  tools: string[];
-}
-
 export interface ConsoleDeps {
   http: HttpServer;
   token: string | null;
@@ -40,14 +31,10 @@ export interface ConsoleDeps {
   sessions: SessionDirectory;
   history: SessionHistory;
   resetSession: (sessionKey: string) => Promise<void>;
-  /** null when the scheduler is off. */
-  scheduler: Scheduler | null;
-  skills: Skills;
   pairing: PairingBook;
   access: AccessConfig;
-  receipts: ReceiptLedger;
   /** null when the logger was built elsewhere (tests pass their own). */
   logTail: LogTail | null;
-  /** MCP: wired by the MCP engine when it lands; the console shows [] until then. */
-  mcpServers?: () => Promise<McpServerView[]>;
+  /** The features' routes, mounted at /api/v1/console/<path> (tasks, skills, receipts, mcp, ...). */
+  featureRoutes: Readonly<Record<string, Hono>>;
 }

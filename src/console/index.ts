@@ -3,7 +3,7 @@ import { registerConsoleApi } from "./api.js";
 import type { ConsoleDeps } from "./deps.js";
 import { serveConsolePage } from "./static.js";
 
-export type { ChannelView, ConsoleDeps, McpServerView } from "./deps.js";
+export type { ChannelView, ConsoleDeps } from "./deps.js";
 
 export function registerConsole(deps: ConsoleDeps): void {
   serveConsolePage(deps.http.app);

@@ -1,6 +1,6 @@
 /**
  * The outbound port: how the gateway and the engines (scheduler, media) send. Every reply, reminder and artifact
- * goes through one implementation (src/gateway/outbound.ts), which owns the one retry policy; callers never retry
+ * goes through one implementation (src/gateway/outbound-service.ts), which owns the one retry policy; callers never retry
  * and never call Channel.sendText/sendFile themselves.
  */
 import type { OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "./types.js";

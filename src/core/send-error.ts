@@ -1,5 +1,5 @@
 /**
- * The one way a channel reports a failed send, so that one policy (src/gateway/outbound.ts) can decide about
+ * The one way a channel reports a failed send, so that one policy (src/gateway/outbound-service.ts) can decide about
  * retries for every platform. Adapters classify; they do not retry sends themselves.
  */
 import type { SentMessage } from "./types.js";

@@ -80,9 +80,6 @@ export function requirePermission(ctx: ToolContext, risk: RiskClass, action: str
   if (refusal) throw new ToolError(refusal, "denied");
 }
 
-/** Runs one of the handler's tools. `input` has already been validated against that tool's schema. */
-export type ToolHandler = (toolName: string, input: unknown, ctx: ToolContext) => Promise<unknown>;
-
 export type ToolErrorCode = "unknown_tool" | "invalid_input" | "denied" | "timeout" | "aborted" | "failed";
 
 export type ToolOutcome =
@@ -115,19 +112,6 @@ export function implementTool<S extends z.ZodType>(
   return { definition, run };
 }
 
-/**
- * Builds the ToolHandler of a handler file from its implementations. The registry has already validated
- * `input` against the tool's schema, so each implementation receives it typed.
- */
-export function dispatchTools(implementations: readonly ToolImplementation[]): ToolHandler {
-  const byName = new Map(implementations.map((impl) => [impl.definition.name, impl]));
-  return async (toolName, input, ctx) => {
-    const impl = byName.get(toolName);
-    if (!impl) throw new ToolError(`This handler has no tool named "${toolName}"`, "unknown_tool");
-    return impl.run(input, ctx);
-  };
-}
-
 /** A part of a ToolMediaOutput. */
 export type ToolMediaPart = { type: "text"; text: string } | { type: "image"; data: string; mediaType: string };
 
@@ -156,4 +140,10 @@ export async function withToolErrors<C extends string, T>(
     if (err instanceof errorClass) throw new ToolError(err.message, codes[err.code]);
     throw err;
   }
+}
+
+/** What every handler file's factory returns: the handler's name (seed 000's) and its tools. */
+export interface ToolHandlerSpec {
+  name: string;
+  tools: readonly ToolImplementation[];
 }

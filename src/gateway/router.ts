@@ -16,7 +16,8 @@ import type { ChatCommand, CommandContext, CommandReply } from "../core/commands
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, parseCommand } from "./commands.js";
 import { coreCommands } from "./core-commands.js";
-import { sessionKeyOf, workspaceDirOf } from "../core/session-key.js";
+import { sessionKeyOf } from "../core/session-key.js";
+import type { Workspaces } from "../infra/workspace.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import { isRetryableSend, type SendError } from "../core/send-error.js";
@@ -48,6 +49,7 @@ export interface RouterDeps {
   actions?: ButtonActions;
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
+  workspaces: Workspaces;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -64,7 +66,6 @@ export class Router {
   private readonly stops: StopRelay;
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
-  private readonly workspacesRoot: string;
   /** Every command, the router's own first: /help and the platforms' native menus list them. */
   readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
@@ -82,7 +83,6 @@ export class Router {
       leaseMs: dedupLeaseMinutes * 60_000,
       keepWaiting: () => this.accepting,
     });
-    this.workspacesRoot = join(deps.config.dataDir, "workspaces");
     const core = coreCommands({
       config: deps.config,
       agent: deps.agent,
@@ -226,13 +226,13 @@ export class Router {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        this.noteSession(d);
+        await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
         const endAck = acknowledgeTurn(d.channel, d.message, d.log);
         try {
-          const workspaceDir = workspaceDirOf(this.workspacesRoot, d.sessionKey);
+          const workspaceDir = this.deps.workspaces.dirOf(d.sessionKey);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await turn.ticket.run(
@@ -314,12 +314,13 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private noteSession(d: Delivery): void {
+  private async noteSession(d: Delivery): Promise<void> {
     const { message } = d;
-    this.deps.sessions?.touch({
+    await this.deps.sessions?.touch({
       key: d.sessionKey,
       channel: message.channel,
       chatId: message.chat.id,
+      chatType: message.chat.type,
       ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
       userId: message.sender.id,
       ...(message.sender.name ? { userName: message.sender.name } : {}),

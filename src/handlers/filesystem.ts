@@ -7,7 +7,7 @@ import { constants, createReadStream } from "node:fs";
 import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { dispatchTools, implementTool, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import { implementTool, ToolError, type ToolHandlerSpec } from "../core/tools.js";
 import { isErrno, resolveInWorkspace } from "../infra/workspace.js";
 
 export const READ_LIMIT_CHARS = 100_000;
@@ -149,12 +149,8 @@ const listDirectory = implementTool(
   },
 );
 
-const implementations = [readFile, writeFile, listDirectory];
-
-export const filesystemTools: ToolDefinition[] = implementations.map((impl) => impl.definition);
-
-export function createFilesystemHandler(): ToolHandler {
-  return dispatchTools(implementations);
+export function createFilesystemHandler(): ToolHandlerSpec {
+  return { name: "filesystem", tools: [readFile, writeFile, listDirectory] };
 }
 
 async function fileSize(path: string, userPath: string): Promise<number> {

@@ -5,13 +5,12 @@
  */
 import { z } from "zod";
 import type { Channel, ChannelName } from "../core/types.js";
-import type { Logger } from "../infra/log.js";
-import type { Store } from "../infra/store/types.js";
-import { chatHistoryPage } from "../media/chat-history.js";
+import type { SessionHistory } from "../sessions/history.js";
+import { chatHistoryPage } from "../sessions/chat-history.js";
 import type { Media } from "../media/index.js";
 import { imageFiles, voiceFiles } from "../media/media-tools.js";
 import { ARTIFACT_TYPES } from "../media/receipts.js";
-import { dispatchTools, implementTool, type ToolDefinition, type ToolHandler, type ToolImplementation } from "../core/tools.js";
+import { implementTool, type ToolHandlerSpec, type ToolImplementation } from "../core/tools.js";
 
 const CATEGORY = "IM Channel";
 const MAX_ARTIFACTS = 10;
@@ -22,14 +21,12 @@ const DELIVER_TIMEOUT_MS = 15 * 60_000;
 export interface ImChannelToolDeps {
   media: Media;
   channelOf: (name: ChannelName) => Channel | undefined;
-  store: Store;
-  log: Logger;
+  /** The sessions' transcripts, for get_chat_history. */
+  history: SessionHistory;
 }
 
-/** The handler and its tools, ready for HandlerRegistry.register("im_channel", ...). */
-export function createImChannelHandler(deps: ImChannelToolDeps): { handler: ToolHandler; tools: ToolDefinition[] } {
-  const implementations = imChannelToolImplementations(deps);
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+export function createImChannelHandler(deps: ImChannelToolDeps): ToolHandlerSpec {
+  return { name: "im_channel", tools: imChannelToolImplementations(deps) };
 }
 
 const messageId = z
@@ -57,7 +54,7 @@ const artifact = z.object({
     .describe("Skip this artifact if something with the same key was delivered in this conversation; default: its content hash"),
 });
 
-export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementation[] {
+function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementation[] {
   return [
     implementTool(
       {
@@ -158,7 +155,7 @@ export function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImple
         }),
         risk: "read",
       },
-      (input, ctx) => chatHistoryPage(deps.store, deps.log, ctx.sessionKey, input),
+      (input, ctx) => chatHistoryPage(deps.history, ctx.sessionKey, input),
     ),
     implementTool(
       {

@@ -10,7 +10,7 @@ import { McpCallError } from "../mcp/errors.js";
 import { renderMcpSection } from "../mcp/render.js";
 import { resultText, type ToolCallResult } from "../mcp/results.js";
 import {
-  dispatchTools,
+  type ToolHandlerSpec,
   implementTool,
   permits,
   requirePermission,
@@ -65,7 +65,7 @@ function forModel(result: ToolCallResult, opts: McpHandlerOptions): string | Too
   return resultText(result, (image) => `[image ${image.mediaType}: not shown, this model does not take images]`);
 }
 
-export function mcpToolImplementations(manager: McpManager, opts: McpHandlerOptions): ToolImplementation[] {
+function mcpToolImplementations(manager: McpManager, opts: McpHandlerOptions): ToolImplementation[] {
   return [
     implementTool(
       {
@@ -158,7 +158,6 @@ export function mcpToolImplementations(manager: McpManager, opts: McpHandlerOpti
   ];
 }
 
-export function createMcpHandler(manager: McpManager, opts: McpHandlerOptions) {
-  const implementations = mcpToolImplementations(manager, opts);
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+export function createMcpHandler(manager: McpManager, opts: McpHandlerOptions): ToolHandlerSpec {
+  return { name: "mcp", tools: mcpToolImplementations(manager, opts) };
 }

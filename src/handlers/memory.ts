@@ -7,14 +7,12 @@ import { z } from "zod";
 import type { MemoryEngine } from "../memory/memory-engine.js";
 import { MEMORY_KINDS, MEMORY_SCOPES, MemoryError, type MemoryErrorCode, type MemoryRecord, type Requester } from "../memory/types.js";
 import {
-  dispatchTools,
   implementTool,
   permits,
   withToolErrors,
   type ToolContext,
-  type ToolDefinition,
   type ToolErrorCode,
-  type ToolHandler,
+  type ToolHandlerSpec,
 } from "../core/tools.js";
 
 const CATEGORY = "Memory";
@@ -44,7 +42,7 @@ export function asMemoryTool<T>(work: () => Promise<T>): Promise<T> {
   return withToolErrors(MemoryError, ERROR_CODES, work);
 }
 
-export function createMemoryHandler(engine: MemoryEngine): { handler: ToolHandler; tools: ToolDefinition[] } {
+export function createMemoryHandler(engine: MemoryEngine): ToolHandlerSpec {
   const addMemory = implementTool(
     {
       name: "add_memory",
@@ -157,5 +155,5 @@ export function createMemoryHandler(engine: MemoryEngine): { handler: ToolHandle
   );
 
   const implementations = [addMemory, searchMemory, getStats, forgetMemory];
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+  return { name: "memory", tools: implementations };
 }

@@ -8,7 +8,7 @@ import { MemoryError } from "../memory/types.js";
 import { canonicalZone } from "../scheduler/zones.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import { asMemoryTool } from "./memory.js";
-import { dispatchTools, implementTool, type ToolContext, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import { implementTool, type ToolContext, type ToolHandlerSpec } from "../core/tools.js";
 
 const CATEGORY = "User Profile";
 const field = z.enum(PROFILE_FIELDS).describe("name, language (preferred), timezone (IANA), location, occupation or notes");
@@ -37,7 +37,7 @@ function profileView(profile: Profile): Record<string, unknown> {
   };
 }
 
-export function createProfileHandler(profiles: ProfileStore): { handler: ToolHandler; tools: ToolDefinition[] } {
+export function createProfileHandler(profiles: ProfileStore): ToolHandlerSpec {
   const update = implementTool(
     {
       name: "update_user_profile",
@@ -107,5 +107,5 @@ export function createProfileHandler(profiles: ProfileStore): { handler: ToolHan
   );
 
   const implementations = [update, get, skip];
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+  return { name: "profile", tools: implementations };
 }

@@ -6,15 +6,22 @@ import type { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import { toolCalls } from "../infra/metrics.js";
 import { suggestToolNames } from "../core/names.js";
-import { permissionRefusal, ToolError, type ToolContext, type ToolDefinition, type ToolHandler, type ToolOutcome } from "../core/tools.js";
+import {
+  permissionRefusal,
+  ToolError,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHandlerSpec,
+  type ToolImplementation,
+  type ToolOutcome,
+} from "../core/tools.js";
 
 export const SHORT_DESCRIPTION_LENGTH = { min: 30, max: 80 } as const;
 const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 
 interface RegisteredTool {
   handlerName: string;
-  handler: ToolHandler;
-  definition: ToolDefinition;
+  implementation: ToolImplementation;
 }
 
 export class HandlerRegistry {
@@ -27,17 +34,17 @@ export class HandlerRegistry {
     this.defaultTimeoutMs = opts.defaultTimeoutMs;
   }
 
-  /** Registers all of `tools` or none: throws on a duplicate or malformed name, or a bad shortDescription. */
-  register(handlerName: string, handler: ToolHandler, tools: ToolDefinition[]): void {
+  /** Registers all of the handler's tools or none: throws on a duplicate or malformed name, or a bad shortDescription. */
+  register({ name: handlerName, tools: implementations }: ToolHandlerSpec): void {
     const seen = new Set<string>();
-    for (const tool of tools) {
+    for (const { definition: tool } of implementations) {
       const problem = definitionProblem(tool);
       if (problem) throw new Error(`Handler "${handlerName}": tool "${tool.name}" ${problem}`);
       const owner = this.tools.get(tool.name)?.handlerName ?? (seen.has(tool.name) ? handlerName : undefined);
       if (owner) throw new Error(`Handler "${handlerName}": tool "${tool.name}" is already registered by "${owner}"`);
       seen.add(tool.name);
     }
-    for (const definition of tools) this.tools.set(definition.name, { handlerName, handler, definition });
+    for (const implementation of implementations) this.tools.set(implementation.definition.name, { handlerName, implementation });
     this.log.debug({ handler: handlerName, tools: [...seen] }, "tool handler registered");
   }
 
@@ -53,12 +60,12 @@ export class HandlerRegistry {
   }
 
   getTool(name: string): ToolDefinition | undefined {
-    return this.tools.get(name)?.definition;
+    return this.tools.get(name)?.implementation.definition;
   }
 
   /** In registration order. */
   listTools(): ToolDefinition[] {
-    return [...this.tools.values()].map((entry) => entry.definition);
+    return [...this.tools.values()].map((entry) => entry.implementation.definition);
   }
 
   handlerOf(toolName: string): string | undefined {
@@ -79,16 +86,17 @@ export class HandlerRegistry {
     const entry = this.tools.get(name);
     if (!entry) return failure(name, new ToolError(this.unknownToolMessage(name), "unknown_tool"));
     // Before the input check: a refused caller learns nothing about how to call the tool.
-    const refusal = permissionRefusal(`The tool ${name}`, entry.definition.risk, ctx.permissions);
+    const { definition } = entry.implementation;
+    const refusal = permissionRefusal(`The tool ${name}`, definition.risk, ctx.permissions);
     if (refusal) return this.refuse(name, ctx, new ToolError(refusal, "denied"));
-    const parsed = entry.definition.input.safeParse(input);
+    const parsed = definition.input.safeParse(input);
     if (!parsed.success) return failure(name, new ToolError(invalidInputMessage(name, parsed.error), "invalid_input"));
     if (ctx.signal.aborted) return failure(name, new ToolError(`${name} was cancelled before it started`, "aborted"));
 
-    const timeoutMs = entry.definition.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutMs = definition.timeoutMs ?? this.defaultTimeoutMs;
     try {
       const output = await runGuarded(
-        (signal) => entry.handler(name, parsed.data, { ...ctx, signal, log: ctx.log.child({ tool: name }) }),
+        (signal) => entry.implementation.run(parsed.data, { ...ctx, signal, log: ctx.log.child({ tool: name }) }),
         ctx.signal,
         timeoutMs,
         name,

@@ -10,14 +10,12 @@ import { TaskError, type Scheduler, type TaskErrorCode } from "../scheduler/sche
 import type { Actor } from "../scheduler/types.js";
 import { whenSchema } from "../scheduler/when-schema.js";
 import {
-  dispatchTools,
   implementTool,
   ToolError,
   withToolErrors,
   type ToolContext,
-  type ToolDefinition,
   type ToolErrorCode,
-  type ToolHandler,
+  type ToolHandlerSpec,
 } from "../core/tools.js";
 
 const CATEGORY = "Scheduled Tasks";
@@ -49,7 +47,7 @@ function asTool<T>(work: () => Promise<T>): Promise<T> {
   return withToolErrors(TaskError, ERROR_CODES, work);
 }
 
-export function createScheduledHandler(scheduler: Scheduler): { handler: ToolHandler; tools: ToolDefinition[] } {
+export function createScheduledHandler(scheduler: Scheduler): ToolHandlerSpec {
   const scheduleTask = implementTool(
     {
       name: "schedule_task",
@@ -267,5 +265,5 @@ export function createScheduledHandler(scheduler: Scheduler): { handler: ToolHan
   );
 
   const implementations = [scheduleTask, listTasks, cancelTask, updateTask, triggerTask, queryExecutions];
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+  return { name: "scheduled", tools: implementations };
 }

@@ -4,8 +4,8 @@
  * the owner chose sandbox.mode none, it refuses with the reason.
  */
 import { z } from "zod";
-import type { Sandbox } from "../sandbox/index.js";
-import { dispatchTools, implementTool, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import type { Sandbox } from "../infra/sandbox/index.js";
+import { implementTool, ToolError, type ToolHandlerSpec } from "../core/tools.js";
 
 /** The name sandbox.network is looked up by for run_shell. */
 export const SHELL_NETWORK_NAME = "run_shell";
@@ -13,7 +13,7 @@ const COMMAND_LIMIT_CHARS = 10_000;
 /** Room for setting up and removing the sandbox, on top of the command's own limit. */
 const SETUP_OVERHEAD_MS = 15_000;
 
-export function shellTool(sandbox: Sandbox) {
+function shellTool(sandbox: Sandbox) {
   const { timeoutMs, maxOutputBytes } = sandbox.config.shell;
   return implementTool(
     {
@@ -59,7 +59,6 @@ export function shellTool(sandbox: Sandbox) {
   );
 }
 
-export function shellTools(sandbox: Sandbox): { handler: ToolHandler; tools: ToolDefinition[] } {
-  const implementations = [shellTool(sandbox)];
-  return { handler: dispatchTools(implementations), tools: implementations.map((impl) => impl.definition) };
+export function createShellHandler(sandbox: Sandbox): ToolHandlerSpec {
+  return { name: "shell", tools: [shellTool(sandbox)] };
 }

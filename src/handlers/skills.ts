@@ -13,12 +13,11 @@ import type { Skill } from "../skills/types.js";
 import type { Logger } from "../infra/log.js";
 import type { HandlerRegistry } from "./registry.js";
 import {
-  dispatchTools,
   implementTool,
   ToolError,
   type ToolContext,
   type ToolDefinition,
-  type ToolHandler,
+  type ToolHandlerSpec,
   type ToolImplementation,
 } from "../core/tools.js";
 
@@ -257,8 +256,10 @@ export function skillsToolImplementations(service: SkillsService, config: Skills
   ];
 }
 
+const skillToolInput = z.object({ input: z.string().describe("The request, in the form the skill's instructions ask for") });
+
 /** The `skill_<name>` tool of an executable skill. */
-export function skillToolDefinition(skill: Skill, config: SkillsConfig): ToolDefinition {
+export function skillToolDefinition(skill: Skill, config: SkillsConfig): ToolDefinition<typeof skillToolInput> {
   const name = skillToolName(skill.name);
   const short = shorten(`Run the ${skill.name} skill: ${skill.description}`, 80);
   return {
@@ -275,36 +276,32 @@ export function skillToolDefinition(skill: Skill, config: SkillsConfig): ToolDef
       "",
       `Example: ${name}({"input": "..."})`,
     ].join("\n"),
-    input: z.object({ input: z.string().describe("The request, in the form the skill's instructions ask for") }),
+    input: skillToolInput,
     risk: "exec",
     timeoutMs: config.scriptTimeoutMs + RUN_OVERHEAD_MS,
   };
 }
 
-/** One handler for the fixed tools and every `skill_<name>` tool, present and future. */
-export function createSkillsHandler(service: SkillsService, implementations: readonly ToolImplementation[]): ToolHandler {
-  const fixed = dispatchTools(implementations);
-  const fixedNames = new Set(implementations.map((impl) => impl.definition.name));
-  return async (toolName, input, ctx) => {
-    if (fixedNames.has(toolName) || !isSkillToolName(toolName)) return fixed(toolName, input, ctx);
-    const skill = toolName.slice(SKILL_TOOL_PREFIX.length).replaceAll("_", "-");
-    return service.runSkill(skill, (input as { input: string }).input, ctx);
-  };
+/** The `skill_<name>` tool of an executable skill, run by the skills service. */
+function skillTool(service: SkillsService, skill: Skill, config: SkillsConfig): ToolImplementation {
+  return implementTool(skillToolDefinition(skill, config), (input, ctx) => service.runSkill(skill.name, input.input, ctx));
+}
+
+/** The skills handler as it starts: its fixed tools. The `skill_<name>` tools follow the loaded skills. */
+export function createSkillsHandler(service: SkillsService, config: SkillsConfig): ToolHandlerSpec {
+  return { name: "skills", tools: skillsToolImplementations(service, config) };
 }
 
 /**
  * The skill engine with its tool surface: registers the `skills` handler, keeps the `skill_<name>` tools in step
- * with every (re)load, then loads the skills and starts watching. The app calls it once; the agent reads
- * `catalog()` every turn.
+ * with every (re)load, then loads the skills and starts watching. The agent reads `catalog()` every turn.
  */
 export async function setUpSkills(opts: CreateSkillsOptions & { registry: HandlerRegistry }): Promise<Skills> {
   const skills = await createSkills(opts);
-  const implementations = skillsToolImplementations(skills.service, opts.config);
-  const handler = createSkillsHandler(skills.service, implementations);
-  opts.registry.register("skills", handler, implementations.map((impl) => impl.definition));
+  opts.registry.register(createSkillsHandler(skills.service, opts.config));
   skills.events.on("skill.registered", () => {
     const loaded = skills.registry.list();
-    registerSkillTools(loaded, { handlers: opts.registry, handler, config: opts.config, log: opts.log });
+    registerSkillTools(loaded, { handlers: opts.registry, service: skills.service, config: opts.config, log: opts.log });
     checkSystemSkills(loaded, opts.registry, opts.log);
   });
   await skills.start();
@@ -317,14 +314,14 @@ export async function setUpSkills(opts: CreateSkillsOptions & { registry: Handle
  */
 function registerSkillTools(
   skills: readonly Skill[],
-  deps: { handlers: HandlerRegistry; handler: ToolHandler; config: SkillsConfig; log: Logger },
+  deps: { handlers: HandlerRegistry; service: SkillsService; config: SkillsConfig; log: Logger },
 ): void {
   for (const tool of deps.handlers.listTools()) {
     if (deps.handlers.handlerOf(tool.name) === "skills" && isSkillToolName(tool.name)) deps.handlers.unregister(tool.name);
   }
   for (const skill of skills.filter(hasSkillTool)) {
     try {
-      deps.handlers.register("skills", deps.handler, [skillToolDefinition(skill, deps.config)]);
+      deps.handlers.register({ name: "skills", tools: [skillTool(deps.service, skill, deps.config)] });
     } catch (err) {
       deps.log.warn({ err, skill: skill.name }, "skill tool not registered");
     }

@@ -5,11 +5,10 @@
  */
 import { z } from "zod";
 import type { CoreConfig } from "../infra/config/core-schema.js";
-import { THINKING_LEVELS, ThinkingSettings } from "../sessions/thinking.js";
-import { TURNS_KEPT, TurnLog } from "../sessions/turn-log.js";
-import type { Store } from "../infra/store/types.js";
+import { THINKING_LEVELS, type ThinkingSettings } from "../sessions/thinking.js";
+import { TURNS_KEPT, type TurnLog } from "../sessions/turn-log.js";
 import type { ToolCatalog } from "./catalog.js";
-import { dispatchTools, implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandler } from "../core/tools.js";
+import { implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandlerSpec } from "../core/tools.js";
 
 const CATEGORY = "System";
 
@@ -80,19 +79,17 @@ const getSessionLogsDefinition = {
   risk: "read",
 } satisfies ToolDefinition;
 
-export const systemTools: ToolDefinition[] = [getToolInfoDefinition, enableThinkingDefinition, getSessionLogsDefinition];
 
 export interface SystemHandlerDeps {
   catalog: ToolCatalog;
-  /** Where the per-session settings and turn logs live (the agent reads the same records). */
-  store: Store;
+  /** The sessions' reasoning settings and turn logs, shared with the agent. */
+  thinking: ThinkingSettings;
+  turnLog: TurnLog;
   llm: Pick<CoreConfig["llm"], "provider" | "model" | "reasoning">;
 }
 
-export function createSystemHandler(deps: SystemHandlerDeps): ToolHandler {
-  const { catalog, llm } = deps;
-  const thinking = new ThinkingSettings(deps.store);
-  const turns = new TurnLog(deps.store);
+export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
+  const { catalog, llm, thinking, turnLog: turns } = deps;
   const getToolInfo = implementTool(getToolInfoDefinition, async (input, ctx) => {
     const info = catalog.info(input.tool_name);
     if (!info) {
@@ -131,5 +128,5 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandler {
     return { turns: recent, note: recent.length === 0 ? "No earlier turns are logged for this conversation." : undefined };
   });
 
-  return dispatchTools([getToolInfo, enableThinking, getSessionLogs]);
+  return { name: "system", tools: [getToolInfo, enableThinking, getSessionLogs] };
 }

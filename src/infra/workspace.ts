@@ -8,22 +8,38 @@
  */
 import { chmod, lstat, mkdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { workspaceDirOf } from "../core/session-key.js";
 import { ToolError } from "../core/tools.js";
 
-/**
- * Makes `<dataDir>/workspaces` at start, passable by others (0711): when the gateway runs as root, the sandbox user
- * must reach its workspace below it, and whichever tool first makes a workspace would otherwise make this folder
- * private too (a recursive mkdir gives every folder it creates the same mode). Returns its path.
- */
-export async function prepareWorkspacesRoot(dataDir: string): Promise<string> {
-  const root = join(dataDir, "workspaces");
-  await mkdir(root, { recursive: true, mode: 0o711 });
-  // Set explicitly: mkdir's mode is cut by the umask, and a folder an earlier version made private stays so.
-  // Not ours to change (another owner): `doctor` says whether the sandbox user can pass.
-  await chmod(root, 0o711).catch((err: unknown) => {
-    if (!isErrno(err, "EPERM")) throw err;
-  });
-  return root;
+/** The one place that knows where sessions' workspaces live: `<dataDir>/workspaces/<session>`. */
+export class Workspaces {
+  private constructor(readonly root: string) {}
+
+  /** Where the workspaces of a gateway on this data dir live, without touching the disk (doctor, the CLI). */
+  static rootOf(dataDir: string): string {
+    return join(dataDir, "workspaces");
+  }
+
+  /**
+   * Makes the root at start, passable by others (0711): when the gateway runs as root, the sandbox user must
+   * reach its workspace below it, and whichever tool first makes a workspace would otherwise make this folder
+   * private too (a recursive mkdir gives every folder it creates the same mode).
+   */
+  static async prepare(dataDir: string): Promise<Workspaces> {
+    const root = Workspaces.rootOf(dataDir);
+    await mkdir(root, { recursive: true, mode: 0o711 });
+    // Set explicitly: mkdir's mode is cut by the umask, and a folder an earlier version made private stays so.
+    // Not ours to change (another owner): `doctor` says whether the sandbox user can pass.
+    await chmod(root, 0o711).catch((err: unknown) => {
+      if (!isErrno(err, "EPERM")) throw err;
+    });
+    return new Workspaces(root);
+  }
+
+  /** The session's workspace; made by whoever first needs it. */
+  dirOf(sessionKey: string): string {
+    return workspaceDirOf(this.root, sessionKey);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ChannelName } from "../core/types.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 import { MemoryError } from "./types.js";
+import type { TimezoneRecord } from "../core/timezones.js";
 
 export const PROFILE_FIELDS = ["name", "language", "timezone", "location", "occupation", "notes"] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
@@ -19,17 +20,11 @@ export const PROFILE_LABELS: Record<ProfileField, string> = {
   notes: "notes",
 };
 
+export type { TimezoneRecord };
+
 export interface ProfileUser {
   channel: ChannelName;
   userId: string;
-}
-
-/** The person's own time zone setting (shared with /timezone). */
-export interface TimezoneRecord {
-  get(user: ProfileUser): Promise<string | undefined>;
-  /** Stores the zone and returns its canonical name; throws a MemoryError "invalid" for an unknown zone. */
-  set(user: ProfileUser, zone: string): Promise<string>;
-  clear(user: ProfileUser): Promise<void>;
 }
 
 export interface Profile {

@@ -6,11 +6,13 @@
 import type { Outbound } from "../core/outbound.js";
 import { SendError } from "../core/send-error.js";
 import type { Command } from "commander";
+import type { GatewayApi } from "../infra/http/gateway-api.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type { SchedulerConfig } from "./config.js";
 import { runLine, taskLine } from "./render.js";
 import { Scheduler, TaskError } from "./scheduler.js";
+import { ZonePreferences } from "./zone-preferences.js";
 import type { Actor, RunRecord } from "./types.js";
 
 export interface TasksCliSetup {
@@ -19,7 +21,7 @@ export interface TasksCliSetup {
   /** Opened for the command; closed when it is done. */
   store: Store;
   /** The running gateway's API: its base URL and bearer token. */
-  api: { url: string; token: string | null };
+  api: GatewayApi;
   log: Logger;
 }
 
@@ -44,12 +46,12 @@ export function registerTaskCommands(program: Command, deps: TasksCliDeps): void
     const setup = await deps.setup();
     const scheduler = new Scheduler({
       config: setup.config,
-      defaultTimezone: setup.defaultTimezone,
+      zones: new ZonePreferences(setup.store, setup.defaultTimezone),
       store: setup.store,
       log: setup.log,
       outbound: OFFLINE,
       agent: null,
-      workspacesRoot: "",
+      workspaceOf: () => "",
     });
     try {
       await work(scheduler, setup);
@@ -118,12 +120,6 @@ export function registerTaskCommands(program: Command, deps: TasksCliDeps): void
         out(`Cancelled "${task.name}" (${task.id}).`);
       }),
     );
-}
-
-/** Where the running gateway's API is, from its http settings: a wildcard host is reached on loopback. */
-export function gatewayApiOf(http: { host: string; port: number; token: string | null }): TasksCliSetup["api"] {
-  const host = http.host === "0.0.0.0" ? "127.0.0.1" : http.host === "::" ? "::1" : http.host;
-  return { url: `http://${host.includes(":") ? `[${host}]` : host}:${http.port}`, token: http.token };
 }
 
 interface GatewayReply {

@@ -7,7 +7,6 @@
 import { randomBytes } from "node:crypto";
 import type { TurnRunner } from "../core/turn.js";
 import { describeLocalTime } from "../core/time.js";
-import { workspaceDirOf } from "../core/session-key.js";
 import type { Outbound } from "../core/outbound.js";
 import type { InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
@@ -24,7 +23,7 @@ export const LATE_NOTE_AFTER_MS = 60_000;
 export interface DeliveryDeps {
   outbound: Outbound;
   agent: TurnRunner | null;
-  workspacesRoot: string;
+  workspaceOf: (sessionKey: string) => string;
   clock: Clock;
   log: Logger;
 }
@@ -78,7 +77,7 @@ export class Delivery {
     const { agent } = this.deps;
     if (!agent) throw new DeliveryError("no language model is configured, so agent tasks cannot run", 0);
     const sessionKey = `task:${task.id}`;
-    const workspaceDir = workspaceDirOf(this.deps.workspacesRoot, sessionKey);
+    const workspaceDir = this.deps.workspaceOf(sessionKey);
     const traceId = randomBytes(6).toString("hex");
     const result = await agent.runTurn({
       sessionKey,

@@ -19,7 +19,8 @@ import { nextRunAfter } from "./triggers.js";
 import type { Actor, Clock, RunRecord, TaskCreator, TaskKind, TaskRecord, Trigger } from "./types.js";
 import type { When } from "./when-schema.js";
 import { resolveUntil, resolveWhen, WhenError, type WhenContext } from "./when.js";
-import { ZonePreferences, type ResolvedZone } from "./zone-preferences.js";
+import type { ZonePreferences} from "./zone-preferences.js";
+import { type ResolvedZone } from "./zone-preferences.js";
 
 export type TaskErrorCode = "not_found" | "denied" | "invalid" | "limit";
 
@@ -62,15 +63,15 @@ export interface TaskChange {
 
 export interface SchedulerDeps {
   config: SchedulerConfig;
-  /** Zone of users and chats that set none (agent.timezone). */
-  defaultTimezone: string;
+  /** The zones people and chats set (agent.timezone for those that set none). */
+  zones: ZonePreferences;
   store: Store;
   log: Logger;
   /** Every reminder goes out through here (the one retry policy). */
   outbound: Outbound;
   agent: TurnRunner | null;
-  /** Where agent tasks' sessions keep their workspaces. */
-  workspacesRoot: string;
+  /** The workspace of an agent task's session. */
+  workspaceOf: (sessionKey: string) => string;
   clock?: Clock;
 }
 
@@ -87,12 +88,12 @@ export class Scheduler {
     const { config, store, log } = deps;
     this.clock = deps.clock ?? systemClock;
     this.tasks = new TaskStore(store, config.keepFinishedDays * 86_400_000);
-    this.zones = new ZonePreferences(store, deps.defaultTimezone);
+    this.zones = deps.zones;
     const schedulerLog = log.child({ component: "scheduler" });
     const delivery = new Delivery({
       outbound: deps.outbound,
       agent: deps.agent,
-      workspacesRoot: deps.workspacesRoot,
+      workspaceOf: deps.workspaceOf,
       clock: this.clock,
       log: schedulerLog,
     });

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Logger } from "../infra/log.js";
 import { packageFile } from "../infra/package-files.js";
-import type { Sandbox } from "../sandbox/index.js";
+import type { Sandbox } from "../infra/sandbox/index.js";
 import type { Store } from "../infra/store/types.js";
 import type { SkillsConfig } from "./config.js";
 import { EquippedSkills } from "./equipped.js";

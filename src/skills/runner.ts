@@ -4,7 +4,7 @@
  * what the configuration grants the skill; the network only when sandbox.network grants it to the skill.
  */
 import { join } from "node:path";
-import type { Sandbox, SandboxResult } from "../sandbox/index.js";
+import type { Sandbox, SandboxResult } from "../infra/sandbox/index.js";
 import { commandLine } from "./interpreter.js";
 import { collectCreatedFiles, type CreatedFile } from "./sandbox.js";
 

@@ -19,7 +19,7 @@ import { resolveReference, resolveScript } from "./resources.js";
 import { runScript, type ScriptResult } from "./runner.js";
 import { deliverFiles, type Delivery } from "./sandbox.js";
 import type { Skill } from "./types.js";
-import type { Sandbox } from "../sandbox/index.js";
+import type { Sandbox } from "../infra/sandbox/index.js";
 
 /** get_skill_reference returns at most this much of a file. */
 export const REFERENCE_LIMIT_BYTES = 256 * 1024;

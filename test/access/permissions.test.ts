@@ -10,6 +10,7 @@ import { captureLog } from "../helpers/captured-log.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { inboundMessage, startHarness, type Harness } from "../agent/harness.js";
 import { accessConfig } from "./helpers.js";
+import { handlerSpec } from "../helpers/handler-spec.js";
 
 /** The defaults: owner all; member read+chat+workspace+exec in DMs, read+chat in groups; guest read+chat. */
 const EXPECTED: Record<Role, Record<ChatType, readonly RiskClass[]>> = {
@@ -41,7 +42,7 @@ describe("the registry's decision: roles x chat types x risk classes", () => {
   const { log, logs } = captureLog([]);
   const ran: string[] = [];
   const registry = new HandlerRegistry({ log, defaultTimeoutMs: 1_000 });
-  registry.register("probes", async (tool) => ran.push(tool), probeTools());
+  registry.register(handlerSpec("probes", async (tool) => ran.push(tool), probeTools()));
 
   it.each(table)("$role in a $chatType chat, $risk tool: allowed=$allowed", async ({ role, chatType, risk, allowed }) => {
     ran.length = 0;
@@ -67,11 +68,10 @@ describe("the registry's decision: roles x chat types x risk classes", () => {
   });
 
   it("refuses a handler's own stricter check (requirePermission) and audits it", async () => {
-    registry.register(
+    registry.register(handlerSpec(
       "cross-chat",
       async (_tool, _input, ctx) => requirePermission(ctx, "admin", "Sending to another chat"),
-      [{ ...probeTools()[1]!, name: "send_elsewhere", risk: "chat" }],
-    );
+      [{ ...probeTools()[1]!, name: "send_elsewhere", risk: "chat" }]));
     const permissions = permissionsFor(accessConfig(), "member", "direct");
     const outcome = await registry.executeByTool("send_elsewhere", {}, makeToolContext({ permissions }));
     expect(outcome).toMatchObject({ ok: false, code: "denied", error: expect.stringContaining('Sending to another chat needs the "admin" permission') });
@@ -88,7 +88,7 @@ describe("what the model is shown", () => {
 
   it("sends only the tools the sender may use, and names none of the others in the prompt", async () => {
     h = await startHarness();
-    h.registry.register("probes", async () => "ran", probeTools());
+    h.registry.register(handlerSpec("probes", async () => "ran", probeTools()));
     h.fake.respondWith(() => ({ text: "ok" }));
     for (const role of ROLES) {
       for (const chatType of CHAT_TYPES) {
@@ -108,7 +108,7 @@ describe("what the model is shown", () => {
   it("refuses a call to a tool the sender may not use, and the model gets the refusal as the tool's result", async () => {
     h = await startHarness();
     const ran: string[] = [];
-    h.registry.register("probes", async (tool) => ran.push(tool), probeTools());
+    h.registry.register(handlerSpec("probes", async (tool) => ran.push(tool), probeTools()));
     h.fake.enqueue({ toolCalls: [{ name: "probe_exec", arguments: {} }] }, { text: "Sorry, I may not run that here." });
     const permissions = permissionsFor(accessConfig(), "guest", "group");
     const result = await h.turn("run it", { permissions });

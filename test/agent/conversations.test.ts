@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { toolResultsOf } from "../fakes/openai-server.js";
 import { CONVERSATIONS, scriptedModel, type ScriptedConversation } from "../fakes/scripted-model.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -46,7 +47,7 @@ describe("round trips to the model", () => {
     expect(roundTrips).toEqual([2]);
     expect(replies).toEqual(["Done: I will remind you to drink water in 10 minutes."]);
     expect(toolResults()).toEqual([expect.objectContaining({ confirm: expect.any(String) })]);
-    expect(t!.gateway.scheduler!.armed.due).toBe(1);
+    expect(t!.gateway.feature(schedulerFeature)!.scheduler!.armed.due).toBe(1);
   });
 
   it("send me that file: write it, then deliver it, two calls each", async () => {

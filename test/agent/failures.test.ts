@@ -7,6 +7,7 @@ import { createModel } from "../../src/agent/llm.js";
 import { collectSecrets } from "../../src/config.js";
 import type { Namespace, NamespaceName, Store } from "../../src/infra/store/types.js";
 import { startHarness, userTextsOf, type Harness } from "./harness.js";
+import { sessionRecords } from "../helpers/session-records.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -114,7 +115,7 @@ describe("when the store fails", () => {
         };
       },
     };
-    const agent = new Agent({ config: h.config, secrets: collectSecrets(h.config), model: createModel(h.config.llm), registry: h.registry, catalog: h.catalog, store: failingWrites, log: h.log });
+    const agent = new Agent({ config: h.config, secrets: collectSecrets(h.config), model: createModel(h.config.llm), registry: h.registry, catalog: h.catalog, ...sessionRecords(failingWrites, h.log), log: h.log });
 
     // The user's message is saved with the reply, in one append: the store's failure shows after the model call.
     h.fake.enqueue({ text: "an answer that cannot be kept" });

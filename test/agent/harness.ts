@@ -13,13 +13,14 @@ import type { InboundMessage } from "../../src/core/types.js";
 import { configSchema, type Config, type ConfigInput } from "../../src/config.js";
 import { collectSecrets } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
-import { createFilesystemHandler, filesystemTools } from "../../src/handlers/filesystem.js";
+import { createFilesystemHandler } from "../../src/handlers/filesystem.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
+import { createSystemHandler } from "../../src/handlers/system.js";
 import type { Logger } from "../../src/infra/log.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
+import { sessionRecords } from "../helpers/session-records.js";
 
 export const FIXED_NOW = new Date("2026-03-04T05:06:00Z");
 
@@ -62,12 +63,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const store = await createStore({ url: opts.storeUrl ?? null, dataDir: dir, log, keyPrefix: `test-${randomUUID()}:` });
   const registry = new HandlerRegistry({ log, defaultTimeoutMs: 5_000 });
   const catalog = new ToolCatalog(registry);
-  registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
-  registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+  const records = sessionRecords(store, log);
+  registry.register(createSystemHandler({ catalog, thinking: records.thinking, turnLog: records.turnLog, llm: config.llm }));
+  registry.register(createFilesystemHandler());
 
   const makeAgent = (llm?: ConfigInput["llm"]): Agent => {
     const agentConfig = configFor(llm);
-    return new Agent({ config: agentConfig, secrets: collectSecrets(agentConfig), model: createModel(agentConfig.llm), registry, catalog, store, log, now: () => FIXED_NOW });
+    return new Agent({ config: agentConfig, secrets: collectSecrets(agentConfig), model: createModel(agentConfig.llm), registry, catalog, ...records, log, now: () => FIXED_NOW });
   };
   const agent = makeAgent();
   const workspaceDir = join(dir, "workspaces", "web", "chat-1");

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ToolPermissions } from "../../src/core/tools.js";
 import { startHarness, type Harness } from "./harness.js";
+import { handlerSpec } from "../helpers/handler-spec.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -88,7 +89,7 @@ describe("a direct call", () => {
 
 describe("get_tool_info in a turn", () => {
   it("discloses nothing for a near miss (run_shell is not run_skill)", async () => {
-    h.registry.register("probe", async () => "ran", [
+    h.registry.register(handlerSpec("probe", async () => "ran", [
       {
         name: "run_skill",
         category: "Skills",
@@ -97,7 +98,7 @@ describe("get_tool_info in a turn", () => {
         input: z.object({}),
         risk: "exec",
       },
-    ]);
+    ]));
     h.fake.enqueue({ toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "run_shell" } }] }, { text: "No such tool." });
 
     await h.turn("what is run_shell?");
@@ -132,13 +133,13 @@ describe("the tool set shared by turns", () => {
   it("is built again when a tool is replaced by one of the same name (a skill reloaded)", async () => {
     const probe = (shortDescription: string) => ({ name: "probe", category: "Skills", shortDescription, description: "A probe.", input: z.object({}), risk: "read" as const });
     const sentDescription = () => (h.fake.requests.at(-1)!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "probe")?.function.description;
-    h.registry.register("probe", async () => "ran", [probe("Probe the workspace the first way")]);
+    h.registry.register(handlerSpec("probe", async () => "ran", [probe("Probe the workspace the first way")]));
     h.fake.enqueue({ text: "One." }, { text: "Two." });
 
     await h.turn("first");
     expect(sentDescription()).toBe("Probe the workspace the first way");
     h.registry.unregister("probe");
-    h.registry.register("probe", async () => "ran", [probe("Probe the workspace the second way")]);
+    h.registry.register(handlerSpec("probe", async () => "ran", [probe("Probe the workspace the second way")]));
     await h.turn("second");
 
     expect(sentDescription()).toBe("Probe the workspace the second way");

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { DiscordChannel } from "../../src/channels/discord/channel.js";
 import { FeishuChannel } from "../../src/channels/feishu/channel.js";
 import { feishuConfigSchema } from "../../src/channels/feishu/config.js";
+import { SlackChannel } from "../../src/channels/slack/channel.js";
+import { slackConfigSchema } from "../../src/channels/slack/config.js";
 import { TelegramChannel } from "../../src/channels/telegram/channel.js";
 import { telegramConfigSchema } from "../../src/channels/telegram/config.js";
 import type { Channel } from "../../src/core/types.js";
@@ -12,6 +14,7 @@ import { HttpServer } from "../../src/infra/http/server.js";
 import { createStore } from "../../src/infra/store/index.js";
 import { messagePayload, startFakeDiscord, user } from "../fakes/discord/index.js";
 import { startFakeFeishu } from "../fakes/feishu/index.js";
+import { alice, dmOf, messageEvent, startFakeSlack } from "../fakes/slack/index.js";
 import { textEvent } from "../fakes/feishu/events.js";
 import { faults, startFakeTelegram } from "../fakes/telegram/server.js";
 import { eventually } from "../helpers/wait.js";
@@ -126,6 +129,29 @@ channelContract("feishu", async () => {
     close: async () => {
       await run.stop();
       await store.close();
+      await fake.close();
+    },
+  };
+});
+
+channelContract("slack", async () => {
+  const fake = await startFakeSlack();
+  const store = memoryStore();
+  const settings = slackConfigSchema.parse({ botToken: fake.botToken, appToken: fake.appToken, apiUrl: fake.apiUrl });
+  const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log: silentLog });
+  const run = instances(() => new SlackChannel({ settings: { ...settings, botToken: fake.botToken }, store, log: silentLog, http }));
+  const dm = dmOf(alice);
+  return {
+    ...run,
+    inject: async (body) => {
+      await eventually(() => fake.socket.isConnected(), "the Socket Mode connection");
+      fake.pushEvent(messageEvent({ channel: dm, user: alice, text: body }));
+    },
+    sent: () => fake.api.sent().map((m) => m.text),
+    failNextSend: () => fake.api.failNext("chat.postMessage", { status: 503 }),
+    target: { channel: "slack", chatId: dm },
+    close: async () => {
+      await run.stop();
       await fake.close();
     },
   };

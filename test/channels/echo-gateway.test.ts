@@ -13,7 +13,7 @@ afterEach(async () => {
 
 describe("a test-only fifth channel", () => {
   it("plugs in with one line in the module list: its section parses, a message goes in, the agent's reply comes out", async () => {
-    const modules = [...channelModules, echoChannel];
+    const modules = { channels: [...channelModules, echoChannel] };
     t = await startTestGateway({ access: { dmPolicy: "open" }, channels: { echo: { maxTextLength: 500 } } as never }, { modules });
     t.fake.enqueue({ text: "Hello from the model." });
     await echoPlatform.post("echo-chat", "echo-user", "hi, who are you?");

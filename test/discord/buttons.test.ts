@@ -4,6 +4,7 @@ import type { ConfigInput } from "../../src/config.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type PostedMessage } from "../fakes/discord/index.js";
 import { closeInOrder } from "../helpers/close.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
@@ -85,7 +86,7 @@ describe("Discord buttons and slash commands", () => {
 
     const tasks = fake.slashCommand("tasks", undefined, stranger, place);
     await until(() => tasks.original?.startsWith("Your tasks (1)") === true, "the task list");
-    const scheduler = gw.gateway.scheduler!;
+    const scheduler = gw.gateway.feature(schedulerFeature)!.scheduler!;
     const live = () => scheduler.list({ kind: "operator" }, { everyone: true });
     expect(await live()).toHaveLength(1);
     const rows = tasks.originalComponents as Array<{ components: Array<{ label: string; style: number }> }>;
@@ -100,7 +101,7 @@ describe("Discord buttons and slash commands", () => {
     fake.dispatch("MESSAGE_CREATE", messagePayload({ ...channel, author: stranger, content: "/tasks" }));
     const list = await posted(/^Your tasks \(1\)/);
     expect(labels(list)).toEqual(['Cancel "stretch"']);
-    const live = () => gw.gateway.scheduler!.list({ kind: "operator" }, { everyone: true });
+    const live = () => gw.gateway.feature(schedulerFeature)!.scheduler!.list({ kind: "operator" }, { everyone: true });
 
     const other = fake.pressButton(list, 'Cancel "stretch"', mallory, { guildId: fake.world.guild.id });
     await until(() => other.responseType !== undefined, "the refusal");

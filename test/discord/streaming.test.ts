@@ -1,6 +1,6 @@
 /** Discord replies as they are written: a preview message edited in place, then the rest as further messages. */
 import { afterEach, describe, expect, it } from "vitest";
-import { splitMessage } from "../../src/channels/discord/outbound.js";
+import { splitMessage } from "../../src/channels/discord/send.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { longMarkdown } from "../helpers/long-markdown.js";

@@ -5,6 +5,7 @@ import { PairingBook } from "../../src/access/pairing.js";
 import { hasChromium } from "../helpers/browser.js";
 import { useBrowserSuite } from "./browser-suite.js";
 import type { TestGateway } from "./harness.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 const TOKEN = "console-test-token";
 
@@ -47,7 +48,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
 
   it("cancels a scheduled task and approves a pairing request", async () => {
     const t = await suite.gateway({ http: { token: TOKEN } });
-    const scheduler = t.gateway.scheduler!;
+    const scheduler = t.gateway.feature(schedulerFeature)!.scheduler!;
     const { task } = await scheduler.create(
       {
         name: "stretch",

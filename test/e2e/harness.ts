@@ -6,8 +6,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { configSchemaFor, type ChannelModules, type Config, type ConfigInput } from "../../src/config.js";
-import { channelModules } from "../../src/channels/modules.js";
+import { configSchemaFor, type Config, type ConfigInput, type Modules } from "../../src/config.js";
 import { collectSecrets } from "../../src/config.js";
 import { Gateway } from "../../src/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
@@ -29,9 +28,9 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `withLlm: false` leaves the model unconfigured; `modules` replaces the list of channel modules. */
-export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: ChannelModules } = {}): Promise<TestGateway> {
-  const modules = opts.modules ?? channelModules;
+/** `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules. */
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules } = {}): Promise<TestGateway> {
+  const modules = opts.modules ?? {};
   const fake = await startFakeOpenAI();
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };

@@ -7,6 +7,7 @@ import { cardActionEvent, textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type BotSent, type FakeFeishu } from "../fakes/feishu/index.js";
 import { eventually } from "../helpers/wait.js";
 import { closeInOrder } from "../helpers/close.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
@@ -77,7 +78,7 @@ describe("Feishu card buttons", () => {
     await sentMatching(/Reminder \\"stretch\\"/);
     await feishu!.pushWebhook(url, textEvent("/tasks", { chatId: "oc_team", chatType: "group", senderOpenId: "ou_bob" }));
     const list = await sentMatching(/Your tasks \(1\)/);
-    const live = () => t.gateway.scheduler!.list({ kind: "operator" }, { everyone: true });
+    const live = () => t.gateway.feature(schedulerFeature)!.scheduler!.list({ kind: "operator" }, { everyone: true });
 
     const other = await feishu!.pushWebhook(url, press(list, 'Cancel "stretch"', "ou_carol", "oc_team"));
     expect(other).toMatchObject({ status: 200, body: { toast: { content: "This button is not for you." } } });

@@ -5,6 +5,7 @@ import type { ButtonPress, Channel, HandleOutcome, InboundMessage, PressAnswer }
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { captureLog } from "../helpers/captured-log.js";
 import { sqliteStore } from "../scheduler/helpers.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 const withButtons = { name: "chat", capabilities: { buttons: true } } as unknown as Channel;
 const withoutButtons = { name: "chat", capabilities: { buttons: false } } as unknown as Channel;
@@ -91,7 +92,7 @@ describe("buttons over the HTTP API (no buttons)", () => {
   it("/tasks and a step-limited turn carry their typed forms", async () => {
     t = await startTestGateway({ llm: { maxSteps: 1 } });
     await t.post({ chatId: "c1", userId: "alice", text: "/remind in 10m stretch" });
-    const [task] = await t.gateway.scheduler!.list({ kind: "operator" }, { everyone: true });
+    const [task] = await t.gateway.feature(schedulerFeature)!.scheduler!.list({ kind: "operator" }, { everyone: true });
     const tasks = await t.post({ chatId: "c1", userId: "alice", text: "/tasks" });
     expect(tasks.body.replies?.[0]?.text).toMatch(new RegExp(`\\n\\nCancel "stretch": /cancel ${task!.id}$`));
 

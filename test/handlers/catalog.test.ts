@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
 import type { ToolDefinition } from "../../src/core/tools.js";
+import { handlerSpec } from "../helpers/handler-spec.js";
 
 function tool(name: string, category: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return {
@@ -24,12 +25,12 @@ beforeEach(() => {
   registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 1000 });
   catalog = new ToolCatalog(registry);
   const noop = async (): Promise<null> => null;
-  registry.register("scheduled", noop, [tool("schedule_task", "Scheduler"), tool("cancel_task", "Scheduler")]);
-  registry.register("filesystem", noop, [tool("read_file", "File System", { risk: "read" })]);
-  registry.register("more", noop, [
+  registry.register(handlerSpec("scheduled", noop, [tool("schedule_task", "Scheduler"), tool("cancel_task", "Scheduler")]));
+  registry.register(handlerSpec("filesystem", noop, [tool("read_file", "File System", { risk: "read" })]));
+  registry.register(handlerSpec("more", noop, [
     tool("write_file", "File System", { risk: "workspace" }),
     tool("list_tasks", "Scheduler"),
-  ]);
+  ]));
 });
 
 describe("ToolCatalog.resolve", () => {
@@ -50,7 +51,7 @@ describe("ToolCatalog.resolve", () => {
 
   it("suggests every equally close name", () => {
     // read_filx is one edit from read_file and one from read_fila.
-    registry.register("extra", async () => null, [tool("read_fila", "File System")]);
+    registry.register(handlerSpec("extra", async () => null, [tool("read_fila", "File System")]));
     expect(catalog.suggest("read_filx")).toEqual(["read_file", "read_fila"]);
   });
 
@@ -88,7 +89,7 @@ describe("ToolCatalog.info and jsonSchema", () => {
 
 describe("ToolCatalog.compactSchema", () => {
   it("keeps types, required fields and defaults, cuts descriptions to their first sentence", () => {
-    registry.register("long", async () => null, [
+    registry.register(handlerSpec("long", async () => null, [
       tool("long_tool", "Other", {
         input: z.object({
           when: z.string().describe("When, as the user said it. Examples: in 10 minutes, tomorrow 9:00 and many more words"),
@@ -98,7 +99,7 @@ describe("ToolCatalog.compactSchema", () => {
           name: z.string().describe("E.g. Ann. Shown to others"),
         }),
       }),
-    ]);
+    ]));
     expect(catalog.compactSchema("long_tool")).toEqual({
       type: "object",
       properties: {

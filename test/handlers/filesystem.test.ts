@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createFilesystemHandler,
-  filesystemTools,
   READ_LIMIT_CHARS,
   WRITE_LIMIT_BYTES,
 } from "../../src/handlers/filesystem.js";
@@ -24,7 +23,7 @@ beforeEach(async () => {
   await mkdir(outside);
   ctx = makeToolContext({ workspaceDir: join(sandbox, "workspace") });
   registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 10_000 });
-  registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+  registry.register(createFilesystemHandler());
 });
 
 afterEach(async () => {

@@ -2,8 +2,9 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { ToolError, type ToolDefinition, type ToolHandler } from "../../src/core/tools.js";
+import { ToolError, type ToolDefinition } from "../../src/core/tools.js";
 import { makeToolContext } from "../helpers/tool-context.js";
+import { handlerSpec, type TestToolRun } from "../helpers/handler-spec.js";
 
 function tool(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return {
@@ -24,13 +25,13 @@ function makeRegistry(defaultTimeoutMs = 5000): { registry: HandlerRegistry; lin
   return { registry: new HandlerRegistry({ log, defaultTimeoutMs }), lines };
 }
 
-const echo: ToolHandler = async (name, input) => ({ name, input });
+const echo: TestToolRun = async (name, input) => ({ name, input });
 
 describe("HandlerRegistry registration", () => {
   it("maps tools to their handler and lists them in registration order", () => {
     const { registry } = makeRegistry();
-    registry.register("first", echo, [tool("alpha"), tool("beta")]);
-    registry.register("second", echo, [tool("gamma")]);
+    registry.register(handlerSpec("first", echo, [tool("alpha"), tool("beta")]));
+    registry.register(handlerSpec("second", echo, [tool("gamma")]));
     expect(registry.listTools().map((t) => t.name)).toEqual(["alpha", "beta", "gamma"]);
     expect(registry.handlerOf("gamma")).toBe("second");
     expect(registry.hasTool("beta")).toBe(true);
@@ -39,8 +40,8 @@ describe("HandlerRegistry registration", () => {
 
   it("refuses a tool name registered twice, keeping the first registration", () => {
     const { registry } = makeRegistry();
-    registry.register("first", echo, [tool("alpha")]);
-    expect(() => registry.register("second", echo, [tool("beta"), tool("alpha")])).toThrow(
+    registry.register(handlerSpec("first", echo, [tool("alpha")]));
+    expect(() => registry.register(handlerSpec("second", echo, [tool("beta"), tool("alpha")]))).toThrow(
       /"alpha" is already registered by "first"/,
     );
     expect(registry.handlerOf("alpha")).toBe("first");
@@ -49,19 +50,19 @@ describe("HandlerRegistry registration", () => {
 
   it("refuses a duplicate within one registration", () => {
     const { registry } = makeRegistry();
-    expect(() => registry.register("first", echo, [tool("alpha"), tool("alpha")])).toThrow(/already registered/);
+    expect(() => registry.register(handlerSpec("first", echo, [tool("alpha"), tool("alpha")]))).toThrow(/already registered/);
     expect(registry.listTools()).toEqual([]);
   });
 
   it("refuses short descriptions outside 30-80 characters and names that are not snake_case", () => {
     const { registry } = makeRegistry();
-    expect(() => registry.register("h", echo, [tool("alpha", { shortDescription: "Too short" })])).toThrow(
+    expect(() => registry.register(handlerSpec("h", echo, [tool("alpha", { shortDescription: "Too short" })]))).toThrow(
       /shortDescription of 9 characters; it must have 30-80/,
     );
-    expect(() => registry.register("h", echo, [tool("alpha", { shortDescription: "x".repeat(81) })])).toThrow(
+    expect(() => registry.register(handlerSpec("h", echo, [tool("alpha", { shortDescription: "x".repeat(81) })]))).toThrow(
       /81 characters/,
     );
-    expect(() => registry.register("h", echo, [tool("Read-File")])).toThrow(/snake_case/);
+    expect(() => registry.register(handlerSpec("h", echo, [tool("Read-File")]))).toThrow(/snake_case/);
     expect(registry.listTools()).toEqual([]);
   });
 });
@@ -69,7 +70,7 @@ describe("HandlerRegistry registration", () => {
 describe("HandlerRegistry.executeByTool", () => {
   it("passes the parsed input, defaults applied, and returns the output as-is", async () => {
     const { registry } = makeRegistry();
-    registry.register("h", echo, [tool("alpha")]);
+    registry.register(handlerSpec("h", echo, [tool("alpha")]));
     const outcome = await registry.executeByTool("alpha", { text: "hi" }, makeToolContext());
     expect(outcome).toEqual({ ok: true, tool: "alpha", output: { name: "alpha", input: { text: "hi", count: 1 } } });
   });
@@ -77,7 +78,7 @@ describe("HandlerRegistry.executeByTool", () => {
   it("lists every validation problem as path: message without running the handler", async () => {
     const { registry } = makeRegistry();
     let ran = false;
-    registry.register("h", async () => (ran = true), [tool("alpha")]);
+    registry.register(handlerSpec("h", async () => (ran = true), [tool("alpha")]));
     const outcome = await registry.executeByTool("alpha", { count: 0 }, makeToolContext());
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
@@ -90,7 +91,7 @@ describe("HandlerRegistry.executeByTool", () => {
 
   it("names the whole input when it is not an object at all", async () => {
     const { registry } = makeRegistry();
-    registry.register("h", echo, [tool("alpha")]);
+    registry.register(handlerSpec("h", echo, [tool("alpha")]));
     const outcome = await registry.executeByTool("alpha", "just text", makeToolContext());
     expect(outcome).toMatchObject({ ok: false, code: "invalid_input" });
     if (!outcome.ok) expect(outcome.error).toMatch(/- \(input\): .*expected object/);
@@ -98,7 +99,7 @@ describe("HandlerRegistry.executeByTool", () => {
 
   it("answers an unknown tool with \"no such tool\" and the close names", async () => {
     const { registry } = makeRegistry();
-    registry.register("h", echo, [tool("schedule_task"), tool("list_scheduled_tasks"), tool("read_file")]);
+    registry.register(handlerSpec("h", echo, [tool("schedule_task"), tool("list_scheduled_tasks"), tool("read_file")]));
     const outcome = await registry.executeByTool("schedule_taks", {}, makeToolContext());
     expect(outcome).toMatchObject({ ok: false, tool: "schedule_taks", code: "unknown_tool" });
     if (outcome.ok) return;
@@ -107,7 +108,7 @@ describe("HandlerRegistry.executeByTool", () => {
 
   it("returns a ToolError's code and message", async () => {
     const { registry } = makeRegistry();
-    registry.register("h", async () => Promise.reject(new ToolError("no such note", "denied")), [tool("alpha")]);
+    registry.register(handlerSpec("h", async () => Promise.reject(new ToolError("no such note", "denied")), [tool("alpha")]));
     const outcome = await registry.executeByTool("alpha", { text: "x" }, makeToolContext());
     expect(outcome).toEqual({ ok: false, tool: "alpha", code: "denied", error: "no such note" });
   });
@@ -116,8 +117,8 @@ describe("HandlerRegistry.executeByTool", () => {
     const { registry, lines } = makeRegistry();
     const throwsNow = ((): never => {
       throw new Error("disk on fire");
-    }) as unknown as ToolHandler;
-    registry.register("h", throwsNow, [tool("alpha")]);
+    }) as unknown as TestToolRun;
+    registry.register(handlerSpec("h", throwsNow, [tool("alpha")]));
     const ctx = makeToolContext({ sessionKey: "telegram:42", traceId: "trace-9" });
     const outcome = await registry.executeByTool("alpha", { text: "x" }, ctx);
     expect(outcome).toEqual({ ok: false, tool: "alpha", code: "failed", error: "disk on fire" });
@@ -128,7 +129,7 @@ describe("HandlerRegistry.executeByTool", () => {
 
   it("writes one debug line per call with tool, duration, outcome and trace id", async () => {
     const { registry, lines } = makeRegistry();
-    registry.register("h", echo, [tool("alpha")]);
+    registry.register(handlerSpec("h", echo, [tool("alpha")]));
     await registry.executeByTool("alpha", { text: "x" }, makeToolContext({ traceId: "trace-1" }));
     await registry.executeByTool("alpha", {}, makeToolContext({ traceId: "trace-2" }));
     const calls = lines.filter((line) => line.msg === "tool call");
@@ -141,11 +142,11 @@ describe("HandlerRegistry.executeByTool", () => {
   it("times out a handler that never settles, and aborts the signal it was given", async () => {
     const { registry } = makeRegistry(60_000);
     let handlerSignal: AbortSignal | undefined;
-    const never: ToolHandler = (_name, _input, ctx) => {
+    const never: TestToolRun = (_name, _input, ctx) => {
       handlerSignal = ctx.signal;
       return new Promise(() => {});
     };
-    registry.register("h", never, [tool("alpha", { timeoutMs: 50 })]);
+    registry.register(handlerSpec("h", never, [tool("alpha", { timeoutMs: 50 })]));
     const outcome = await registry.executeByTool("alpha", { text: "x" }, makeToolContext());
     expect(outcome).toEqual({ ok: false, tool: "alpha", code: "timeout", error: "alpha timed out after 50 ms" });
     expect(handlerSignal?.aborted).toBe(true);
@@ -153,7 +154,7 @@ describe("HandlerRegistry.executeByTool", () => {
 
   it("uses the registry's default timeout when the tool sets none", async () => {
     const { registry } = makeRegistry(30);
-    registry.register("h", () => new Promise(() => {}), [tool("alpha")]);
+    registry.register(handlerSpec("h", () => new Promise(() => {}), [tool("alpha")]));
     const outcome = await registry.executeByTool("alpha", { text: "x" }, makeToolContext());
     expect(outcome).toMatchObject({ ok: false, code: "timeout", error: "alpha timed out after 30 ms" });
   });
@@ -163,14 +164,13 @@ describe("HandlerRegistry.executeByTool", () => {
     const controller = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    registry.register(
+    registry.register(handlerSpec(
       "h",
       () => {
         started();
         return new Promise(() => {});
       },
-      [tool("alpha")],
-    );
+      [tool("alpha")]));
     const pending = registry.executeByTool("alpha", { text: "x" }, makeToolContext({ signal: controller.signal }));
     await running;
     controller.abort();
@@ -180,7 +180,7 @@ describe("HandlerRegistry.executeByTool", () => {
   it("does not start a tool when the signal is already aborted", async () => {
     const { registry } = makeRegistry();
     let ran = false;
-    registry.register("h", async () => (ran = true), [tool("alpha")]);
+    registry.register(handlerSpec("h", async () => (ran = true), [tool("alpha")]));
     const ctx = makeToolContext({ signal: AbortSignal.abort() });
     const outcome = await registry.executeByTool("alpha", { text: "x" }, ctx);
     expect(outcome).toMatchObject({ ok: false, code: "aborted" });

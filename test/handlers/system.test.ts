@@ -6,9 +6,9 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configSchema, type ConfigInput } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
-import { createFilesystemHandler, filesystemTools } from "../../src/handlers/filesystem.js";
+import { createFilesystemHandler } from "../../src/handlers/filesystem.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
+import { createSystemHandler } from "../../src/handlers/system.js";
 import { ThinkingSettings } from "../../src/sessions/thinking.js";
 import { TurnLog } from "../../src/sessions/turn-log.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
@@ -33,8 +33,8 @@ function setup(llm: ConfigInput["llm"] = {}): HandlerRegistry {
   const registry = new HandlerRegistry({ log, defaultTimeoutMs: 5000 });
   const catalog = new ToolCatalog(registry);
   const config = configSchema.parse({ llm: { model: "fake-model", ...llm } });
-  registry.register("system", createSystemHandler({ catalog, store, llm: config.llm }), systemTools);
-  registry.register("filesystem", createFilesystemHandler(), filesystemTools);
+  registry.register(createSystemHandler({ catalog, thinking: new ThinkingSettings(store), turnLog: new TurnLog(store), llm: config.llm }));
+  registry.register(createFilesystemHandler());
   return registry;
 }
 
@@ -154,6 +154,7 @@ describe("get_session_logs", () => {
 
 describe("the system tools", () => {
   it("follow the tool rules and sit in the System category", () => {
+    const systemTools = setup().listTools().filter((tool) => tool.category === "System");
     assertToolDefinitionsValid(systemTools);
     expect(systemTools.map((t) => [t.name, t.category, t.risk])).toEqual([
       ["get_tool_info", "System", "read"],

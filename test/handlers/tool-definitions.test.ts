@@ -1,9 +1,38 @@
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { filesystemTools } from "../../src/handlers/filesystem.js";
-import { systemTools } from "../../src/handlers/system.js";
+import { configSchema } from "../../src/config.js";
+import { ToolCatalog } from "../../src/handlers/catalog.js";
+import { createFilesystemHandler } from "../../src/handlers/filesystem.js";
+import { HandlerRegistry } from "../../src/handlers/registry.js";
+import { createSystemHandler } from "../../src/handlers/system.js";
 import type { ToolDefinition } from "../../src/core/tools.js";
+import { createStore, type Store } from "../../src/infra/store/index.js";
+import { definitionsOf } from "../helpers/handler-spec.js";
+import { sessionRecords } from "../helpers/session-records.js";
 import { assertToolDefinitionsValid } from "./tool-rules.js";
+
+const log = pino({ level: "silent" });
+let dir: string;
+let store: Store;
+let systemTools: ToolDefinition[];
+const filesystemTools = definitionsOf(createFilesystemHandler());
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "switchboard-tool-definitions-"));
+  store = await createStore({ url: null, dataDir: dir, log, keyPrefix: "test:" });
+  const { thinking, turnLog } = sessionRecords(store, log);
+  const catalog = new ToolCatalog(new HandlerRegistry({ log, defaultTimeoutMs: 1_000 }));
+  systemTools = definitionsOf(createSystemHandler({ catalog, thinking, turnLog, llm: configSchema.parse({}).llm }));
+});
+
+afterAll(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
 describe("tool definitions", () => {
   it("system and filesystem tools follow the shared rules", () => {

@@ -4,7 +4,7 @@
  */
 import { pino } from "pino";
 import type { z } from "zod";
-import { Sandbox, sandboxConfigSchema, sandboxStatus } from "../../src/sandbox/index.js";
+import { Sandbox, sandboxConfigSchema, sandboxStatus } from "../../src/infra/sandbox/index.js";
 
 const cache = new Map<string, Promise<Sandbox>>();
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { HistoryEntry, HistoryPage } from "../../src/media/chat-history.js";
+import type { HistoryEntry, HistoryPage } from "../../src/sessions/chat-history.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { inbound, startImHarness, type ImHarness } from "./harness.js";
 import { TestChannel } from "./test-channel.js";

@@ -14,7 +14,7 @@ import type { ChannelName, InboundMessage } from "../../src/core/types.js";
 import { collectSecrets, configSchema, type Config, type ConfigInput } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { createSystemHandler, systemTools } from "../../src/handlers/system.js";
+import { createSystemHandler } from "../../src/handlers/system.js";
 import type { ToolContext, ToolOutcome } from "../../src/core/tools.js";
 import { createImChannelHandler } from "../../src/handlers/im-channel.js";
 import { createMedia, type Media } from "../../src/media/index.js";
@@ -24,6 +24,9 @@ import type { FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { TestChannel } from "./test-channel.js";
+import { Workspaces } from "../../src/infra/workspace.js";
+import { sessionRecords } from "../helpers/session-records.js";
+import { SessionDirectory } from "../../src/sessions/directory.js";
 
 export interface ImHarness {
   dir: string;
@@ -31,6 +34,8 @@ export interface ImHarness {
   store: Store;
   im: Media;
   registry: HandlerRegistry;
+  /** The chats the gateway has heard from (a turn's router notes each). */
+  directory: SessionDirectory;
   channels: Map<ChannelName, TestChannel>;
   logs: LogRecord[];
   workspaceDir: string;
@@ -63,16 +68,18 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
   const channels = new Map<ChannelName, TestChannel>((opts.channels ?? [new TestChannel("telegram")]).map((c) => [c.name, c]));
   const workspaceDir = join(dir, "workspaces", "telegram_chat-1");
 
-  const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry }> => {
+  const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry; directory: SessionDirectory }> => {
     const store = await createStore({ url: null, dataDir: dir, log });
     const channelOf = (name: ChannelName) => channels.get(name);
     const outbound = testOutbound({ store, log, channelOf });
-    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound });
+    const directory = new SessionDirectory(store, log);
+    const isKnownChat = (channel: ChannelName, chatId: string) => directory.isKnownChat(channel, chatId);
+    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound, workspacesRoot: Workspaces.rootOf(config.dataDir), isKnownChat });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
-    registry.register("system", createSystemHandler({ catalog: new ToolCatalog(registry), store, llm: config.llm }), systemTools);
-    const { handler, tools } = createImChannelHandler({ media: im, channelOf, store, log });
-    registry.register("im_channel", handler, tools);
-    return { store, im, registry };
+    const records = sessionRecords(store, log);
+    registry.register(createSystemHandler({ catalog: new ToolCatalog(registry), thinking: records.thinking, turnLog: records.turnLog, llm: config.llm }));
+    registry.register(createImChannelHandler({ media: im, channelOf, history: records.history }));
+    return { store, im, registry, directory };
   };
 
   const h: ImHarness = {
@@ -106,7 +113,7 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
     },
     turn(message) {
       const catalog = new ToolCatalog(h.registry);
-      const agent = new Agent({ config, secrets: collectSecrets(config), model: createModel(config.llm), registry: h.registry, catalog, store: h.store, log, prepareMedia: (input, turnLog) => h.im.inbound.prepare(input, turnLog) });
+      const agent = new Agent({ config, secrets: collectSecrets(config), model: createModel(config.llm), registry: h.registry, catalog, ...sessionRecords(h.store, log), log, prepareMedia: (input, turnLog) => h.im.inbound.prepare(input, turnLog) });
       return agent.runTurn({
         sessionKey: `${message.channel}:${message.chat.id}`,
         message,

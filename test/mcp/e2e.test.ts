@@ -8,6 +8,7 @@ import { systemPromptOf, toolNamesOf, toolResultsOf, type FakeRequest } from "..
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { eventually } from "../helpers/wait.js";
 import { everythingStdio, faultServer } from "./helpers.js";
+import { mcpFeature } from "../../src/features/mcp.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ async function gatewayWith(servers: Record<string, unknown>, extra: ConfigInput 
   t = await startTestGateway({ ...extra, mcp: { servers, ...extra.mcp } } as ConfigInput);
   const gateway = t.gateway;
   for (const id of Object.keys(servers)) {
-    await eventually(() => gateway.mcp?.get(id)?.status.state === "connected", `MCP server ${id} to connect`, 30_000);
+    await eventually(() => gateway.feature(mcpFeature)!.mcp?.get(id)?.status.state === "connected", `MCP server ${id} to connect`, 30_000);
   }
   return t;
 }

@@ -8,6 +8,7 @@ import type { McpManager } from "../../src/mcp/manager.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { connected, everythingStdio, faultServer, makeManager } from "./helpers.js";
+import { definitionsOf } from "../helpers/handler-spec.js";
 
 const member: ToolPermissions = { holder: "a member in a direct chat", classes: ["read", "chat", "workspace", "exec"] };
 const owner: ToolPermissions = { holder: "an owner in a direct chat", classes: ["read", "chat", "workspace", "exec", "admin"] };
@@ -22,8 +23,7 @@ afterAll(() => manager.stop());
 
 function registryWith(vision: boolean): HandlerRegistry {
   const registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 10_000 });
-  const { handler, tools } = createMcpHandler(manager, { vision });
-  registry.register("mcp", handler, tools);
+  registry.register(createMcpHandler(manager, { vision }));
   return registry;
 }
 
@@ -32,7 +32,7 @@ const call = (registry: HandlerRegistry, input: unknown, permissions = member) =
 
 describe("the mcp tools", () => {
   it("follow the shared rules for tool definitions", () => {
-    assertToolDefinitionsValid(createMcpHandler(manager, { vision: false }).tools);
+    assertToolDefinitionsValid(definitionsOf(createMcpHandler(manager, { vision: false })));
   });
 });
 

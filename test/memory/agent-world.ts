@@ -9,6 +9,7 @@ import { createMemory, createTurnRecall, type Memory } from "../../src/memory/in
 import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { FIXED_NOW, inboundMessage, startHarness, type Harness } from "../agent/harness.js";
 import { systemPromptOf } from "../fakes/openai-server.js";
+import { sessionRecords } from "../helpers/session-records.js";
 
 export interface AgentWorld {
   h: Harness;
@@ -27,9 +28,9 @@ export async function startAgentWorld(opts: { llm?: ConfigInput["llm"]; fromComp
     timezones: timezoneRecordOf(new ZonePreferences(harness.store, "UTC")),
   });
   const memoryTools = createMemoryHandler(memory.engine);
-  harness.registry.register("memory", memoryTools.handler, memoryTools.tools);
+  harness.registry.register(memoryTools);
   const profileTools = createProfileHandler(memory.profiles);
-  harness.registry.register("profile", profileTools.handler, profileTools.tools);
+  harness.registry.register(profileTools);
   const { config, registry, catalog, store, log } = harness;
   const agent = new Agent({
     config,
@@ -37,7 +38,7 @@ export async function startAgentWorld(opts: { llm?: ConfigInput["llm"]; fromComp
     model: createModel(config.llm),
     registry,
     catalog,
-    store,
+    ...sessionRecords(store, log),
     log,
     now: () => FIXED_NOW,
     memory: createTurnRecall(memory.engine, memory.profiles, { fromCompaction: opts.fromCompaction ?? true }),

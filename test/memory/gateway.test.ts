@@ -5,6 +5,7 @@ import { systemPromptOf } from "../fakes/openai-server.js";
 import { eventually } from "../helpers/wait.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { queryFile } from "../helpers/sqlite-file.js";
+import { memoryFeature } from "../../src/features/memory.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -61,9 +62,9 @@ describe("memory through the gateway", () => {
     expect(systemPromptOf(t.fake.requests[before]!)).not.toContain("penicillin");
     expect(t.fake.lastToolResults().at(-1)?.content).toEqual({ count: 0, memories: [] });
     // Bob typing Alice's memory id cannot delete it either.
-    const [aliceMemory] = (await t.gateway.memory!.engine.list({ kind: "user", channel: "web", userId: "alice" }));
+    const [aliceMemory] = (await t.gateway.feature(memoryFeature)!.memory!.engine.list({ kind: "user", channel: "web", userId: "alice" }));
     expect(replyOf(await t.post({ chatId: "c-bob", userId: "bob", text: `/forget ${aliceMemory!.id}` }))).toMatch(/no memory/i);
-    expect(await t.gateway.memory!.engine.list({ kind: "user", channel: "web", userId: "alice" })).toHaveLength(1);
+    expect(await t.gateway.feature(memoryFeature)!.memory!.engine.list({ kind: "user", channel: "web", userId: "alice" })).toHaveLength(1);
   });
 
   it("/memory lists, /forget all deletes everything kept about the sender, profile and time zone included", async () => {

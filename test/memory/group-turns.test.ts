@@ -5,6 +5,7 @@ import { createProfileHandler } from "../../src/handlers/profile.js";
 import type { Harness } from "../agent/harness.js";
 import { startAgentWorld } from "./agent-world.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
+import { definitionsOf } from "../helpers/handler-spec.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,8 +22,8 @@ async function startWorld() {
 describe("memory in a shared group", () => {
   it("has valid tool definitions", async () => {
     const w = await startWorld();
-    assertToolDefinitionsValid(createMemoryHandler(w.memory.engine).tools);
-    assertToolDefinitionsValid(createProfileHandler(w.memory.profiles).tools);
+    assertToolDefinitionsValid(definitionsOf(createMemoryHandler(w.memory.engine)));
+    assertToolDefinitionsValid(definitionsOf(createProfileHandler(w.memory.profiles)));
   });
 
   it("shows each sender their own memories and the group's, never another member's", async () => {

@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@keyv/redis";
 import { Gateway } from "../../src/app.js";
-import { channelModules } from "../../src/channels/modules.js";
-import { configSchemaFor, collectSecrets, type ConfigInput } from "../../src/config.js";
+import { configSchema, collectSecrets, type ConfigInput } from "../../src/config.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 import type { ApiReply } from "../e2e/harness.js";
@@ -36,7 +35,7 @@ export async function startReplicas(count: number, overrides: ConfigInput = {}):
   const keyPrefix = `switchboard-test:${randomUUID()}:`;
   const replicas: Replica[] = [];
   for (let i = 0; i < count; i++) {
-    const config = configSchemaFor(channelModules).parse({
+    const config = configSchema.parse({
       ...overrides,
       dataDir: await mkdtemp(join(tmpdir(), `switchboard-replica-${i}-`)),
       store: { url: REDIS_URL, keyPrefix },
@@ -44,7 +43,7 @@ export async function startReplicas(count: number, overrides: ConfigInput = {}):
       llm: { baseUrl: fake.url, model: "fake-model", apiKey: "sk-replica-secret", maxRetries: 0, timeoutMs: 10_000 },
       log: { level: "warn" },
     });
-    const { log, logs } = captureLog(collectSecrets(config, channelModules), "warn");
+    const { log, logs } = captureLog(collectSecrets(config), "warn");
     const gateway = await Gateway.create(config, { log });
     const url = (await gateway.start()).url;
     replicas.push({

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/infra/sandbox/index.js";
 import { processesMatching } from "../helpers/processes.js";
 import { noSandboxReason, testSandbox } from "../helpers/sandbox.js";
 import { SECRET, sh, startEscapeHost, type EscapeHost } from "./harness.js";

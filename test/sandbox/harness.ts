@@ -7,7 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Sandbox, SandboxResult } from "../../src/sandbox/index.js";
+import type { Sandbox, SandboxResult } from "../../src/infra/sandbox/index.js";
 
 export const SECRET = "sk-escape-test-secret-0123456789abcdef";
 

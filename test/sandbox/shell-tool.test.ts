@@ -4,8 +4,8 @@ import { dirname, join } from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { shellTools } from "../../src/handlers/shell.js";
-import type { Sandbox } from "../../src/sandbox/index.js";
+import { createShellHandler } from "../../src/handlers/shell.js";
+import type { Sandbox } from "../../src/infra/sandbox/index.js";
 import { noSandboxReason, testSandbox } from "../helpers/sandbox.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 
@@ -14,8 +14,8 @@ const contexts: string[] = [];
 
 function registryWith(sandbox: Sandbox): HandlerRegistry {
   const registry = new HandlerRegistry({ log, defaultTimeoutMs: 30_000 });
-  const shell = shellTools(sandbox);
-  registry.register("shell", shell.handler, shell.tools);
+  const shell = createShellHandler(sandbox);
+  registry.register(shell);
   return registry;
 }
 

@@ -6,9 +6,9 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config.js";
 import { formatDoctor, runDoctor } from "../../src/doctor.js";
-import { shellTools } from "../../src/handlers/shell.js";
+import { createShellHandler } from "../../src/handlers/shell.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { Sandbox, sandboxConfigSchema, SandboxUnavailableError } from "../../src/sandbox/index.js";
+import { Sandbox, sandboxConfigSchema, SandboxUnavailableError } from "../../src/infra/sandbox/index.js";
 import { captureLog } from "../helpers/captured-log.js";
 import { noSandboxReason, testSandbox } from "../helpers/sandbox.js";
 import { makeToolContext } from "../helpers/tool-context.js";
@@ -45,8 +45,8 @@ describe("where bubblewrap is missing", () => {
   it("makes run_shell tell the model why it cannot run", async () => {
     const sandbox = await Sandbox.create(sandboxConfigSchema.parse({}), silent);
     const registry = new HandlerRegistry({ log: silent, defaultTimeoutMs: 5_000 });
-    const shell = shellTools(sandbox);
-    registry.register("shell", shell.handler, shell.tools);
+    const shell = createShellHandler(sandbox);
+    registry.register(shell);
     const outcome = await registry.executeByTool("run_shell", { command: "id" }, makeToolContext());
     expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/run_shell is unavailable on this gateway: bubblewrap \(bwrap\) is not installed/) });
   });

@@ -5,6 +5,7 @@ import { registerTaskCommands, type TasksCliSetup } from "../../src/scheduler/cl
 import { createStore } from "../../src/infra/store/index.js";
 import { openChat, startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { silentLog, testConfig } from "./helpers.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -77,7 +78,7 @@ describe("switchboard tasks", () => {
     expect(await cli(t, ["cancel", id], nowhere)).toEqual({ output: `Cancelled "water" (${id}).`, exitCode: undefined });
     expect(await cli(t, ["runs", "nosuchid"])).toEqual({ output: expect.stringMatching(/^No task "nosuchid"/), exitCode: 1 });
     // The running gateway sees the cancellation at its next sync and no longer holds the task.
-    await t.gateway.scheduler!.sync();
-    expect(t.gateway.scheduler!.armed.due).toBe(0);
+    await t.gateway.feature(schedulerFeature)!.scheduler!.sync();
+    expect(t.gateway.feature(schedulerFeature)!.scheduler!.armed.due).toBe(0);
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { until } from "../store-contract.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe("reminders end to end (WebChat)", () => {
     expect(result.confirm).toMatch(/^Reminder "drink water" \(\w{8}\) is set for .* in 2 s\.$/);
 
     const reminder = await chat.waitFor((f) => f.role === "bot" && f.text === "Time to drink water!", 10_000);
-    const scheduler = t.gateway.scheduler!;
+    const scheduler = t.gateway.feature(schedulerFeature)!.scheduler!;
     await until("the run to be recorded", async () => (await scheduler.runs(result.task_id, ALICE, 5)).runs[0]?.status === "delivered");
     const { task, runs } = await scheduler.runs(result.task_id, ALICE, 5);
     expect(task.status).toBe("done");

@@ -6,6 +6,7 @@ import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { makeScheduler, ManualClock, RecordingChannel, silentLog, sqliteStore } from "./helpers.js";
+import { definitionsOf } from "../helpers/handler-spec.js";
 
 const NOW = Date.parse("2026-03-28T10:00:00Z");
 let close: (() => Promise<void>) | undefined;
@@ -22,7 +23,7 @@ async function tools(defaultTimezone = "Europe/Berlin") {
   await scheduler.start();
   const registry = new HandlerRegistry({ log: silentLog, defaultTimeoutMs: 5_000 });
   const scheduled = createScheduledHandler(scheduler);
-  registry.register("scheduled", scheduled.handler, scheduled.tools);
+  registry.register(scheduled);
   close = async () => {
     await scheduler.stop(0);
     await db.store.close();
@@ -30,7 +31,7 @@ async function tools(defaultTimezone = "Europe/Berlin") {
   };
   const call = (name: string, input: unknown, ctx: Partial<ToolContext> = {}) =>
     registry.executeByTool(name, input, makeToolContext({ senderId: "alice", chatId: "c1", ...ctx }));
-  return { scheduler, clock, channel, call, definitions: scheduled.tools };
+  return { scheduler, clock, channel, call, definitions: definitionsOf(scheduled) };
 }
 
 describe("the scheduled handler", () => {

@@ -15,6 +15,8 @@ import type {
   SentMessage,
 } from "../../src/core/types.js";
 import { SendError } from "../../src/core/send-error.js";
+import { workspaceDirOf } from "../../src/core/session-key.js";
+import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { testOutbound } from "../helpers/outbound.js";
 import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
@@ -160,7 +162,7 @@ export function makeScheduler(parts: SchedulerParts): Scheduler {
   const channel = parts.channel;
   return new Scheduler({
     config: testConfig(parts.config),
-    defaultTimezone: parts.defaultTimezone ?? "UTC",
+    zones: new ZonePreferences(parts.store, parts.defaultTimezone ?? "UTC"),
     store: parts.store,
     log: silentLog,
     outbound: testOutbound({
@@ -170,7 +172,7 @@ export function makeScheduler(parts: SchedulerParts): Scheduler {
       ...(parts.sendAttempts !== undefined ? { config: { attempts: parts.sendAttempts } } : {}),
     }),
     agent: parts.agent ?? null,
-    workspacesRoot: join(tmpdir(), "switchboard-scheduler-workspaces"),
+    workspaceOf: (sessionKey) => workspaceDirOf(join(tmpdir(), "switchboard-scheduler-workspaces"), sessionKey),
     ...(parts.clock ? { clock: parts.clock } : {}),
   });
 }

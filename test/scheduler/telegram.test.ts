@@ -7,6 +7,7 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { alice, directChat, text } from "../fakes/telegram/updates.js";
 import { until } from "../store-contract.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -39,7 +40,7 @@ describe("a reminder over Telegram", () => {
     expect(reminder.chatId).toBe(String(alice.id));
     expect(Date.now() - scheduledAt).toBeGreaterThan(1_000);
 
-    const scheduler = t.gateway.scheduler!;
+    const scheduler = t.gateway.feature(schedulerFeature)!.scheduler!;
     const actor = { kind: "user", channel: "telegram", userId: String(alice.id), isOwner: false } as const;
     await until("the run to be recorded", async () => (await scheduler.get(taskId, actor)).status === "done");
     const { runs } = await scheduler.runs(taskId, actor, 5);

@@ -13,6 +13,7 @@ import { skillsConfigSchema } from "../../src/skills/config.js";
 import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { FIXED_NOW, startHarness, type Harness } from "../agent/harness.js";
 import { TempDirs, writeSkill } from "./helpers.js";
+import { sessionRecords } from "../helpers/session-records.js";
 
 const temp = new TempDirs();
 let h: Harness;
@@ -40,7 +41,7 @@ beforeEach(async () => {
     model: createModel(h.config.llm),
     registry: h.registry,
     catalog: h.catalog,
-    store: h.store,
+    ...sessionRecords(h.store, h.log),
     log: h.log,
     now: () => FIXED_NOW,
     skillsCatalog: () => skills.catalog(),

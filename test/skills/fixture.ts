@@ -13,7 +13,7 @@ import type { Skills } from "../../src/skills/index.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import type { z } from "zod";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
-import type { Sandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/infra/sandbox/index.js";
 import { testSandbox } from "../helpers/sandbox.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { TempDirs } from "./helpers.js";

@@ -6,6 +6,7 @@ import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/
 import { alice, bob, directChat, groupChat, messageOf, text, type TgUser } from "../fakes/telegram/updates.js";
 import { eventually } from "./harness.js";
 import { closeInOrder } from "../helpers/close.js";
+import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -96,7 +97,7 @@ describe("Telegram buttons", () => {
     tg.addUpdate(tasks);
     const list = await replyTo(tg, tasks);
     expect(list.keyboard?.flat().map((b) => b.text)).toEqual(['Cancel "stretch"']);
-    const scheduler = t.gateway.scheduler!;
+    const scheduler = t.gateway.feature(schedulerFeature)!.scheduler!;
     const live = () => scheduler.list({ kind: "operator" }, { everyone: true });
     expect(await live()).toHaveLength(1);
 

@@ -1,7 +1,7 @@
 /** Telegram replies as they are written: drafts in private chats, an edited preview message in groups. */
 import { afterEach, describe, expect, it } from "vitest";
 import { telegramChunks } from "../../src/channels/telegram/format.js";
-import { TEXT_LIMIT } from "../../src/channels/telegram/outbound.js";
+import { TEXT_LIMIT } from "../../src/channels/telegram/send.js";
 import type { StreamingMode } from "../../src/core/types.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import type { FakeReply } from "../fakes/openai-server.js";

@@ -33,7 +33,7 @@ import { InboundFilter } from "./inbound.js";
 import { parseInteraction, SlashReplies } from "./interactions.js";
 import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
-import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
+import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./send.js";
 import { DiscordPreview } from "./live.js";
 import { EditPreview, replyOptionsOf } from "../live-preview.js";
 import { ThrottledLiveReply } from "../live-reply.js";
@@ -226,7 +226,7 @@ export class DiscordChannel implements Channel {
 
 /**
  * The REST client retries nothing: a 429 answer, a 5xx and a network failure are classified (SendError) and the
- * one outbound policy (src/gateway/outbound.ts) retries them. Its pacing stays: waiting before a request while a
+ * one outbound policy (src/gateway/outbound-service.ts) retries them. Its pacing stays: waiting before a request while a
  * known bucket is empty sends nothing, so it is not a retry. The client announces such a wait as "rateLimited"
  * with the same object it then hands to rejectOnRateLimit, which tells the two apart.
  */

@@ -27,7 +27,7 @@ import { CardActions, isCardAction } from "./card-actions.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";
 import { FeishuEvents } from "./events.js";
 import { downloadAttachment, MAX_FILE_UPLOAD_BYTES } from "./media.js";
-import { Outbound } from "./outbound.js";
+import { Outbound } from "./send.js";
 import type { RetryPolicy } from "./retry.js";
 import { FeishuSocket } from "./socket.js";
 import { feishuPresenter } from "./streaming-card.js";

@@ -13,7 +13,7 @@ import type { Presenter } from "../live-reply.js";
 import type { FeishuApi } from "./api.js";
 import { cardJson, disarmMentions, render, type ReplyFormat } from "./format.js";
 import { FeishuApiError } from "./http.js";
-import type { Outbound } from "./outbound.js";
+import type { Outbound } from "./send.js";
 import { isRetryable } from "./retry.js";
 
 /** The element of a streaming card that holds the text. */

@@ -36,7 +36,7 @@ import { setCommandMenu } from "./menu.js";
 import { pressOf } from "./presses.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
-import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./outbound.js";
+import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./send.js";
 import { DEFAULT_POLLER_TIMING, Poller, type PollerTiming } from "./polling.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { registerWebhookRoute } from "./webhook.js";

@@ -11,7 +11,7 @@ import type { Logger } from "../../infra/log.js";
 import { EditPreview, type EditRefusal, type PreviewTransport } from "../live-preview.js";
 import { RateLimitedError, type Presenter } from "../live-reply.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
-import { placementOf, TEXT_LIMIT, type TelegramSender } from "./outbound.js";
+import { placementOf, TEXT_LIMIT, type TelegramSender } from "./send.js";
 
 export interface TelegramLiveDeps {
   /** The retrying sender and its client, for new messages and the final reply. */

@@ -4,10 +4,8 @@
  * replies have no time of their own and are listed right after the message they answer.
  */
 import type { ModelMessage } from "ai";
-import { SessionHistory } from "../sessions/history.js";
+import type { SessionHistory } from "./history.js";
 import { ATTACHMENTS_HEADING } from "../core/turn.js";
-import type { Logger } from "../infra/log.js";
-import type { Store } from "../infra/store/types.js";
 
 export interface HistoryEntry {
   /** Position in the history, oldest 0; pass the smallest one seen as `before` to page back. */
@@ -35,12 +33,11 @@ const MESSAGE_FRAME = /<untrusted_message([^>\n]*)>\n([\s\S]*?)\n<\/untrusted_me
 const ATTRIBUTE = /(\w+)="([^"]*)"/g;
 
 export async function chatHistoryPage(
-  store: Store,
-  log: Logger,
+  history: SessionHistory,
   sessionKey: string,
   opts: { limit: number; before?: number | undefined },
 ): Promise<HistoryPage> {
-  const record = await new SessionHistory(store, log).load(sessionKey);
+  const record = await history.load(sessionKey);
   const all = record.messages.flatMap((message) => entryOf(message) ?? []).map((entry, index) => ({ ...entry, index }));
   const end = Math.min(opts.before ?? all.length, all.length);
   const page: HistoryEntry[] = [];

@@ -2,8 +2,8 @@
  * What the agent needs from long-term memory, as a port: the composition root plugs the memory engine in, and
  * the agent never imports it. A turn recalls the sender's profile and the few memories relevant to the message.
  */
-import type { InboundMessage } from "../core/types.js";
-import type { Logger } from "../infra/log.js";
+import type { InboundMessage } from "./types.js";
+import type { Logger } from "pino";
 
 export interface RecalledMemory {
   id: string;

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { jsonError } from "../infra/http/errors.js";
-import type { Skills } from "../skills/index.js";
-import { InstallError } from "../skills/installer.js";
-import type { LoadReport } from "../skills/registry.js";
+import type { Skills } from "./index.js";
+import { InstallError } from "./installer.js";
+import type { LoadReport } from "./registry.js";
 
 const MAX_ARCHIVE_BYTES = 20 * 1024 * 1024;
 const ARCHIVE_NAME = /\.(zip|tar\.gz|tgz)$/i;

@@ -1,7 +1,9 @@
 /** The console's scheduled-task routes: list, runs, cancel, run now, pause and resume, as the operator. */
 import { Hono } from "hono";
 import { jsonError } from "../infra/http/errors.js";
-import { answerTaskCall, type Actor, type Scheduler } from "../scheduler/index.js";
+import { answerTaskCall } from "./http.js";
+import type { Scheduler } from "./scheduler.js";
+import type { Actor } from "./types.js";
 
 const OPERATOR: Actor = { kind: "operator" };
 const RUNS_SHOWN = 20;

@@ -1,0 +1,69 @@
+/** Small pieces of the composition root: the channels, access control, the sender's zone, /readyz lines. */
+import { AccessControl } from "./access/access-control.js";
+import type { Agent } from "./agent/agent.js";
+import { channelSettings, enabledChannels, type ChannelModules, type Config } from "./config.js";
+import type { Channel, ChannelName, InboundMessage } from "./core/types.js";
+import type { Outbound } from "./core/outbound.js";
+import type { ButtonActions } from "./gateway/actions.js";
+import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
+import type { ZonePreferences } from "./scheduler/zone-preferences.js";
+import { redactText } from "./infra/config/secrets.js";
+import type { ComponentStatus, HttpServer } from "./infra/http/server.js";
+import type { Logger } from "./infra/log.js";
+import type { Store } from "./infra/store/types.js";
+
+/** One Channel per enabled module, built from its own settings section. */
+export async function createChannels(
+  config: Config,
+  modules: ChannelModules,
+  deps: { store: Store; log: Logger; http: HttpServer },
+): Promise<Map<ChannelName, Channel>> {
+  const channels = new Map<ChannelName, Channel>();
+  for (const module of enabledChannels(config, modules)) {
+    const settings = channelSettings(config, module);
+    channels.set(module.name, await module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
+  }
+  return channels;
+}
+
+export function llmReadiness(problem: string | null, model: string, last: Agent["lastModelCall"]): ComponentStatus {
+  if (problem) return { ok: false, detail: problem };
+  if (!last) return { ok: true, detail: `${model}, not called yet` };
+  if (last.ok) return { ok: true, detail: `${model}, last call ok at ${last.at.toISOString()}` };
+  return { ok: false, detail: `${model}, last call failed at ${last.at.toISOString()} (error id ${last.errorId ?? "?"})` };
+}
+
+/** The store's answer to /readyz; its error may quote the store URL, so the password is kept out. */
+export async function storeStatus(store: Store, secrets: readonly string[]): Promise<ComponentStatus> {
+  try {
+    await store.ping();
+    return { ok: true, detail: store.backend };
+  } catch (err) {
+    return { ok: false, detail: redactText(`${store.backend}: ${(err as Error).message}`, secrets) };
+  }
+}
+
+/** The sender's time zone (set with /timezone), so "today" in the prompt is theirs. */
+export function senderZone(zones: ZonePreferences): (message: InboundMessage) => Promise<string> {
+  return async (message) => (await zones.resolve({ channel: message.channel, chatId: message.chat.id, userId: message.sender.id })).zone;
+}
+
+/** Access control, with the owners told of each pairing request in their private chats. */
+export function createAccess(deps: {
+  config: Config;
+  store: Store;
+  log: Logger;
+  channelNames: readonly string[];
+  channelOf: (name: ChannelName) => Channel | undefined;
+  outbound: Outbound;
+  actions: ButtonActions;
+}): AccessControl {
+  const { config, store, log, channelOf, outbound, actions } = deps;
+  return new AccessControl({
+    config: config.access,
+    store,
+    channels: deps.channelNames,
+    webAuthenticated: config.http.token !== null,
+    onPairingRequest: ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, log: log.child({ component: "pairing" }) }),
+  });
+}
