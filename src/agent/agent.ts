@@ -28,10 +28,8 @@ import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-wo
 import type { TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
-import { withHistoryPrompt } from "./history-prompt.js";
-import { requestWireOf } from "./request-wire.js";
+import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
-import { copyWith } from "../core/objects.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -220,15 +218,14 @@ export class Agent {
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
     const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const wire = requestWireOf(this.deps.model);
-    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage, wire);
+    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: refusalWordsModel(wire ? wire.withTools(history.model) : history.model, progress.refusals),
+      model: refusalWordsModel(history.model, progress.refusals),
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
-      experimental_repairToolCall: toolCallRepairer(copyWith(turnState, { catalog, allowed, secrets: this.secrets })),
+      experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
@@ -323,12 +320,12 @@ function plainTextReply<M extends ModelMessage>(message: M): M {
   if (message.role !== "assistant" || typeof message.content === "string" || message.providerOptions) return message;
   const [only, ...rest] = message.content;
   if (rest.length > 0 || only?.type !== "text" || only.providerOptions) return message;
-  return copyWith(message, { content: only.text }) as M;
+  return { ...message, content: only.text } as M;
 }
 
 function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
-  if (usage.inputTokens) modelTokens.inc(copyWith(labels, { kind: "input" }), usage.inputTokens);
-  if (usage.outputTokens) modelTokens.inc(copyWith(labels, { kind: "output" }), usage.outputTokens);
+  if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
+  if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
 }
 
 /** What a turn has done so far, kept outside the try so a failure can still save it. */

@@ -4,8 +4,7 @@
  * the gateway rather than a refusal. The repairer notes each refusal's own words by tool call id; these put them
  * back as the tool result's text: in what the next step sends, and in what the session's history keeps.
  */
-import type { LanguageModel } from "ai";
-import { aroundCalls } from "./model-call.js";
+import { wrapLanguageModel, type LanguageModel } from "ai";
 
 /** Refusals' words by tool call id, filled in by the repairer during a turn. */
 export type Refusals = Map<string, string>;
@@ -36,5 +35,11 @@ export function withRefusalWords<M extends { role: string; content: unknown }>(m
 /** `model` with the refusals' words in each call's prompt. */
 export function refusalWordsModel(model: LanguageModel, refusals: Refusals): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
-  return aroundCalls(model, async (params, call) => call(refusals.size === 0 ? params : { ...params, prompt: withRefusalWords(params.prompt, refusals) }));
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => (refusals.size === 0 ? params : { ...params, prompt: withRefusalWords(params.prompt, refusals) }),
+    },
+  });
 }

@@ -3,7 +3,6 @@
  * channel records each inbound event here before it acknowledges it to the platform, settles it once the handler
  * is done, and replays what is still recorded when it starts. Entries leave when handled, so the list stays short.
  */
-import { copyWith } from "../core/objects.js";
 import type { HandleOutcome, InboundHandler, InboundMessage, InboxEntry } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import { DurableList } from "../infra/store/durable-list.js";
@@ -78,7 +77,7 @@ export class MessageInbox {
   async handle(message: InboundMessage, handler: InboundHandler, log: Logger): Promise<HandleOutcome | null> {
     try {
       const stored = storedOf(message);
-      const outcome = await handler(copyWith(message, { inbox: this.inbox.entryOf(stored) }));
+      const outcome = await handler({ ...message, inbox: this.inbox.entryOf(stored) });
       await this.inbox.settle(stored, outcome);
       return outcome;
     } catch (err) {

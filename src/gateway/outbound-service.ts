@@ -15,7 +15,6 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import { Outbox, type OutboxEntry } from "./outbox.js";
-import { copyWith } from "../core/objects.js";
 
 export type OutboundConfig = CoreConfig["outbound"];
 
@@ -54,13 +53,13 @@ export class OutboundService implements Outbound {
 
   async sendTextCounted(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentText> {
     const { context: _context, repeatableUntil: earlier, ...rest } = opts;
-    const sendOpts = copyWith(rest, { idempotencyKey: rest.idempotencyKey ?? randomUUID() });
+    const sendOpts = { ...rest, idempotencyKey: rest.idempotencyKey ?? randomUUID() };
     const sent: SentMessage[] = [];
     const from = sendOpts.fromPart ?? 0;
     let repeatableUntil = earlier;
     const { value: messages, attempts } = await this.withRetries(to, "text", async (channel) => {
       try {
-        sent.push(...(await channel.sendText(to, text, copyWith(sendOpts, { fromPart: from + sent.length }))));
+        sent.push(...(await channel.sendText(to, text, { ...sendOpts, fromPart: from + sent.length })));
         return sent;
       } catch (err) {
         const failure = asSendError(err, `sending text to ${to.channel} chat ${to.chatId}`);
@@ -76,7 +75,7 @@ export class OutboundService implements Outbound {
   async deliverText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<TextDelivery> {
     const idempotencyKey = opts.idempotencyKey ?? randomUUID();
     try {
-      return { status: "sent", messages: await this.sendText(to, text, copyWith(opts, { idempotencyKey })) };
+      return { status: "sent", messages: await this.sendText(to, text, { ...opts, idempotencyKey }) };
     } catch (err) {
       if (!isRetryableSend(err)) throw err;
       const entry = await this.outbox.add({

@@ -6,7 +6,6 @@
 import { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
-import { copyWith } from "../core/objects.js";
 import type { ChannelName, ChatType } from "../core/types.js";
 import { KnownChats } from "./known-chats.js";
 
@@ -74,7 +73,7 @@ export class SessionDirectory {
    */
   touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string; chatType: ChatType }, now = Date.now()): Promise<void> {
     const { text, chatType, ...where } = entry;
-    const fresh: SessionEntry = copyWith(where, { preview: text.slice(0, PREVIEW_CHARS), updatedAt: now });
+    const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
     this.pending.delete(entry.key);
     this.pending.set(entry.key, fresh);
     // While the store refuses writes, only the newest touches wait: the list keeps no more anyway.

@@ -5,7 +5,6 @@
  */
 import type { Logger } from "../../infra/log.js";
 import type { ButtonPress, ButtonPressHandler, HandleOutcome, InboundHandler, InboundMessage } from "../../core/types.js";
-import { copyWith } from "../../core/objects.js";
 import { tooLargeNotice } from "./files.js";
 import type { UpdateInbox } from "./inbox.js";
 import { normalizeUpdate, type BotIdentity } from "./normalize.js";
@@ -93,7 +92,7 @@ export class UpdateIntake {
     }
     const handler = this.handler;
     if (!handler) return false;
-    const outcome = await handler(copyWith(result.message, { inbox: this.opts.inbox.entryOf(update.update_id) }));
+    const outcome = await handler({ ...result.message, inbox: this.opts.inbox.entryOf(update.update_id) });
     log.debug({ outcome, messageId: result.message.id }, "Telegram update handled");
     if (outcome === "deferred") return false;
     const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;

@@ -13,7 +13,6 @@ import { EditPreview, type EditRefusal, type PreviewTransport } from "../live-pr
 import { RateLimitedError, type Presenter } from "../live-reply.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
 import { placementOf, TEXT_LIMIT, type TelegramSender } from "./send.js";
-import { copyWith } from "../../core/objects.js";
 
 export interface TelegramLiveDeps {
   /** The retrying sender and its client, for new messages and the final reply. */
@@ -62,7 +61,7 @@ class TelegramPreview implements PreviewTransport<TelegramChunk> {
   async send(chunk: TelegramChunk, first: boolean): Promise<string> {
     const placement = placementOf(this.to, first ? this.replyTo : undefined);
     const message = await this.deps.sender.withHtmlFallback(this.to, chunk, "sendMessage", (body) =>
-      this.deps.api.sendMessage(this.to.chatId, body.text, copyWith(placement, body.format)),
+      this.deps.api.sendMessage(this.to.chatId, body.text, { ...placement, ...body.format }),
     );
     return String(message.message_id);
   }

@@ -14,7 +14,6 @@ import { describeTelegramError, isParseEntitiesError } from "./api.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
 import { inlineKeyboardOf } from "./presses.js";
 import { telegramSendError } from "./retry.js";
-import { copyWith } from "../../core/objects.js";
 
 export const TEXT_LIMIT = 4096;
 export const CAPTION_LIMIT = 1024;
@@ -48,10 +47,10 @@ export class TelegramSender {
       if (index < from) continue;
       // Only the first chunk quotes the message it answers; the rest follow it. Buttons go under the last.
       const keyboard = buttons && index === chunks.length - 1 ? { reply_markup: inlineKeyboardOf(buttons) } : {};
-      const placement = copyWith(placementOf(to, index === 0 ? replyTo : undefined), keyboard);
+      const placement = { ...placementOf(to, index === 0 ? replyTo : undefined), ...keyboard };
       try {
         const message = await this.withHtmlFallback(to, chunk, "sendMessage", (body) =>
-          this.api.sendMessage(to.chatId, body.text, copyWith(placement, body.format)),
+          this.api.sendMessage(to.chatId, body.text, { ...placement, ...body.format }),
         );
         sent.push(sentOf(message));
       } catch (err) {

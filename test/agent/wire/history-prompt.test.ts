@@ -1,11 +1,10 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withHistoryPrompt } from "../../src/agent/history-prompt.js";
-import { requestWireOf } from "../../src/agent/request-wire.js";
-import { createModel } from "../../src/agent/llm.js";
-import { watchedModel } from "../../src/agent/stream.js";
-import { configSchema } from "../../src/config.js";
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../fakes/openai-server.js";
+import { withHistoryPrompt } from "../../../src/agent/wire/history-prompt.js";
+import { createModel } from "../../../src/agent/llm.js";
+import { watchedModel } from "../../../src/agent/stream.js";
+import { configSchema } from "../../../src/config.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../../fakes/openai-server.js";
 
 /** A history with every kind of message a session keeps, including a tool result with an image in the middle. */
 const history: ModelMessage[] = [
@@ -60,7 +59,7 @@ describe("the converted history in front of generateText's messages", () => {
     const shown: string[] = [];
     // As the agent wraps it: watched first, the history spliced in around that.
     const base = way === "spliced and watched" ? watchedModel(model, [], (event) => shown.push(event.text)) : model;
-    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest, requestWireOf(model));
+    const call = way === "whole" ? { model: base, messages: [...history, latest] } : withHistoryPrompt(base, history, latest);
     const result = await generateText({ ...call, system: "You are helpful.", tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.text).toBe("Done.");
     if (way === "spliced and watched") expect(shown).toContain("Done.");

@@ -5,7 +5,6 @@
  * for the provider's own stream parser: `completion()` is then undefined. The text is passed on as it arrives
  * either way.
  */
-import { copyWith } from "../core/objects.js";
 
 /** What of a chunk is read here; the rest of it is left to the provider, as its stream parser leaves it. */
 interface Chunk {
@@ -106,6 +105,6 @@ export class CompletionAssembly {
       ],
       ...(this.#usage !== undefined ? { usage: this.#usage } : {}),
     };
-    return copyWith(this.#metadata, answer);
+    return { ...this.#metadata, ...answer };
   }
 }

@@ -3,15 +3,13 @@
  * and converts every message it is given, on every call: in a long session that was most of a turn's CPU, and the
  * part that grew with the session (600 short messages: ~1.5 ms a call). The history was validated when it was
  * loaded; here each of its messages is converted once (kept per message object, which the history cache reuses
- * from turn to turn) and spliced in after the system prompt by a middleware; for a model made with a RequestWire,
- * already in the request's form (see request-wire.ts). generateText then converts only what is left: this turn's
- * message, and any history from the first message this cannot convert on (media that the SDK may have to download).
+ * from turn to turn) and spliced in after the system prompt by a middleware. generateText then converts only what
+ * is left: this turn's message, and any history from the first message this cannot convert on (media that the SDK
+ * may have to download).
  */
 import { wrapLanguageModel, type LanguageModel, type ModelMessage } from "ai";
-import { HistoryFold } from "../sessions/history-fold.js";
-import type { RequestWire } from "./request-wire.js";
-import { aroundCalls, type PromptMessage } from "./model-call.js";
-import { copyWith } from "../core/objects.js";
+import { HistoryFold } from "../../sessions/history-fold.js";
+import type { PromptMessage } from "./model-call.js";
 
 type AssistantPart = Extract<PromptMessage, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<PromptMessage, { role: "tool" }>["content"][number];
@@ -46,11 +44,9 @@ const scans = new HistoryFold<Scan>(() => ({ prefix: [], openCalls: new Set(), c
 /**
  * `model` with the longest convertible start of `history` spliced into every call's prompt, and the messages
  * generateText must still be given (the rest of the history, then `latest`). The spliced part ends where every
- * tool call has its result, as generateText's own check demands of a prompt. `wire`: the one the provider under
- * `model` was made with (requestWireOf of that provider's model), when the history should go into the request as
- * bytes; with any other, the placeholder would reach the endpoint in the history's place.
+ * tool call has its result, as generateText's own check demands of a prompt.
  */
-export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage, wire?: RequestWire): HistoryPrompt {
+export function withHistoryPrompt(model: LanguageModel, history: readonly ModelMessage[], latest: ModelMessage): HistoryPrompt {
   if (typeof model === "string" || model.specificationVersion !== "v3") return { model, messages: [...history, latest] };
   const scan = scans.of(history);
   const closedAt = scan.pending ? history.length : scan.closedAt;
@@ -63,10 +59,6 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
     const leadingSystem = prompt.findIndex((message) => message.role !== "system");
     return (leadingSystem === -1 ? prompt.length : leadingSystem) - ownSystem;
   };
-  if (wire !== undefined) {
-    const splice = wire.splicer(scan.prefix, closedAt);
-    return { model: aroundCalls(model, (params, call) => splice(params, at(params.prompt), call)), messages };
-  }
   const prefix = scan.prefix.slice(0, closedAt);
   return {
     model: wrapLanguageModel({
@@ -75,7 +67,7 @@ export function withHistoryPrompt(model: LanguageModel, history: readonly ModelM
         specificationVersion: "v3",
         transformParams: ({ params }) => {
           const index = at(params.prompt);
-          return Promise.resolve(copyWith(params, { prompt: [...params.prompt.slice(0, index), ...prefix, ...params.prompt.slice(index)] }));
+          return Promise.resolve({ ...params, prompt: [...params.prompt.slice(0, index), ...prefix, ...params.prompt.slice(index)] });
         },
       },
     }),

@@ -1,10 +1,10 @@
 import { APICallError, generateText, stepCountIs, tool, jsonSchema } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createModel } from "../../src/agent/llm.js";
-import { watchedModel } from "../../src/agent/stream.js";
-import { configSchema } from "../../src/config.js";
-import type { TurnEvent } from "../../src/core/turn.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
+import { createModel } from "../../../src/agent/llm.js";
+import { watchedModel } from "../../../src/agent/stream.js";
+import { configSchema } from "../../../src/config.js";
+import type { TurnEvent } from "../../../src/core/turn.js";
+import { startFakeOpenAI, type FakeOpenAI } from "../../fakes/openai-server.js";
 
 let fake: FakeOpenAI;
 beforeEach(async () => {

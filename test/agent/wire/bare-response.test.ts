@@ -3,7 +3,7 @@
  * reads (status, headers, the body's reader) comes as given, and the rest behaves as a real Response's does.
  */
 import { describe, expect, it } from "vitest";
-import { BareResponse } from "../../src/infra/http/bare-response.js";
+import { BareResponse } from "../../../src/agent/wire/bare-response.js";
 
 const encoder = new TextEncoder();
 

@@ -9,8 +9,8 @@ import { gzipSync } from "node:zlib";
 import { APICallError, generateText } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { requestFetch } from "../../src/infra/http/request-fetch.js";
-import { whenEmitted } from "../helpers/wait.js";
+import { requestFetch } from "../../../src/agent/wire/request-fetch.js";
+import { whenEmitted } from "../../helpers/wait.js";
 
 interface Seen {
   method: string;

@@ -10,10 +10,9 @@
  */
 import type { LanguageModel } from "ai";
 import { createParser } from "eventsource-parser";
-import { BareResponse } from "../infra/http/bare-response.js";
+import { BareResponse } from "./bare-response.js";
 import { CompletionAssembly } from "./completion-assembly.js";
 import { takeHeader, type CallOptions, type ModelV3, type WrapGenerate } from "./model-call.js";
-import { copyWith } from "../core/objects.js";
 
 export type GenerateResult = Awaited<ReturnType<WrapGenerate>>;
 export type StreamResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doStream"]>>;
@@ -66,10 +65,11 @@ export class LiveCompletions {
     const id = String(++this.#lastStep);
     this.#steps.set(id, { onText });
     const { providerOptions } = params;
-    const tagged = copyWith(params, {
-      headers: copyWith(params.headers, { [STEP_HEADER]: id }),
-      providerOptions: copyWith(providerOptions, { [this.optionsKey]: copyWith(providerOptions?.[this.optionsKey], STREAMED) }),
-    });
+    const tagged = {
+      ...params,
+      headers: { ...params.headers, [STEP_HEADER]: id },
+      providerOptions: { ...providerOptions, [this.optionsKey]: { ...providerOptions?.[this.optionsKey], ...STREAMED } },
+    };
     try {
       try {
         return await model.doGenerate(tagged);
@@ -86,9 +86,9 @@ export class LiveCompletions {
   readonly fetch: typeof globalThis.fetch = async (input, init) => {
     const { value: id, headers } = takeHeader(init?.headers, STEP_HEADER);
     const step = id === undefined ? undefined : this.#steps.get(id);
-    if (step === undefined) return this.inner(input, id === undefined ? init : copyWith(init, { headers }));
+    if (step === undefined) return this.inner(input, id === undefined ? init : { ...init, headers });
     if (step.recorded) return new BareResponse(step.recorded.body, step.recorded.status, "", step.recorded.headers);
-    const response = await this.inner(input, copyWith(init, { headers }));
+    const response = await this.inner(input, { ...init, headers });
     // An error status, or an endpoint that answered in one piece (JSON): doGenerate reads it as it would have.
     // Anything else is read as events, whatever its content type says, as the provider's doStream reads it.
     const json = response.headers.get("content-type")?.includes("json") === true;
