@@ -6,5 +6,6 @@ import { memoryFeature } from "./memory.js";
 import { sandboxFeature } from "./sandbox.js";
 import { schedulerFeature } from "./scheduler.js";
 import { skillsFeature } from "./skills.js";
+import { webFeature } from "./web.js";
 
-export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature] as const;
+export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature, webFeature] as const;
