@@ -7,6 +7,7 @@ import { createWebHandler } from "../../src/handlers/web.js";
 import { webConfigSchema } from "../../src/web/config.js";
 import { WebEngine } from "../../src/web/index.js";
 import { makeToolContext } from "../helpers/tool-context.js";
+import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { startSite, type Site } from "./site.js";
 
 const KEY = "sk-search-test-key";
@@ -74,5 +75,14 @@ describe("web_search", () => {
     await expect(searchWith({ provider: "searxng", baseUrl: api.url("/limited") }, { query: "x" })).rejects.toThrow(/HTTP 429 \(rate limited/);
     await expect(searchWith({ provider: "searxng", baseUrl: api.url("/html") }, { query: "x" })).rejects.toThrow(/enable the json format/);
     await expect(searchWith({ provider: "searxng", baseUrl: "http://127.0.0.1:9/" }, { query: "x" })).rejects.toThrow(/could not be reached/);
+  });
+});
+
+describe("web tool definitions", () => {
+  it("follow the tool rules and need the web permission", () => {
+    const spec = createWebHandler(new WebEngine(webConfigSchema.parse({})), { fetch: true, search: true });
+    const definitions = spec.tools.map((t) => t.definition);
+    assertToolDefinitionsValid(definitions);
+    expect(definitions.map((d) => [d.name, d.risk])).toEqual([["web_fetch", "web"], ["web_search", "web"]]);
   });
 });
