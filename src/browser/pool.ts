@@ -41,6 +41,8 @@ export class BrowserPool {
   private readonly sessions = new Map<string, BrowserSession>();
   readonly proxy: FilteringProxy;
   private proxyUrl: Promise<string> | undefined;
+  /** The proxy's URL once Chromium runs (Chromium's command line carries it). */
+  proxyAddress: string | undefined;
 
   constructor(
     private readonly config: BrowserConfig,
@@ -120,6 +122,7 @@ export class BrowserPool {
     const executablePath = findChromium(this.config.executablePath);
     this.proxyUrl ??= this.proxy.listen();
     const proxy = await this.proxyUrl;
+    this.proxyAddress = proxy;
     const profileDir = await mkdtemp(join(tmpdir(), "switchboard-chromium-"));
     const browser = await chromium.launch({
       executablePath,
