@@ -1,6 +1,7 @@
 /**
  * The whole gateway: the model (fake OpenAI server) opens a local page, clicks its button and takes a screenshot,
- * which reaches the Telegram chat as a photo (fake Bot API) with a delivery receipt, and the model as an image.
+ * which reaches the Telegram chat as a photo (fake Bot API) and a WebChat chat as an attachment, each with a
+ * delivery receipt, and the model as an image.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
@@ -18,8 +19,37 @@ afterEach(() => closeInOrder([t, tg, site]).then(() => (t = tg = site = undefine
 const PAGE = `<!doctype html><title>Counter</title><p id="msg">Before the click</p>
 <button onclick="document.getElementById('msg').textContent='After the click'">Change</button>`;
 
-describe.skipIf(!hasChromium)("the browser over Telegram", () => {
-  it("opens a page, clicks, and the screenshot arrives with sendPhoto and a receipt", { timeout: 90_000 }, async () => {
+function scriptBrowsing(gw: TestGateway, url: string): void {
+  gw.fake.enqueue(
+    { toolCalls: [{ name: "browser_navigate", arguments: { url } }] },
+    { toolCalls: [{ name: "browser_click", arguments: { selector: "text=Change" } }] },
+    { toolCalls: [{ name: "browser_get_content", arguments: { selector: "#msg" } }] },
+    { toolCalls: [{ name: "browser_screenshot", arguments: {} }] },
+    { text: "Here is the page after the click." },
+  );
+}
+
+describe.skipIf(!hasChromium)("screenshots reach the chat", () => {
+  it("on WebChat, as an attachment of the chat with a receipt", { timeout: 90_000 }, async () => {
+    site = await startSite({ "/": (send) => send(200, "text/html", PAGE) });
+    t = await startTestGateway({ web: { allowPrivate: [`127.0.0.1:${site.port}`] } });
+    scriptBrowsing(t, site.url("/"));
+
+    const answer = await t.post({ chatId: "browse-chat", userId: "alice", text: "open my page and click the button" });
+
+    expect(answer.status).toBe(200);
+    const replies = answer.body.replies as Array<{ text: string; attachments: Array<{ name: string; url: string }> }>;
+    const attachment = replies.flatMap((r) => r.attachments).find((a) => a.name.endsWith(".png"));
+    const png = Buffer.from(await (await fetch(`${t.url}${attachment!.url}`)).arrayBuffer());
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(JSON.stringify(t.fake.lastToolResults())).toContain("After the click");
+    const shot = t.fake.lastToolResults().at(-1)!.content as { delivery: { receipts: Array<{ status: string; name: string }> } };
+    expect(shot.delivery.receipts[0]).toMatchObject({ status: "delivered", name: attachment!.name });
+    expect(replies.at(-1)?.text).toBe("Here is the page after the click.");
+  });
+
+
+  it("on Telegram, with sendPhoto and a receipt, and to the model as an image", { timeout: 90_000 }, async () => {
     site = await startSite({ "/": (send) => send(200, "text/html", PAGE) });
     tg = await startFakeTelegram();
     t = await startTestGateway({
@@ -28,13 +58,7 @@ describe.skipIf(!hasChromium)("the browser over Telegram", () => {
       web: { allowPrivate: [`127.0.0.1:${site.port}`] },
       llm: { vision: true },
     });
-    t.fake.enqueue(
-      { toolCalls: [{ name: "browser_navigate", arguments: { url: site.url("/") } }] },
-      { toolCalls: [{ name: "browser_click", arguments: { selector: "text=Change" } }] },
-      { toolCalls: [{ name: "browser_get_content", arguments: { selector: "#msg" } }] },
-      { toolCalls: [{ name: "browser_screenshot", arguments: {} }] },
-      { text: "Here is the page after the click." },
-    );
+    scriptBrowsing(t, site.url("/"));
     const update = text(directChat(), "open my page and click the button");
     tg.addUpdate(update);
     const id = messageOf(update).message_id;
