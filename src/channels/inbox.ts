@@ -63,11 +63,16 @@ export class MessageInbox {
     return this.inbox.record(storedOf(message));
   }
 
+  /** Forgets a recorded message once handled, unless it was deferred: for a channel that awaits the handler itself. */
+  settle(message: InboundMessage, outcome: HandleOutcome): Promise<void> {
+    return this.inbox.settle(storedOf(message), outcome);
+  }
+
   /** Hands a recorded message to the handler and forgets it unless deferred. Never rejects. */
   async handle(message: InboundMessage, handler: InboundHandler, log: Logger): Promise<HandleOutcome | null> {
     try {
       const outcome = await handler(message);
-      await this.inbox.settle(storedOf(message), outcome);
+      await this.settle(message, outcome);
       return outcome;
     } catch (err) {
       log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling an inbound message failed");

@@ -15,8 +15,8 @@ export interface ChatRef {
   /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
   threadId?: string;
   /**
-   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), and
-   * later a Slack workspace or a Matrix space. Access rules can cover a whole space; absent where there is none.
+   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), a
+   * Slack workspace, later a Matrix space. Access rules can cover a whole space; absent where there is none.
    */
   space?: string;
 }
@@ -26,7 +26,7 @@ export interface SenderRef {
   name?: string;
   username?: string;
   isBot?: boolean;
-  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord); access rules use them. */
+  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord roles, Slack user groups); access rules use them. */
   roles?: string[];
   /** The IANA time zone the sender's client reported (WebChat sends the browser's); a hint, unchecked. */
   timeZone?: string;

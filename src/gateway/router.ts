@@ -226,7 +226,7 @@ export class Router {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        this.noteSession(d);
+        await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
@@ -314,12 +314,13 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private noteSession(d: Delivery): void {
+  private async noteSession(d: Delivery): Promise<void> {
     const { message } = d;
-    this.deps.sessions?.touch({
+    await this.deps.sessions?.touch({
       key: d.sessionKey,
       channel: message.channel,
       chatId: message.chat.id,
+      chatType: message.chat.type,
       ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
       userId: message.sender.id,
       ...(message.sender.name ? { userName: message.sender.name } : {}),

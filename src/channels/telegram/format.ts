@@ -7,6 +7,7 @@
  */
 import MarkdownIt, { type StateInline, type Token } from "markdown-it";
 import { chunkText } from "../../core/text.js";
+import { closingIndex } from "../markdown-tokens.js";
 
 const md = new MarkdownIt("default", { html: false, linkify: false, typographer: false }).disable(["table"]);
 // Only the schemes Telegram opens; anything else stays literal text.
@@ -77,14 +78,6 @@ function renderBlock(tokens: Token[], at: number, end: number, depth: number, in
   }
 }
 
-function closingIndex(tokens: Token[], open: number): number {
-  let level = 0;
-  for (let i = open; i < tokens.length; i++) {
-    level += tokens[i]!.nesting;
-    if (level === 0) return i;
-  }
-  return tokens.length - 1;
-}
 
 function codeBlock(content: string, language: string): string {
   const code = content.replace(/\n$/, "");

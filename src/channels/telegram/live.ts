@@ -6,12 +6,13 @@
  */
 import { GrammyError, type Api } from "grammy";
 import { randomInt } from "node:crypto";
+import type { Clock } from "../../core/clock.js";
 import type { LiveReplyOptions, OutboundTarget, SentMessage, StreamingMode } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import { EditPreview, type EditRefusal, type PreviewTransport } from "../live-preview.js";
 import { RateLimitedError, type Presenter } from "../live-reply.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
-import { placementOf, TEXT_LIMIT, type TelegramSender } from "./outbound.js";
+import { placementOf, TEXT_LIMIT, type TelegramSender } from "./send.js";
 import { copyWith } from "../../core/objects.js";
 
 export interface TelegramLiveDeps {
@@ -21,6 +22,7 @@ export interface TelegramLiveDeps {
   /** A client that does not retry, for edits and drafts. */
   previewApi: Api;
   log: Logger;
+  clock: Clock;
 }
 
 export interface TelegramPace {
@@ -38,7 +40,7 @@ export function telegramPresenter(
   opts: LiveReplyOptions,
   pace: TelegramPace,
 ): Presenter {
-  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log, pace.intervalMs);
+  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log, { editIntervalMs: pace.intervalMs, clock: deps.clock });
   return mode === "draft" && opts.chatType === "direct" ? new TelegramDraft(deps, to, opts.replyTo, preview, pace.draftRefreshMs) : preview;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Failures of Telegram calls. Sends (sendMessage, sendPhoto, ...) are not retried here: their failures are
- * classified as SendError for the one outbound policy (src/gateway/outbound.ts). A send whose connection dropped
+ * classified as SendError for the one outbound policy (src/gateway/outbound-service.ts). A send whose connection dropped
  * after the request went out is "uncertain", because Telegram may have delivered it and a retry would post the
  * message twice; only a failure to connect proves that nothing arrived. The transformer below retries only the
  * idempotent calls that are not sends (reads and settings: getFile, setWebhook, ...), which the outbound service

@@ -24,6 +24,8 @@ export interface FakeDiscordOptions {
   /** Default 41250 ms, as Discord; the watchdog tests use a short one. */
   heartbeatIntervalMs?: number;
   applicationFlags?: number;
+  /** The clock that stamps edits with the time they arrived (`at`); Date.now when absent. */
+  now?: () => number;
 }
 
 export interface FakeDiscord {
@@ -74,7 +76,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   let base = "";
   const shared = { token: FAKE_TOKEN, bot, guilds, applicationFlags: opts.applicationFlags ?? MESSAGE_CONTENT_FLAG };
   const gatewayUrl = () => `${base.replace(/^http/, "ws")}/gateway`;
-  const rest = new FakeRest({ ...shared, gatewayUrl, baseUrl: () => base });
+  const rest = new FakeRest({ ...shared, gatewayUrl, baseUrl: () => base, now: opts.now ?? Date.now });
   const gateway = new FakeGateway({ ...shared, heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41_250, url: gatewayUrl });
 
   const server = createServer((req, res) => {

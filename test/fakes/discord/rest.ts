@@ -90,6 +90,8 @@ export interface RestState {
   guilds: FakeGuild[];
   gatewayUrl: () => string;
   baseUrl: () => string;
+  /** Stamps edits. */
+  now: () => number;
 }
 
 export class FakeRest {
@@ -262,7 +264,7 @@ export class FakeRest {
         const content = String((JSON.parse(body.toString("utf8") || "{}") as { content?: unknown }).content ?? "");
         if ([...content].length > 2000) return reply(400, { message: "Invalid Form Body", code: 50035 });
         message.payload = { ...message.payload, content };
-        this.edits.push({ messageId, channelId: id, content, at: Date.now() });
+        this.edits.push({ messageId, channelId: id, content, at: this.state.now() });
         return reply(200, { id: messageId, channel_id: id, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
       }
       case "DELETE /channels/:id/messages/:id": {

@@ -118,7 +118,9 @@ const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 const UPLOAD_FIELDS: Record<string, string> = { sendPhoto: "photo", sendDocument: "document", sendVoice: "voice", sendAudio: "audio", sendVideo: "video" };
 
 
-export async function startFakeTelegram(opts: { token?: string; username?: string } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(opts: { token?: string; username?: string; now?: () => number } = {}): Promise<FakeTelegram> {
+  // Edits and drafts are stamped on the clock the test gave the gateway, to compare their spacing.
+  const now = opts.now ?? Date.now;
   const token = opts.token ?? "123456:TEST-fake-telegram-token";
   const bot = { id: Number(token.split(":")[0]), username: opts.username ?? "switchboard_test_bot", first_name: "Switchboard" };
   const changes = new EventEmitter();
@@ -289,7 +291,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         target.text = text;
         if (typeof params.parse_mode === "string") target.parseMode = params.parse_mode;
         else delete target.parseMode;
-        fake.edits.push({ chatId: target.chatId, id: target.messageId, text, at: Date.now() });
+        fake.edits.push({ chatId: target.chatId, id: target.messageId, text, at: now() });
         const chat = { id: Number(target.chatId), type: Number(target.chatId) > 0 ? "private" : "supergroup" };
         return { message_id: target.messageId, date: Math.floor(Date.now() / 1000), chat, text };
       }
@@ -331,7 +333,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const parsed = params.parse_mode === "HTML" ? parseTelegramHtml(raw) : { ok: true as const, text: raw };
         if (!parsed.ok) throw new ApiError(400, parsed.error);
         if (parsed.text.length > TEXT_LIMIT) throw new ApiError(400, "Bad Request: message is too long");
-        fake.drafts.push({ chatId, id: Number(params.draft_id), text: raw, at: Date.now() });
+        fake.drafts.push({ chatId, id: Number(params.draft_id), text: raw, at: now() });
         return true;
       }
       case "sendChatAction":

@@ -37,8 +37,9 @@ export class KnownChats {
     this.written.set(key, chat);
   }
 
-  get(channel: ChannelName, chatId: string): Promise<KnownChat | undefined> {
-    return this.chats.get(keyOf(channel, chatId));
+  async has(channel: ChannelName, chatId: string): Promise<boolean> {
+    const key = keyOf(channel, chatId);
+    return this.written.has(key) || (await this.chats.get(key)) !== undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Sending to Discord over REST (@discordjs/rest, told neither to retry nor to wait out a 429: failures are
- * classified as SendError for the one outbound policy, src/gateway/outbound.ts). Markdown goes out as
+ * classified as SendError for the one outbound policy, src/gateway/outbound-service.ts). Markdown goes out as
  * is, since Discord renders it; long text is split at 2000 characters and 17 lines without breaking code blocks.
  * The first message answers the triggering one; the bot's messages ping nobody but the person answered, and
  * link previews are off unless configured. Files go as multipart attachments within the upload limit.

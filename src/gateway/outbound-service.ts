@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
-import type { Outbound, TextDelivery, TextSendOptions } from "../core/outbound.js";
+import type { Outbound, SentText, TextDelivery, TextSendOptions } from "../core/outbound.js";
 import { asSendError, isRetryableSend, repeatWindowAfter, SendError } from "../core/send-error.js";
 import type { Channel, ChannelName, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
@@ -48,13 +48,17 @@ export class OutboundService implements Outbound {
     return this.outbox.stop();
   }
 
-  sendText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentMessage[]> {
+  async sendText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentMessage[]> {
+    return (await this.sendTextCounted(to, text, opts)).messages;
+  }
+
+  async sendTextCounted(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<SentText> {
     const { context: _context, repeatableUntil: earlier, ...rest } = opts;
     const sendOpts = copyWith(rest, { idempotencyKey: rest.idempotencyKey ?? randomUUID() });
     const sent: SentMessage[] = [];
     const from = sendOpts.fromPart ?? 0;
     let repeatableUntil = earlier;
-    return this.withRetries(to, "text", async (channel) => {
+    const { value: messages, attempts } = await this.withRetries(to, "text", async (channel) => {
       try {
         sent.push(...(await channel.sendText(to, text, copyWith(sendOpts, { fromPart: from + sent.length }))));
         return sent;
@@ -66,6 +70,7 @@ export class OutboundService implements Outbound {
         throw failure.with({ sent: [...sent], repeatableUntil });
       }
     });
+    return { messages, attempts };
   }
 
   async deliverText(to: OutboundTarget, text: string, opts: TextSendOptions = {}): Promise<TextDelivery> {
@@ -90,10 +95,10 @@ export class OutboundService implements Outbound {
     }
   }
 
-  sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
+  async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     const sendOpts = { ...opts, idempotencyKey: opts.idempotencyKey ?? randomUUID() };
     let repeatableUntil: number | undefined;
-    return this.withRetries(to, `file ${file.name}`, async (channel) => {
+    const { value } = await this.withRetries(to, `file ${file.name}`, async (channel) => {
       try {
         return await channel.sendFile(to, file, sendOpts);
       } catch (err) {
@@ -102,6 +107,7 @@ export class OutboundService implements Outbound {
         throw failure.with({ repeatableUntil });
       }
     });
+    return value;
   }
 
   /** One attempt for the outbox: its own backoff spaces the attempts. */
@@ -115,23 +121,34 @@ export class OutboundService implements Outbound {
     }
   }
 
-  private withRetries<T>(to: OutboundTarget, what: string, attempt: (channel: Channel) => Promise<T>): Promise<T> {
+  /** Runs `attempt` under the retry policy; answers its value and the number of tries, which a failure carries too. */
+  private async withRetries<T>(to: OutboundTarget, what: string, attempt: (channel: Channel) => Promise<T>): Promise<{ value: T; attempts: number }> {
     const { attempts, baseDelayMs, maxRetryAfterMs } = this.deps.config;
-    return pRetry(() => attempt(this.channel(to)), {
-      retries: attempts - 1,
-      minTimeout: baseDelayMs,
-      factor: 2,
-      randomize: true,
-      shouldRetry: ({ error }) => isRetryableSend(error) && (retryAfterOf(error) ?? 0) <= maxRetryAfterMs,
-      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        if (!isRetryableSend(error) || retriesLeft === 0) return;
-        const retryAfterMs = retryAfterOf(error) ?? 0;
-        if (retryAfterMs > maxRetryAfterMs) return;
-        this.deps.log.debug({ channel: to.channel, chatId: to.chatId, what, attemptNumber, kind: error.kind, retryAfterMs }, "send failed; retrying");
-        // The platform's wait comes first; p-retry's own short backoff follows it.
-        if (retryAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
-      },
-    });
+    let tries = 0;
+    const tryOnce = (): Promise<T> => {
+      tries += 1;
+      return attempt(this.channel(to));
+    };
+    try {
+      const value = await pRetry(tryOnce, {
+        retries: attempts - 1,
+        minTimeout: baseDelayMs,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isRetryableSend(error) && (retryAfterOf(error) ?? 0) <= maxRetryAfterMs,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (!isRetryableSend(error) || retriesLeft === 0) return;
+          const retryAfterMs = retryAfterOf(error) ?? 0;
+          if (retryAfterMs > maxRetryAfterMs) return;
+          this.deps.log.debug({ channel: to.channel, chatId: to.chatId, what, attemptNumber, kind: error.kind, retryAfterMs }, "send failed; retrying");
+          // The platform's wait comes first; p-retry's own short backoff follows it.
+          if (retryAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
+        },
+      });
+      return { value, attempts: tries };
+    } catch (err) {
+      throw err instanceof SendError ? err.with({ attempts: tries }) : err;
+    }
   }
 
   private channel(to: OutboundTarget): Channel {
