@@ -13,8 +13,8 @@ COPY public ./public
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
-# python3: .py skill scripts; bubblewrap: the sandbox every script and run_shell command runs in; ffmpeg: voice.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap ffmpeg && rm -rf /var/lib/apt/lists/*
+# python3: .py skill scripts; bubblewrap: the sandbox every script and run_shell command runs in; ffmpeg: voice; chromium: the browser tools.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap ffmpeg chromium && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     SWITCHBOARD_HOST=0.0.0.0 \
     SWITCHBOARD_PORT=8787 \

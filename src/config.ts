@@ -102,7 +102,7 @@ export function collectSecrets(config: Config, modules: Modules = {}): string[] 
 }
 
 /** The section of one feature, as its module's schema parsed it. */
-export function featureSettings(config: Config, module: FeatureModule): unknown {
+export function featureSettings(config: Config, module: Pick<FeatureModule, "name">): unknown {
   return (config as Record<string, unknown>)[module.name];
 }
 

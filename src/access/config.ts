@@ -83,7 +83,7 @@ export const accessConfigSchema = z
     permissions: z
       .strictObject({
         owner: grants(RISK_CLASSES, RISK_CLASSES),
-        member: grants(["read", "chat", "workspace", "exec"], ["read", "chat"]),
+        member: grants(["read", "chat", "web", "workspace", "exec"], ["read", "chat", "web"]),
         guest: grants(["read", "chat"], ["read", "chat"]),
       })
       .prefault({}),

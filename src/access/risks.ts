@@ -9,8 +9,8 @@ export interface RiskySetting {
   fix: string;
 }
 
-/** Beyond reading and chatting: what a stranger should not be handed. */
-const POWERFUL: readonly RiskClass[] = ["workspace", "exec", "admin"];
+/** Beyond reading and chatting: what a stranger should not be handed (web reaches the internet for them). */
+const POWERFUL: readonly RiskClass[] = ["web", "workspace", "exec", "admin"];
 
 export function riskySettings(config: Pick<CoreConfig, "http"> & { access: AccessConfig }): RiskySetting[] {
   const { access, http } = config;

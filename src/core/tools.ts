@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { ChannelName, ChatType, InboundMessage } from "./types.js";
 
 /** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
-export const RISK_CLASSES = ["read", "chat", "workspace", "exec", "admin"] as const;
+export const RISK_CLASSES = ["read", "chat", "web", "workspace", "exec", "admin"] as const;
 export type RiskClass = (typeof RISK_CLASSES)[number];
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {

@@ -62,6 +62,8 @@ export interface FeatureServices {
 export interface FeatureDeps<S> extends FeatureServices {
   /** The feature's own section, parsed by its schema. */
   settings: S;
+  /** The other sections the module `reads`, by name. */
+  sections: Readonly<Record<string, unknown>>;
 }
 
 /** A readiness component; `gates: false` shows it in /readyz without making the gateway unready. */
@@ -112,6 +114,8 @@ export interface FeatureModule<S = unknown, N extends string = string> {
   name: N;
   /** Every field has a default, so an absent section parses. */
   configSchema: z.ZodType<S, unknown>;
+  /** Other features' sections it needs (the browser obeys web.allowPrivate), handed over as `deps.sections`. */
+  reads?: readonly string[];
   /** Paths inside the section whose values are secrets (redacted everywhere). */
   secretPaths?: readonly string[];
   /** Secret values that have no fixed path (an MCP server's env). */

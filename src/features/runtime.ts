@@ -22,13 +22,14 @@ export interface RunningFeatures {
 /** Builds the modules in order; `settingsOf` reads a module's own section of the configuration. */
 export async function createFeatures(
   modules: readonly FeatureModule[],
-  settingsOf: (module: FeatureModule) => unknown,
+  settingsOf: (module: Pick<FeatureModule, "name">) => unknown,
   services: FeatureServices,
 ): Promise<RunningFeatures> {
   const built: Array<{ name: string; parts: FeatureParts }> = [];
   for (const module of modules) {
     const log = services.log.child({ feature: module.name });
-    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module) })) ?? {};
+    const sections = Object.fromEntries((module.reads ?? []).map((name) => [name, settingsOf({ name })]));
+    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module), sections })) ?? {};
     for (const handler of parts.handlers ?? []) services.registry.register(handler);
     for (const [name, { check, gates }] of Object.entries(parts.readiness ?? {})) services.http.addReadinessCheck(name, check, { gates: gates ?? true });
     built.push({ name: module.name, parts });

@@ -26,7 +26,7 @@ describe("access configuration", () => {
   it("defaults to pairing for DMs, an allowlist for groups, and the issue's role grants", () => {
     const config = accessConfig();
     expect(config).toMatchObject({ dmPolicy: "pairing", groupPolicy: "allowlist", requireMention: true, owners: [] });
-    expect(config.permissions.member).toEqual({ direct: ["read", "chat", "workspace", "exec"], group: ["read", "chat"] });
+    expect(config.permissions.member).toEqual({ direct: ["read", "chat", "web", "workspace", "exec"], group: ["read", "chat", "web"] });
     expect(config.permissions.guest).toEqual({ direct: ["read", "chat"], group: ["read", "chat"] });
     expect(config.web).toEqual({ users: "member", limits: false });
   });

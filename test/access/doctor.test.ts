@@ -17,6 +17,7 @@ describe("risky access settings", () => {
   it.each<[string, ConfigInput, RegExp]>([
     ["open DMs with exec for guests", { access: { dmPolicy: "open", permissions: { guest: { direct: ["read", "chat", "exec"] } } } }, /dmPolicy is open and guests in direct chats may use exec tools/],
     ["open groups", { access: { groupPolicy: "open" } }, /groupPolicy is open: every group/],
+    ["open direct chats whose guests may reach the web", { access: { dmPolicy: "open", permissions: { guest: { direct: ["read", "web"] } } } }, /may use web tools/],
     ["open groups whose guests may write files", { access: { groupPolicy: "open", permissions: { guest: { group: ["read", "workspace"] } } } }, /may use workspace tools/],
     ["a public address without a token", { http: { host: "0.0.0.0" } }, /http\.host is 0\.0\.0\.0 without http\.token/],
     ["web users as owners on a public address", { http: { host: "0.0.0.0", token: "t0ken-value" }, access: { web: { users: "owner" } } }, /web\.users is owner/],

@@ -15,7 +15,7 @@ import { handlerSpec } from "../helpers/handler-spec.js";
 /** The defaults: owner all; member read+chat+workspace+exec in DMs, read+chat in groups; guest read+chat. */
 const EXPECTED: Record<Role, Record<ChatType, readonly RiskClass[]>> = {
   owner: { direct: RISK_CLASSES, group: RISK_CLASSES },
-  member: { direct: ["read", "chat", "workspace", "exec"], group: ["read", "chat"] },
+  member: { direct: ["read", "chat", "web", "workspace", "exec"], group: ["read", "chat", "web"] },
   guest: { direct: ["read", "chat"], group: ["read", "chat"] },
 };
 const CHAT_TYPES: ChatType[] = ["direct", "group"];

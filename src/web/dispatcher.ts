@@ -1,0 +1,24 @@
+/**
+ * An undici Agent whose every connection goes through the AddressGuard: the host is resolved and checked when the
+ * socket is opened, and the socket is opened to that checked address (TLS still verifies the original name).
+ * Being the connector, it runs for every hop, every retry and every pooled connection, not just the first URL.
+ */
+import { isIP } from "node:net";
+import { Agent, buildConnector } from "undici";
+import type { AddressGuard } from "../infra/net/address-guard.js";
+
+export function guardedAgent(guard: AddressGuard, connectTimeoutMs: number): Agent {
+  const base = buildConnector({ timeout: connectTimeoutMs });
+  return new Agent({
+    connect: (opts, callback) => {
+      const port = Number(opts.port) || (opts.protocol === "https:" ? 443 : 80);
+      guard.resolve(opts.hostname, port).then(
+        ({ address }) => {
+          const servername = opts.servername ?? (isIP(opts.hostname.replace(/^\[|\]$/g, "")) ? undefined : opts.hostname);
+          base({ ...opts, hostname: address, ...(servername ? { servername } : {}) }, callback);
+        },
+        (err: Error) => callback(err, null),
+      );
+    },
+  });
+}
