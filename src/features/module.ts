@@ -62,6 +62,8 @@ export interface FeatureServices {
 export interface FeatureDeps<S> extends FeatureServices {
   /** The feature's own section, parsed by its schema. */
   settings: S;
+  /** What an earlier feature in the list returned from create() (undefined if not built): one feature's port to another's. */
+  partsOf: (name: string) => FeatureParts | undefined;
 }
 
 /** A readiness component; `gates: false` shows it in /readyz without making the gateway unready. */

@@ -1,5 +1,6 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
+import { desktopFeature } from "./desktop.js";
 import { mcpFeature } from "./mcp.js";
 import { mediaFeature } from "./media.js";
 import { memoryFeature } from "./memory.js";
@@ -7,4 +8,4 @@ import { sandboxFeature } from "./sandbox.js";
 import { schedulerFeature } from "./scheduler.js";
 import { skillsFeature } from "./skills.js";
 
-export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature] as const;
+export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature, desktopFeature] as const;

@@ -28,7 +28,8 @@ export async function createFeatures(
   const built: Array<{ name: string; parts: FeatureParts }> = [];
   for (const module of modules) {
     const log = services.log.child({ feature: module.name });
-    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module) })) ?? {};
+    const partsOf = (name: string): FeatureParts | undefined => built.find((feature) => feature.name === name)?.parts;
+    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module), partsOf })) ?? {};
     for (const handler of parts.handlers ?? []) services.registry.register(handler);
     for (const [name, { check, gates }] of Object.entries(parts.readiness ?? {})) services.http.addReadinessCheck(name, check, { gates: gates ?? true });
     built.push({ name: module.name, parts });
