@@ -4,7 +4,6 @@
  * the gateway.
  */
 import { execa, type ResultPromise } from "execa";
-import { existsSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseSize, type DesktopConfig, type Size } from "./config.js";
 
@@ -73,14 +72,36 @@ export class DesktopDisplay {
   }
 
   private async startVirtual(): Promise<string> {
-    const number = freeDisplayNumber();
-    const display = `:${number}`;
     const { width, height } = parseSize(this.config.size);
-    this.xvfb = execa("Xvfb", [display, "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"], { reject: false, stdio: "ignore" });
-    await this.until(async () => (await execa("xdotool", ["getdisplaygeometry"], { env: { DISPLAY: display }, reject: false })).exitCode === 0, `Xvfb on ${display}`);
+    // -displayfd: Xvfb picks a free display number itself and writes it once it accepts connections (no race).
+    const xvfb = execa("Xvfb", ["-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"], { reject: false, stdin: "ignore", stderr: "ignore" });
+    this.xvfb = xvfb;
+    const display = `:${await this.displayNumberOf(xvfb)}`;
     this.wm = execa("openbox", ["--sm-disable"], { env: { DISPLAY: display }, reject: false, stdio: "ignore" });
     await this.until(async () => (await execa("wmctrl", ["-l"], { env: { DISPLAY: display }, reject: false })).exitCode === 0, `openbox on ${display}`);
     return display;
+  }
+
+  private async displayNumberOf(xvfb: ResultPromise): Promise<string> {
+    let written = "";
+    let timer: NodeJS.Timeout | undefined;
+    const number = new Promise<string>((resolve, reject) => {
+      xvfb.stdout?.on("data", (chunk: Buffer) => {
+        written += chunk.toString();
+        const match = /^(\d+)\n/.exec(written);
+        if (match) resolve(match[1]!);
+      });
+      void xvfb.then((result) => reject(new Error(`Xvfb exited with ${String(result.exitCode)} before it was ready`)));
+      timer = setTimeout(() => reject(new Error(`Xvfb did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    });
+    try {
+      return await number;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Start-up is polled: Xvfb and openbox say nothing when they are ready. */
@@ -96,10 +117,4 @@ export class DesktopDisplay {
       await delay(PROBE_INTERVAL_MS);
     }
   }
-}
-
-/** The first display number from 90 with no X lock file. */
-function freeDisplayNumber(): number {
-  for (let n = 90 + (process.pid % 50); n < 1000; n++) if (!existsSync(`/tmp/.X${n}-lock`) && !existsSync(`/tmp/.X11-unix/X${n}`)) return n;
-  throw new Error("no free X display number between 90 and 999");
 }
