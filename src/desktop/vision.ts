@@ -32,7 +32,9 @@ export function visionPrompt(target: string, size: Size): string {
 }
 
 export async function locateByVision(ask: AskVision, png: Buffer, size: Size, target: string): Promise<LocatedElement> {
-  const { text, totalTokens } = await ask(visionPrompt(target, size), png);
+  const { text, totalTokens } = await ask(visionPrompt(target, size), png).catch((err: unknown) => {
+    throw new DesktopError(`the vision model did not answer: ${err instanceof Error ? err.message : String(err)}`);
+  });
   const json = /\{[\s\S]*\}/.exec(text)?.[0];
   const parsed = json ? answerSchema.safeParse(safeJson(json)) : undefined;
   if (!parsed?.success) throw new DesktopError(`the vision model's answer is not a box: ${text.slice(0, 200)}`);

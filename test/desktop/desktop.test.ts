@@ -105,10 +105,25 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
     expect(image?.image_url?.url.startsWith("data:image/png;base64,")).toBe(true);
   });
 
+  it("clicks the centre of what the vision model found, and scrolls at a point", async () => {
+    const mouse = async (): Promise<string> => (await execa("xdotool", ["getmouselocation"], { env: { DISPLAY: await display.display() } })).stdout;
+    fake.enqueue({ text: '{"found": true, "x": 300, "y": 200, "width": 60, "height": 30}' });
+    expect(await call("desktop_click", { target: "the Save button" })).toMatchObject({ clicked: { x: 330, y: 215 }, button: "left" });
+    expect(await mouse()).toMatch(/^x:330 y:215 /);
+    await call("desktop_scroll", { direction: "down", amount: 2, x: 50, y: 60 });
+    expect(await mouse()).toMatch(/^x:50 y:60 /);
+    const bad = await registry.executeByTool("desktop_scroll", { direction: "down", x: 5 }, owner());
+    expect(bad).toMatchObject({ ok: false, code: "invalid_input", error: expect.stringContaining("give both x and y") });
+  });
+
   it("says the accessibility tree is unavailable and why, and refuses a box outside the screen", async () => {
     await expect(call("desktop_find_element", { target: "OK", method: "accessibility" })).rejects.toThrow(/accessibility tree unavailable: /);
     fake.enqueue({ text: '{"found": true, "x": 5000, "y": 5, "width": 10, "height": 10}' });
     await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/outside the 1024x640 screen/);
+    fake.enqueue({ text: "I cannot see any button" });
+    await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/answer is not a box: I cannot see any button/);
+    fake.enqueue({ status: 500, body: { error: { message: "model overloaded" } } });
+    await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/the vision model did not answer: model overloaded/);
   });
 
   it("refuses a member every desktop tool, naming the admin permission", async () => {
