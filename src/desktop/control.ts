@@ -117,6 +117,19 @@ export class DesktopControl {
     return Buffer.from(result.stdout);
   }
 
+  /** The PNG shrunk so neither side exceeds `maxEdge` (aspect kept); unchanged when it already fits. */
+  async fitWithin(png: Buffer, size: Size, maxEdge: number): Promise<{ png: Buffer; size: Size }> {
+    if (size.width <= maxEdge && size.height <= maxEdge) return { png, size };
+    const ratio = Math.min(maxEdge / size.width, maxEdge / size.height);
+    const fitted = { width: Math.max(1, Math.floor(size.width * ratio)), height: Math.max(1, Math.floor(size.height * ratio)) };
+    const result = await execa(
+      "ffmpeg",
+      ["-loglevel", "error", "-f", "png_pipe", "-i", "-", "-vf", `scale=${fitted.width}:${fitted.height}`, "-frames:v", "1", "-c:v", "png", "-f", "image2pipe", "-"],
+      { input: png, encoding: "buffer" },
+    );
+    return { png: Buffer.from(result.stdout), size: fitted };
+  }
+
   private async run(program: string, args: string[], reject = true): Promise<{ stdout: string; exitCode: number | undefined }> {
     const display = await this.display.display();
     const result = await execa(program, args, { env: { DISPLAY: display }, reject: false, stdin: "ignore" });

@@ -7,7 +7,7 @@ import { execa, type ResultPromise } from "execa";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseSize, type DesktopConfig, type Size } from "./config.js";
 
-const START_TIMEOUT_MS = 10_000;
+const START_TIMEOUT_MS = 20_000;
 const PROBE_INTERVAL_MS = 50;
 const REQUIRED_PROGRAMS = ["xdotool", "wmctrl", "ffmpeg"] as const;
 const AUTO_PROGRAMS = ["Xvfb", "openbox"] as const;
@@ -108,11 +108,16 @@ export class DesktopDisplay {
   private async until(ready: () => Promise<boolean>, what: string): Promise<void> {
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
-      if (this.xvfb?.exitCode != null) throw new Error(`${what} did not start: Xvfb exited with ${String(this.xvfb.exitCode)}`);
-      if (await ready()) return;
-      if (Date.now() > deadline) {
+      const failure =
+        this.xvfb?.exitCode != null
+          ? `Xvfb exited with ${String(this.xvfb.exitCode)}`
+          : this.wm?.exitCode != null
+            ? `openbox exited with ${String(this.wm.exitCode)}`
+            : undefined;
+      if (!failure && (await ready())) return;
+      if (failure || Date.now() > deadline) {
         await this.stop();
-        throw new Error(`${what} did not start within ${START_TIMEOUT_MS} ms`);
+        throw new Error(`${what} did not start: ${failure ?? `not ready within ${START_TIMEOUT_MS} ms`}`);
       }
       await delay(PROBE_INTERVAL_MS);
     }

@@ -13,6 +13,8 @@ import { ACCESSIBILITY_UNAVAILABLE, DesktopError, locateByVision, type AskVision
 const CATEGORY = "Desktop";
 const MAX_WAIT_MS = 60_000;
 const WAIT_POLL_MS = 200;
+/** Vision models downscale larger images themselves (Anthropic's guidance: 1568 px); sending less costs fewer tokens. */
+const MODEL_IMAGE_MAX_EDGE = 1568;
 
 /** Sends workspace files to the chat that asked (the media engine's Deliverer); answers its receipts. */
 export type DeliverToChat = (request: { artifacts: Array<{ type: "image"; path: string; caption?: string }> }, ctx: ToolContext) => Promise<unknown>;
@@ -25,6 +27,8 @@ export interface DesktopHandlerDeps {
   deliver: DeliverToChat | null;
   /** The vision model, when llm.vision is on and a model is configured. */
   ask: AskVision | null;
+  /** Longest side of the screenshot the model sees; default 1568. */
+  modelImageMaxEdge?: number;
 }
 
 export function createDesktopHandler(deps: DesktopHandlerDeps): ToolHandlerSpec {
@@ -89,11 +93,12 @@ function desktopTools(deps: DesktopHandlerDeps): ToolImplementation[] {
         const delivery = deps.deliver ? await deps.deliver({ artifacts: [{ type: "image", path }] }, ctx) : { note: "media delivery is off: not sent to the chat" };
         const summary = { path, width: size.width, height: size.height, bytes: png.length, delivery };
         if (!deps.ask) return summary;
+        const shown = await deps.control.fitWithin(png, size, deps.modelImageMaxEdge ?? MODEL_IMAGE_MAX_EDGE);
         const media: ToolMediaOutput = {
           kind: "tool-media",
           parts: [
-            { type: "text", text: JSON.stringify(summary) },
-            { type: "image", data: png.toString("base64"), mediaType: "image/png" },
+            { type: "text", text: JSON.stringify({ ...summary, shown_to_model: shown.size }) },
+            { type: "image", data: shown.png.toString("base64"), mediaType: "image/png" },
           ],
         };
         return media;

@@ -46,7 +46,7 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
       return { ok: true, receipts: [{ status: "delivered" }] };
     };
     registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 30_000 });
-    registry.register(createDesktopHandler({ control, unavailable: async () => null, deliver, ask: visionModelOf(llm) }));
+    registry.register(createDesktopHandler({ control, unavailable: async () => null, deliver, ask: visionModelOf(llm), modelImageMaxEdge: 512 }));
     const name = await display.display();
     xterm = execa("xterm", ["-T", "sb-term", "-e", "sh"], { env: { ...process.env, DISPLAY: name }, cwd: dir, reject: false, stdio: "ignore" });
     await eventually(async () => (await control.windows()).some((w) => w.title === "sb-term"), "the xterm window", 10_000);
@@ -84,7 +84,7 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
     expect(written).toBe("right\n");
   });
 
-  it("takes a PNG screenshot at the display's size, delivers it to the asking chat and shows it to the model", async () => {
+  it("takes a PNG screenshot at the display's size, delivers it to the asking chat and shows it to the model, scaled down", async () => {
     const output = await call("desktop_screenshot", {}, makeToolContext({ workspaceDir: join(dir, "workspace"), chatId: "asking-chat" }));
     expect(isToolMediaOutput(output)).toBe(true);
     const delivered = deliveries.at(-1)!;
@@ -93,7 +93,7 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
     expect(delivered.png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(pngSize(delivered.png)).toEqual({ width: 1024, height: 640 });
     const image = isToolMediaOutput(output) ? output.parts.find((part) => part.type === "image") : undefined;
-    expect(image && "data" in image ? pngSize(Buffer.from(image.data, "base64")) : undefined).toEqual({ width: 1024, height: 640 });
+    expect(image && "data" in image ? pngSize(Buffer.from(image.data, "base64")) : undefined).toEqual({ width: 512, height: 320 });
   });
 
   it("finds an element by vision: the fake model receives the image and its box comes back as centre and box", async () => {
