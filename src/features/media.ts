@@ -34,6 +34,7 @@ export const mediaFeature = defineFeature({
     registerReceiptRoutes(deps.http, media.ledger);
     const receipts = new Hono().get("/", async (c) => c.json({ receipts: await media.ledger.list({ limit: 200 }) }));
     return {
+      media,
       handlers: [createImChannelHandler({ media, channelOf, history: deps.history })],
       turn: { prepareMedia: (input, turnLog) => media.inbound.prepare(input, turnLog) },
       consoleRoutes: { receipts },

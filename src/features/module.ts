@@ -64,6 +64,8 @@ export interface FeatureDeps<S> extends FeatureServices {
   settings: S;
   /** The other sections the module `reads`, by name. */
   sections: Readonly<Record<string, unknown>>;
+  /** What an earlier feature in the list returned from create() (undefined if not built): one feature's port to another's. */
+  partsOf: (name: string) => FeatureParts | undefined;
 }
 
 /** A readiness component; `gates: false` shows it in /readyz without making the gateway unready. */

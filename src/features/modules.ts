@@ -1,6 +1,7 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
 import { browserFeature } from "./browser.js";
+import { desktopFeature } from "./desktop.js";
 import { mcpFeature } from "./mcp.js";
 import { mediaFeature } from "./media.js";
 import { memoryFeature } from "./memory.js";
@@ -9,4 +10,15 @@ import { schedulerFeature } from "./scheduler.js";
 import { skillsFeature } from "./skills.js";
 import { webFeature } from "./web.js";
 
-export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature, webFeature, browserFeature] as const;
+export const featureModules = [
+  accessFeature,
+  sandboxFeature,
+  mediaFeature,
+  skillsFeature,
+  mcpFeature,
+  memoryFeature,
+  schedulerFeature,
+  webFeature,
+  browserFeature,
+  desktopFeature,
+] as const;

@@ -29,7 +29,8 @@ export async function createFeatures(
   for (const module of modules) {
     const log = services.log.child({ feature: module.name });
     const sections = Object.fromEntries((module.reads ?? []).map((name) => [name, settingsOf({ name })]));
-    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module), sections })) ?? {};
+    const partsOf = (name: string): FeatureParts | undefined => built.find((feature) => feature.name === name)?.parts;
+    const parts = (await module.create?.({ ...services, log, settings: settingsOf(module), sections, partsOf })) ?? {};
     for (const handler of parts.handlers ?? []) services.registry.register(handler);
     for (const [name, { check, gates }] of Object.entries(parts.readiness ?? {})) services.http.addReadinessCheck(name, check, { gates: gates ?? true });
     built.push({ name: module.name, parts });

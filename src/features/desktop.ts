@@ -1,0 +1,46 @@
+/**
+ * The desktop's plug: the X display (started with the gateway when "auto", stopped with it), the desktop tools,
+ * screenshots delivered through the media engine's Deliverer, and the vision model for finding elements.
+ */
+import { createDesktopHandler, type DeliverToChat } from "../handlers/desktop.js";
+import type { Media } from "../media/index.js";
+import { desktopConfigSchema, DesktopControl, DesktopDisplay, desktopUnavailable, visionModelOf } from "../desktop/index.js";
+import { defineFeature } from "./module.js";
+
+export const desktopFeature = defineFeature({
+  name: "desktop",
+  configSchema: desktopConfigSchema,
+  envOverrides: { DESKTOP_DISPLAY: { path: "display", type: "string" } },
+  create: (deps) => {
+    if (!deps.settings.enabled) return {};
+    const settings = deps.settings;
+    const display = new DesktopDisplay(settings);
+    const media = (deps.partsOf("media") as { media?: Media } | undefined)?.media;
+    const deliver: DeliverToChat | null = media ? (request, ctx) => media.deliverer.deliver(request, ctx) : null;
+    let reason: Promise<string | null> | undefined;
+    const unavailable = (): Promise<string | null> => (reason ??= desktopUnavailable(settings));
+    return {
+      handlers: [createDesktopHandler({ control: new DesktopControl(display), unavailable, deliver, ask: visionModelOf(deps.core.llm) })],
+      start: async () => {
+        const why = await unavailable();
+        if (why) return deps.log.warn({ reason: why }, "the desktop tools are unavailable");
+        const name = await display.display();
+        deps.log.info({ display: name }, "desktop display ready");
+      },
+      stop: () => display.stop(),
+    };
+  },
+  doctor: async (settings) => {
+    if (!settings.enabled) return [{ name: "desktop", ok: true, detail: "off (desktop.enabled: false)" }];
+    const why = await desktopUnavailable(settings);
+    if (why) return [{ name: "desktop", ok: false, detail: `unavailable: ${why}`, fix: "install the programs, or set desktop.enabled: false" }];
+    if (settings.display === "auto") return [{ name: "desktop", ok: true, detail: `a virtual display (Xvfb + openbox, ${settings.size}) starts with the gateway` }];
+    const display = new DesktopDisplay(settings);
+    try {
+      const size = await display.resolution();
+      return [{ name: "desktop", ok: true, detail: `display ${settings.display} answers (${size.width}x${size.height})` }];
+    } catch (err) {
+      return [{ name: "desktop", ok: false, detail: (err as Error).message, fix: 'set desktop.display to a running X display, or "auto"' }];
+    }
+  },
+});
