@@ -10,6 +10,7 @@ import { isToolMediaOutput, type ToolContext, type ToolHandlerSpec } from "../..
 import { hasChromium } from "../helpers/browser.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";
+import { eventually } from "../helpers/wait.js";
 import { articleHtml, startSite, type Site } from "../web-fetch/site.js";
 
 let site: Site;
@@ -30,6 +31,12 @@ beforeAll(async () => {
     "/button": (send) => send(200, "text/html", BUTTON_PAGE),
     "/leaky": (send) => send(200, "text/html", `<title>Leaky</title><p>hi</p><img src="${internal.url("/pixel.png")}"><script>fetch("${internal.url("/secret")}").catch(() => {})</script>`),
     "/to-internal": (send) => send(302, "text/plain", "", { location: internal.url("/secret") }),
+    "/tunnels": (send) =>
+      send(
+        200,
+        "text/html",
+        `<title>Tunnels</title><script>new WebSocket("ws://127.0.0.1:${internal.port}/ws");fetch("https://127.0.0.1:${internal.port}/tls").catch(() => {})</script>`,
+      ),
   });
   const guard = new AddressGuard({ allowPrivate: [`127.0.0.1:${site.port}`] });
   pool = new BrowserPool(browserConfigSchema.parse({ maxContexts: 2, idleMinutes: 10 }), guard, () => clock);
@@ -81,11 +88,27 @@ describe.skipIf(!hasChromium)("browser tools", () => {
 
   it("blocks a subresource and a fetch to another loopback port, and says why", { timeout: 60_000 }, async () => {
     const ctx = ctxFor("telegram:1");
-    const out = (await run("browser_navigate", { url: site.url("/leaky") }, ctx)) as { blocked?: Array<{ target: string; reason: string }> };
-    await run("browser_wait", { ms: 300 }, ctx);
+    const mark = pool.proxy.refusals.length;
+    await run("browser_navigate", { url: site.url("/leaky") }, ctx);
+    // The image and the fetch each reach the proxy and are refused there: both refusals name the internal port.
+    const refused = await eventually(() => {
+      const seen = pool.proxy.refusalsSince(mark).filter((r) => r.target.includes(`:${internal.port}`));
+      return seen.length >= 2 ? seen : undefined;
+    }, "the proxy's refusals of the image and the fetch");
+    expect(refused.every((r) => /127\.0\.0\.1: it is a loopback address .*web\.allowPrivate/.test(r.reason))).toBe(true);
     expect(internal.hits).toEqual([]);
-    const reasons = [...(out.blocked ?? []), ...pool.proxy.refusals].map((r) => r.reason);
-    expect(reasons.some((r) => /127\.0\.0\.1: it is a loopback address .*web\.allowPrivate/.test(r))).toBe(true);
+  });
+
+  it("refuses a tunnel (CONNECT) for HTTPS and for a WebSocket to another loopback port", { timeout: 60_000 }, async () => {
+    const ctx = ctxFor("telegram:1");
+    const mark = pool.proxy.refusals.length;
+    await run("browser_navigate", { url: site.url("/tunnels") }, ctx);
+    const tunnels = await eventually(() => {
+      const seen = pool.proxy.refusalsSince(mark).filter((r) => r.target === `127.0.0.1:${internal.port}`);
+      return seen.length >= 2 ? seen : undefined;
+    }, "the proxy's refusals of the HTTPS and WebSocket tunnels");
+    expect(tunnels.every((r) => /loopback address/.test(r.reason))).toBe(true);
+    expect(internal.hits).toEqual([]);
   });
 
   it("refuses a redirect to a private address, and file:, data:, chrome: and view-source: URLs", { timeout: 60_000 }, async () => {
