@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import type { Hono } from "hono";
 import type { z } from "zod";
 import type { TurnHooks } from "../core/turn-hooks.js";
+import type { ReplyHook } from "../core/reply-hook.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ToolHandlerSpec } from "../core/tools.js";
@@ -59,6 +60,8 @@ export interface FeatureServices {
 export interface FeatureDeps<S> extends FeatureServices {
   /** The feature's own section, parsed by its schema. */
   settings: S;
+  /** Another feature's section as its schema parsed it (undefined when no such feature), for a feature built on its settings. */
+  sectionOf(name: string): unknown;
 }
 
 /** A readiness component; `gates: false` shows it in /readyz without making the gateway unready. */
@@ -74,6 +77,8 @@ export interface FeatureParts {
   commands?: readonly ChatCommand[];
   /** What the agent's turn asks of the feature (prompt sections, media, memory). */
   turn?: TurnHooks;
+  /** Runs after each agent turn's text reply went out. */
+  afterReply?: ReplyHook;
   /** Components of /readyz, by name. */
   readiness?: Readonly<Record<string, ReadinessContribution>>;
   /** Routes of the owner's console, mounted at /api/v1/console/<path> behind its auth. */

@@ -6,5 +6,8 @@ import { memoryFeature } from "./memory.js";
 import { sandboxFeature } from "./sandbox.js";
 import { schedulerFeature } from "./scheduler.js";
 import { skillsFeature } from "./skills.js";
+import { ttsFeature } from "./tts.js";
+import { voiceFeature } from "./voice.js";
+import { imagesFeature } from "./images.js";
 
-export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature] as const;
+export const featureModules = [accessFeature, sandboxFeature, mediaFeature, skillsFeature, mcpFeature, memoryFeature, schedulerFeature, ttsFeature, voiceFeature, imagesFeature] as const;
