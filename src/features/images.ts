@@ -85,6 +85,6 @@ async function drawAndDeliver(deliverer: Deliverer, ctx: ToolContext, draw: () =
     await writeFile(join(ctx.workspaceDir, path), image);
     paths.push(path);
   }
-  const result = await deliverer.deliver({ artifacts: paths.map((path) => ({ type: "image" as const, path })) }, ctx);
+  const result = await deliverer.deliver({ artifacts: paths.map((path) => ({ type: "image" as const, path, dedupe_key: `image:${path}` })) }, ctx);
   return { paths, ...result };
 }
