@@ -9,7 +9,7 @@ import { textEvent } from "../fakes/feishu/events.js";
 import { startFakeFeishu, type FakeFeishu } from "../fakes/feishu/index.js";
 import { startFakeMediaAI, type FakeMediaAI, type ImageReply } from "../fakes/media-ai-server.js";
 import { solidPng } from "../fakes/media-ai-fixtures.js";
-import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
+import { startFakeTelegram } from "../fakes/telegram/server.js";
 import { directChat, messageOf, text } from "../fakes/telegram/updates.js";
 import { lastToolOutput, placeWorkspaceFile } from "../im-channel/delivery-script.js";
 import { closeInOrder } from "../helpers/close.js";
