@@ -5,7 +5,7 @@
  */
 import { randomHex } from "../core/ids.js";
 import type { SentReply } from "../core/reply-hook.js";
-import { ToolError, type ToolContext } from "../core/tools.js";
+import { messageToolContext, ToolError, type ToolContext } from "../core/tools.js";
 import { createVoiceHandler } from "../handlers/voice.js";
 import { mediaConfigSchema, type MediaConfig } from "../media/config.js";
 import type { Deliverer, DeliverResult } from "../media/deliver.js";
@@ -40,7 +40,7 @@ export const voiceFeature = defineFeature({
       commands: [voiceCommand(preferences, speaker !== null)],
       afterReply: async (reply: SentReply) => {
         if (!speaker || !(await preferences.shouldSpeak(reply.message))) return;
-        const ctx = contextOf(reply);
+        const ctx = messageToolContext(reply, reply.log);
         try {
           await speakAndDeliver(speaker, deliverer, reply.text, ctx);
         } catch (err) {
@@ -61,22 +61,4 @@ async function speakAndDeliver(speaker: Speaker, deliverer: Deliverer, text: str
   // Each rendition is its own message, even when the same words were spoken before.
   const artifacts = files.map((file) => ({ type: "voice" as const, path: file.path, dedupe_key: `voice:${file.path}` }));
   return deliverer.deliver({ artifacts }, ctx);
-}
-
-function contextOf(reply: SentReply): ToolContext {
-  const { message } = reply;
-  return {
-    sessionKey: reply.sessionKey,
-    channel: message.channel,
-    chatId: message.chat.id,
-    chatType: message.chat.type,
-    senderId: message.sender.id,
-    message,
-    workspaceDir: reply.workspaceDir,
-    signal: reply.signal,
-    log: reply.log,
-    traceId: reply.traceId,
-    disclosedTools: new Set(),
-    ...(reply.permissions ? { permissions: reply.permissions } : {}),
-  };
 }

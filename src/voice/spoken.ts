@@ -72,6 +72,20 @@ export function speechParts(text: string, maxChars: number): string[] {
     .split(/\n\n/)
     .flatMap((paragraph) => (paragraph.length <= maxChars ? [paragraph] : (paragraph.match(/[^.!?。！？]+(?:[.!?。！？]+|$)\s*/gu) ?? [paragraph])))
     .flatMap((sentence) => (sentence.length <= maxChars ? [sentence.trim()] : wordsWithin(sentence, maxChars)));
+  return packed(units, maxChars);
+}
+
+/** A sentence too long for one part, as pieces of whole words (a word longer than a part is cut). */
+function wordsWithin(sentence: string, maxChars: number): string[] {
+  const chunks = sentence
+    .trim()
+    .split(/\s+/)
+    .flatMap((word) => Array.from({ length: Math.ceil(word.length / maxChars) }, (_, i) => word.slice(i * maxChars, (i + 1) * maxChars)));
+  return packed(chunks, maxChars);
+}
+
+/** Joins consecutive units with spaces into as few parts of at most `maxChars` as their order allows. */
+function packed(units: readonly string[], maxChars: number): string[] {
   const parts: string[] = [];
   let current = "";
   for (const unit of units) {
@@ -84,21 +98,4 @@ export function speechParts(text: string, maxChars: number): string[] {
   }
   if (current) parts.push(current);
   return parts;
-}
-
-function wordsWithin(sentence: string, maxChars: number): string[] {
-  const pieces: string[] = [];
-  let current = "";
-  for (const word of sentence.trim().split(/\s+/)) {
-    for (let start = 0; start < word.length; start += maxChars) {
-      const chunk = word.slice(start, start + maxChars);
-      if (current && current.length + 1 + chunk.length > maxChars) {
-        pieces.push(current);
-        current = "";
-      }
-      current = current ? `${current} ${chunk}` : chunk;
-    }
-  }
-  if (current) pieces.push(current);
-  return pieces;
 }
