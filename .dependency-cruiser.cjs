@@ -54,6 +54,18 @@ module.exports = {
       to: { path: "^src/features/(?!module\\.ts)[^/]+\\.ts$", pathNot: "^src/features/$1\\.ts$" },
     },
     forbidUp("agent-below-gateway", "^src/agent/", "^src/(channels|features|gateway|console)/|^src/[^/]+\\.ts$", "The agent runs turns; the gateway decides when; it sees features only through TurnHooks."),
+    forbidUp(
+      "model-wire-behind-its-index",
+      "^src/(?!agent/wire/)",
+      "^src/agent/wire/(?!index\\.ts$)",
+      "What reaches below the AI SDK's public API stays in agent/wire/; the rest imports its index only.",
+    ),
+    forbidUp(
+      "provider-internals-in-the-wire",
+      "^src/(?!agent/wire/)",
+      "node_modules/@ai-sdk/[^/]+/dist/internal/",
+      "A provider's internal exports change with any upgrade: none is imported outside agent/wire/, where pinned versions and request-shape.test.ts guard them.",
+    ),
     forbidUp("gateway-knows-no-adapter", "^src/gateway/", "^src/(channels|features|console)/|^src/[^/]+\\.ts$", "The gateway sees channels only through the Channel port in core/."),
     forbidUp(
       "console-below-app",

@@ -11,10 +11,9 @@ import { fileURLToPath } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, streamText, tool, type ToolSet } from "ai";
 import { createModel } from "../src/agent/llm.js";
-import { requestWireOf } from "../src/agent/request-wire.js";
 import { watchedModel } from "../src/agent/stream.js";
 import { configSchema } from "../src/config.js";
-import { requestFetch } from "../src/infra/http/request-fetch.js";
+import { requestFetch } from "../src/agent/wire/request-fetch.js";
 import type { BenchResult } from "./types.js";
 
 const CALLS = 2_000;
@@ -47,8 +46,6 @@ export async function run(): Promise<BenchResult> {
         generateText({ model: watchedModel(agentModel, [], () => {}), messages, maxRetries: 0 })],
       ["the same watched turn with 27 tools (14 KB of JSON) handed to the provider", () =>
         generateText({ model: watchedModel(agentModel, [], () => {}), messages, tools: TOOLS, maxRetries: 0 })],
-      ["the same, the tools put into the request as bytes (RequestWire.withTools, as the agent does)", () =>
-        generateText({ model: requestWireOf(agentModel)!.withTools(watchedModel(agentModel, [], () => {})), messages, tools: TOOLS, maxRetries: 0 })],
       ["streamText, fullStream + onFinish (the watched turn before)", async () => {
         let finished = false;
         const result = streamText({ model, messages, maxRetries: 0, onFinish: () => void (finished = true) });

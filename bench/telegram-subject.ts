@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import type * as AppModule from "../src/app.js";
@@ -22,6 +23,8 @@ export interface SubjectEnv {
   llmUrl: string;
   /** Switchboard from dist/ (the compiled build) instead of src/ through tsx. */
   dist: boolean;
+  /** Switchboard from this build folder instead (absolute; BENCH_TG_VERSUS). */
+  build?: string;
 }
 
 export type ParentMessage =
@@ -133,7 +136,7 @@ async function countStoreQueries(): Promise<void> {
 
 async function startSwitchboard(e: SubjectEnv): Promise<() => Promise<void>> {
   await countStoreQueries();
-  const root = e.dist ? "../dist" : "../src";
+  const root = e.build !== undefined ? pathToFileURL(e.build).href : e.dist ? "../dist" : "../src";
   const { configSchema } = (await import(`${root}/config.js`)) as typeof ConfigModule;
   const { Gateway } = (await import(`${root}/app.js`)) as typeof AppModule;
   const { createLogger } = (await import(`${root}/infra/log.js`)) as typeof LogModule;

@@ -12,14 +12,16 @@
  * always, Switchboard with BENCH_TG_DIST=1; from src/ Switchboard needs tsx in its process. The cold start (process
  * start to the first getUpdates, `node dist/cli.js start`) and the RSS at that moment are measured whenever
  * dist/cli.js exists. BENCH_TG_TRIALS=<n> runs both subjects n times, alternating, and reports medians: one run's
- * ratios moved by a tenth from run to run on this machine.
+ * ratios moved by a tenth from run to run on this machine. BENCH_TG_VERSUS=<folder>[,<folder>...] runs, in each
+ * trial after Switchboard, other builds of it (`node scripts/bundle.mjs <folder>` on another commit) and adds each
+ * one's column and its ratio to Switchboard's: versions side by side under the same load.
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PerformanceObserver } from "node:perf_hooks";
 import ts from "typescript";
@@ -48,6 +50,8 @@ const modelRequestAt = new Map<number, number>();
 const subjectSource = fileURLToPath(new URL("./telegram-subject.ts", import.meta.url));
 const subjectScript = fileURLToPath(new URL("./telegram-subject.mjs", import.meta.url));
 const compiledCli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+/** BENCH_TG_VERSUS: other Switchboard builds, run after the first in each trial, in the order given. */
+const VERSUS = (process.env.BENCH_TG_VERSUS ?? "").split(",").filter(Boolean).map((folder) => resolve(folder));
 
 interface Measures {
   cpuMsPerMessage: number;
@@ -87,14 +91,19 @@ export async function run(): Promise<BenchResult> {
     for (let trial = 1; trial <= TRIALS; trial++) {
       if (TRIALS > 1) progress("both", `trial ${trial} of ${TRIALS}`);
       const grammy = only === "switchboard" ? skipped() : await measureSubject("grammy", llm);
-      trials.push({ grammy, switchboard: await measureSubject("switchboard", llm) });
+      const switchboard = await measureSubject("switchboard", llm);
+      const versus: Measures[] = [];
+      for (const build of VERSUS) versus.push(await measureSubject("switchboard", llm, build));
+      trials.push({ grammy, switchboard, versus });
     }
     return {
       name: "telegram",
       workload:
         `Switchboard from ${process.env.BENCH_TG_DIST ? "dist/ (plain node)" : "src/ (node with tsx)"}, grammY under plain node; Switchboard with ${SWITCHBOARD_NODE_FLAGS.join(" ")}; Telegram polling, fake Bot API + instant fake LLM; burst ${BURST.messages} msgs from ${BURST.users} users; ` +
         `offered ${RATES.map((r) => `${r.perSecond}/s`).join(", ")}; one session ${ONE_SESSION} msgs in turn; RSS after ${NEW_USERS} new users` +
-        (TRIALS > 1 ? `; ${TRIALS} trials (each grammY then Switchboard), medians, the ratio the median of the trials' ratios` : ""),
+        (TRIALS > 1 ? `; ${TRIALS} trials (each grammY then Switchboard), medians, the ratio the median of the trials' ratios` : "") +
+        VERSUS.map((build, i) => `; "v${i + 1}": Switchboard built in ${build}`).join("") +
+        (VERSUS.length > 0 ? ", run after Switchboard in each trial" : ""),
       rows: [...table(trials), ...(await coldStartRows(llm))],
     };
   } finally {
@@ -105,6 +114,8 @@ export async function run(): Promise<BenchResult> {
 interface Trial {
   grammy: Measures;
   switchboard: Measures;
+  /** The BENCH_TG_VERSUS builds', in order. */
+  versus: Measures[];
 }
 
 /** One row per metric: each subject's median over the trials, and the median of the trials' ratios (each trial's two runs share the machine's load). */
@@ -117,6 +128,7 @@ function table(trials: Trial[]): Array<Record<string, string>> {
       Switchboard: `${median(trials.map((t) => of(t.switchboard))).toFixed(1)} ${unit}`,
       ratio: `${median(ratios).toFixed(2)}x`,
       ...(trials.length > 1 ? { "ratio per trial": ratios.map((r) => r.toFixed(2)).join(", ") } : {}),
+      ...versusColumns(trials, of, unit),
       goal,
     };
   };
@@ -203,9 +215,11 @@ async function coldStart(llm: FakeOpenAI): Promise<{ ms: number; rss: number | u
   }
 }
 
-async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): Promise<Measures> {
+async function measureSubject(kind: SubjectEnv["subject"], llm: FakeOpenAI, build?: string): Promise<Measures> {
   const tg = await startFakeTelegram();
-  const bot = await Subject.start({ subject, apiRoot: tg.url, token: tg.token, llmUrl: llm.url });
+  const bot = await Subject.start({ subject: kind, apiRoot: tg.url, token: tg.token, llmUrl: llm.url, ...(build !== undefined ? { build } : {}) });
+  // The name progress lines and profiles go by.
+  const subject = build !== undefined ? `${kind} (${build})` : kind;
   try {
     const replies = new Replies(tg);
     const rssIdle = (await bot.stats()).rss;
@@ -259,6 +273,17 @@ async function measureSubject(subject: SubjectEnv["subject"], llm: FakeOpenAI): 
     await bot.stop();
     await tg.close();
   }
+}
+
+/** Each BENCH_TG_VERSUS build's median and the median of its ratios to Switchboard's, trial by trial. */
+function versusColumns(trials: Trial[], of: (m: Measures) => number, unit: string): Record<string, string> {
+  const columns: Record<string, string> = {};
+  VERSUS.forEach((_, i) => {
+    const ratios = trials.map((t) => of(t.versus[i]!) / of(t.switchboard));
+    columns[`v${i + 1}`] = `${median(trials.map((t) => of(t.versus[i]!))).toFixed(1)} ${unit}`;
+    columns[`v${i + 1} / Switchboard`] = `${median(ratios).toFixed(2)}x${trials.length > 1 ? ` (${ratios.map((r) => r.toFixed(2)).join(", ")})` : ""}`;
+  });
+  return columns;
 }
 
 function skipped(): Measures {
@@ -451,7 +476,7 @@ class Subject {
   static async start(env: Omit<SubjectEnv, "dist">): Promise<Subject> {
     const dist = Boolean(process.env.BENCH_TG_DIST);
     // Only Switchboard from src/ needs a TypeScript loader in its process.
-    const loader = env.subject === "switchboard" && !dist ? ["--import", "tsx"] : [];
+    const loader = env.subject === "switchboard" && !dist && env.build === undefined ? ["--import", "tsx"] : [];
     const child = fork(subjectScript, [], {
       execArgv: [...loader, "--expose-gc", ...nodeFlags(env.subject), ...profileArgs(env.subject)],
       env: { ...process.env, SWITCHBOARD_BENCH_SUBJECT: JSON.stringify({ ...env, dist } satisfies SubjectEnv) },

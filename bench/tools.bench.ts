@@ -1,5 +1,5 @@
 /**
- * Which tool schemas go with each request (issue 13). The three scripted conversations run through the whole
+ * Which tool schemas go with each request. The three scripted conversations run through the whole
  * gateway against the fake LLM server (the design in the code); the two other designs are rebuilt from the same
  * requests (bench/tool-designs.ts). Per design: model round trips, prompt tokens per request (o200k_base), and the
  * share of the prompt that is a stable prefix a provider can cache across the session.

@@ -1,8 +1,8 @@
 // Builds dist/ (or the folder given, inside the package: the gateway finds its config/ and public/ above it):
 // src/ compiled and bundled by esbuild into ~40 ES modules, with the packages every start loads. Node resolves,
 // reads and compiles each module file on its own, and a start loaded ~950 of them (~270 of ours, the rest from
-// node_modules); it now reads ~70, and the start to the first Telegram poll takes about a third less
-// (bench/README.md, fifteenth round). Type checking is tsc's (`npm run build` runs it first).
+// node_modules); it now reads ~70, and the start to the first Telegram poll takes about a third less. Type
+// checking is tsc's (`npm run build` runs it first).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,8 +22,8 @@ if (!outdir.startsWith(root)) throw new Error(`bundle: ${outdir} is not a folder
 // discord.js and the MCP SDK load only when Discord or an MCP server is configured, but are bundled too (into chunks
 // read only then): from node_modules they brought second copies of undici and ws (discord.js) and zod (the MCP
 // SDK) beside the start path's bundled ones. Sharing them, a gateway connected to Discord in ~16 MiB less RSS, and
-// to an MCP server in ~13 MiB less (bench/README.md, sixteenth round). The Feishu SDK would share only ws, and
-// reads `__dirname`, which a bundled ES module lacks.
+// to an MCP server in ~13 MiB less. The Feishu SDK would share only ws, and reads `__dirname`, which a bundled ES
+// module lacks.
 // A package missing here is only loaded unbundled; one added must work bundled (test/build/bundle.test.ts).
 const BUNDLED = new Set([
   "@ai-sdk/anthropic",

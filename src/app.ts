@@ -13,7 +13,7 @@ import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
 import { ButtonActions } from "./gateway/actions.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
-import { OutboundService } from "./gateway/outbound.js";
+import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler } from "./handlers/filesystem.js";
@@ -120,6 +120,7 @@ export class Gateway {
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: config.agent.toolTimeoutMs });
     const catalog = new ToolCatalog(registry);
     const [history, turnLog, thinking] = [new SessionHistory(store, log), new TurnLog(store), new ThinkingSettings(store)];
+    const sessions = new SessionDirectory(store, log);
     registry.register(createSystemHandler({ catalog, thinking, turnLog, llm: config.llm }));
     registry.register(createFilesystemHandler());
     const actions = new ButtonActions(store, log.child({ component: "actions" }));
@@ -133,7 +134,7 @@ export class Gateway {
     const zones = new ZonePreferences(store, config.agent.timezone);
     const workspaces = await Workspaces.prepare(config.dataDir);
     const features = await createFeatures(modules.features, (module) => featureSettings(config, module), {
-      ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history },
+      ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
       sandbox: await Sandbox.create(config.sandbox, log),
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
@@ -144,7 +145,6 @@ export class Gateway {
     // The LLM as the last model call found it: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
-    const sessions = new SessionDirectory(store, log);
     const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, channelOf, outbound, sessions, zones, actions, workspaces });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },

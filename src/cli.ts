@@ -102,8 +102,9 @@ for (const module of featureModules as readonly FeatureModule[]) {
   module.cli?.(program, {
     setup: () => {
       const { cfg, log } = commandSetup();
-      return { settings: featureSettings(cfg, module), core: cfg, secrets: collectSecrets(cfg), log, channelNames };
+      return { settings: featureSettings(cfg, module), core: cfg, secrets: collectSecrets(cfg), log };
     },
+    channelNames,
     openStore: () => openStore(),
   });
 }

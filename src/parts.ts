@@ -1,5 +1,6 @@
 /** Small pieces of the composition root: the channels, access control, the sender's zone, /readyz lines. */
 import { AccessControl } from "./access/access-control.js";
+import { PairingBook } from "./access/pairing.js";
 import type { Agent } from "./agent/agent.js";
 import { channelSettings, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import type { Channel, ChannelName, InboundMessage } from "./core/types.js";
@@ -21,9 +22,16 @@ export async function createChannels(
   const channels = new Map<ChannelName, Channel>();
   for (const module of enabledChannels(config, modules)) {
     const settings = channelSettings(config, module);
-    channels.set(module.name, await module.create({ ...deps, settings, core: config, log: deps.log.child({ channel: module.name }) }));
+    const knownUser = knownUserOf(config, module.name, new PairingBook(deps.store, modules.map((m) => m.name)));
+    channels.set(module.name, await module.create({ ...deps, settings, core: config, knownUser, log: deps.log.child({ channel: module.name }) }));
   }
   return channels;
+}
+
+/** Whether the access config names a user of `channel` (owner or allowFrom), or the user is paired. */
+function knownUserOf(config: Config, channel: ChannelName, pairing: PairingBook): (userId: string) => Promise<boolean> {
+  const named = new Set([...config.access.owners, ...config.access.allowFrom]);
+  return async (userId) => named.has(`${channel}:${userId}`) || (await pairing.isApproved(channel, userId));
 }
 
 export function llmReadiness(problem: string | null, model: string, last: Agent["lastModelCall"]): ComponentStatus {

@@ -295,6 +295,36 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     expect(await reopened.all()).toEqual([{ id: "z" }]);
   });
 
+  it("write: records and entry removals land together, as set and remove store them, after earlier batched writes", async () => {
+    const store = await open();
+    const dedup = store.namespace<{ state: string }>("dedup");
+    const inbox = store.sets<string>("meta");
+    await inbox.add("inbox:w", "1", "first");
+    await inbox.add("inbox:w", "2", "second");
+    // SQLite batches a namespace's writes of one turn: one asked for before the combined write must land before it.
+    const earlier = dedup.set("m1", { state: "handling" });
+    if (store.backend !== "sqlite") await earlier;
+    await store.write({
+      set: [
+        { namespace: "dedup", key: "m1", value: { state: "done" }, ttlMs: 60_000 },
+        { namespace: "dedup", key: "short", value: { state: "done" }, ttlMs: 40 },
+      ],
+      remove: [{ namespace: "meta", key: "inbox:w", id: "1" }],
+    });
+    await earlier;
+    expect(await dedup.get("m1")).toEqual({ state: "done" });
+    expect(await inbox.all("inbox:w")).toEqual(["second"]);
+    await until("the short record expired", async () => (await dedup.get("short")) === undefined);
+    const reopened = await open();
+    expect(await reopened.namespace("dedup").get("m1")).toEqual({ state: "done" });
+    expect(await reopened.sets("meta").all("inbox:w")).toEqual(["second"]);
+    // A bad change is refused before anything is written.
+    await expect(
+      store.write({ set: [{ namespace: "dedup", key: "m2", value: { state: "done" } }], remove: [{ namespace: "meta", key: "inbox:w", id: "" }] }),
+    ).rejects.toThrow(/entry id: the key must be a non-empty string/);
+    expect(await dedup.get("m2")).toBeUndefined();
+  });
+
   it("setIfAbsent: true once, then false, still false after a restart", async () => {
     const first = await open();
     expect(await first.coordinator.setIfAbsent("msg-1", 60_000)).toBe(true);

@@ -18,31 +18,43 @@ const channelScopedId = z
     /^[a-z][a-z0-9_-]*:\S+$/,
     'must be a channel name, a colon and an id, e.g. "telegram:123456"',
   );
-const discordGuild = z.string().regex(/^discord:\S+$/, 'must be "discord:" and a server id');
+/** Platforms whose chats belong to a space (a Discord server, a Slack workspace) and whose senders hold roles there. */
+export const SPACE_PLATFORMS = ["discord", "slack"] as const;
+const spacePattern = new RegExp(`^(?:${SPACE_PLATFORMS.join("|")}):\\S+$`);
+const spaceId = z.string().regex(spacePattern, `must be one of ${SPACE_PLATFORMS.map((p) => `"${p}:"`).join(", ")} and the space's id`);
+
+const groupEntryObject = z.strictObject({
+  /** One group chat: `telegram:-1001234`, `feishu:oc_xxx`, `discord:<channel id>`, `slack:<channel id>`. */
+  chat: channelScopedId.optional(),
+  /** A space: a Discord server (`discord:<guild id>`) or a Slack workspace (`slack:<team id>`); all of its chats, or only those in `channels`. */
+  space: spaceId.optional(),
+  /** Channel ids of the space that are allowed; empty = every channel. */
+  channels: z.array(platformId).default(() => []),
+  /** Discord role ids or Slack user group ids: only members holding one of them may talk to the bot here; empty = everyone. */
+  roles: z.array(platformId).default(() => []),
+  /** Overrides access.requireMention for this chat (false = the bot answers every message). */
+  requireMention: z.boolean().optional(),
+});
+
+/** `guild`, the older name of `space` from when only Discord had spaces, still reads as `space`. */
+function renameGuild(input: unknown): unknown {
+  if (input === null || typeof input !== "object" || !("guild" in input)) return input;
+  const { guild, ...rest } = input as Record<string, unknown>;
+  return "space" in rest ? { ...rest, guild } : { ...rest, space: guild };
+}
 
 const groupEntrySchema = z
-  .strictObject({
-    /** One group chat: `telegram:-1001234`, `feishu:oc_xxx`, `discord:<channel id>`. */
-    chat: channelScopedId.optional(),
-    /** A Discord server: all of its channels, or only those in `channels`. */
-    guild: discordGuild.optional(),
-    /** Discord channel ids of the server that are allowed; empty = every channel. */
-    channels: z.array(platformId).default(() => []),
-    /** Discord role ids: only members holding one of them may talk to the bot here; empty = everyone. */
-    roles: z.array(platformId).default(() => []),
-    /** Overrides access.requireMention for this chat (false = the bot answers every message). */
-    requireMention: z.boolean().optional(),
-  })
+  .preprocess(renameGuild, groupEntryObject)
   .superRefine((entry, ctx) => {
-    if ((entry.chat === undefined) === (entry.guild === undefined)) {
-      ctx.addIssue({ code: "custom", message: "give exactly one of chat or guild" });
+    if ((entry.chat === undefined) === (entry.space === undefined)) {
+      ctx.addIssue({ code: "custom", message: "give exactly one of chat or space (guild is space's older name)" });
     }
-    if (entry.channels.length > 0 && entry.guild === undefined) {
-      ctx.addIssue({ code: "custom", path: ["channels"], message: "only a guild entry has channels" });
+    if (entry.channels.length > 0 && entry.space === undefined) {
+      ctx.addIssue({ code: "custom", path: ["channels"], message: "only a space entry has channels" });
     }
-    const discord = entry.guild !== undefined || entry.chat?.startsWith("discord:") === true;
-    if (entry.roles.length > 0 && !discord) {
-      ctx.addIssue({ code: "custom", path: ["roles"], message: "roles exist only on Discord" });
+    const withRoles = entry.space !== undefined || SPACE_PLATFORMS.some((p) => entry.chat?.startsWith(`${p}:`) === true);
+    if (entry.roles.length > 0 && !withRoles) {
+      ctx.addIssue({ code: "custom", path: ["roles"], message: "roles exist only on Discord (roles) and Slack (user groups)" });
     }
   });
 

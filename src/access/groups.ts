@@ -1,15 +1,15 @@
-/** Which configured group entry covers a group message: the chat itself first, then its space (a Discord server). */
+/** Which configured group entry covers a group message: the chat itself first, then its space (a Discord server, a Slack workspace). */
 import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, GroupEntry } from "./config.js";
 
 export class GroupRules {
   private readonly byChat = new Map<string, GroupEntry>();
-  private readonly byGuild = new Map<string, GroupEntry>();
+  private readonly bySpace = new Map<string, GroupEntry>();
 
   constructor(entries: readonly GroupEntry[]) {
     for (const entry of entries) {
       if (entry.chat !== undefined) this.byChat.set(entry.chat, entry);
-      if (entry.guild !== undefined) this.byGuild.set(entry.guild, entry);
+      if (entry.space !== undefined) this.bySpace.set(entry.space, entry);
     }
   }
 
@@ -18,9 +18,9 @@ export class GroupRules {
     if (chat) return chat;
     const { space } = message.chat;
     if (space === undefined) return undefined;
-    const guild = this.byGuild.get(`${message.channel}:${space}`);
-    if (!guild) return undefined;
-    return guild.channels.length === 0 || guild.channels.includes(message.chat.id) ? guild : undefined;
+    const entry = this.bySpace.get(`${message.channel}:${space}`);
+    if (!entry) return undefined;
+    return entry.channels.length === 0 || entry.channels.includes(message.chat.id) ? entry : undefined;
   }
 }
 

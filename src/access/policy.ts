@@ -1,7 +1,7 @@
 /**
  * The access decision for one inbound message, the same for every channel: who the sender is (owner, member,
  * guest), whether they may talk to the bot in this chat, and whether this message asks for an answer at all.
- * Adapters only describe the message (chat type, mention, guild, roles); every decision is taken here.
+ * Adapters only describe the message (chat type, mention, space, roles); every decision is taken here.
  */
 import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, Role } from "./config.js";

@@ -24,13 +24,12 @@ import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
+import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
-import { withHistoryPrompt } from "./history-prompt.js";
-import { requestWireOf } from "./request-wire.js";
+import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
-import { copyWith } from "../core/objects.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -100,6 +99,7 @@ export class Agent {
       steps: 0,
       toolCalls: [],
       calls: [],
+      refusals: new Map(),
       stepMessages: [],
       startedAt: this.now(),
       started: performance.now(),
@@ -156,7 +156,7 @@ export class Agent {
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
     const reply = this.replyText(result);
-    record.messages.push(...result.response.messages.map(plainTextReply));
+    record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
     record.disclosedTools = [...disclosedTools];
@@ -202,7 +202,7 @@ export class Agent {
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = messageToolContext(input, log, progress.disclosedTools);
     const allowed = registry.listTools().filter(permitted);
-    const turnState: TurnToolState = { context, calls: progress.calls };
+    const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
@@ -218,15 +218,14 @@ export class Agent {
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
     const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
-    const wire = requestWireOf(this.deps.model);
-    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage, wire);
+    const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: wire ? wire.withTools(history.model) : history.model,
+      model: refusalWordsModel(history.model, progress.refusals),
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
-      experimental_repairToolCall: toolCallRepairer(copyWith(turnState, { catalog, allowed, secrets: this.secrets })),
+      experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
       stopWhen: stepCountIs(config.llm.maxSteps),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
@@ -290,7 +289,7 @@ export class Agent {
   private async saveUnfinished(progress: TurnProgress, input: TurnInput, log: Logger, context: { errorId?: string }): Promise<void> {
     const { record, stepMessages } = progress;
     if (!record) return;
-    record.messages.push(...stepMessages.map(plainTextReply));
+    record.messages.push(...withRefusalWords(stepMessages, progress.refusals).map(plainTextReply));
     record.disclosedTools = [...progress.disclosedTools];
     await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
       log.error({ ...context, err: saveErr }, "could not save the finished steps of an unfinished turn");
@@ -321,12 +320,12 @@ function plainTextReply<M extends ModelMessage>(message: M): M {
   if (message.role !== "assistant" || typeof message.content === "string" || message.providerOptions) return message;
   const [only, ...rest] = message.content;
   if (rest.length > 0 || only?.type !== "text" || only.providerOptions) return message;
-  return copyWith(message, { content: only.text }) as M;
+  return { ...message, content: only.text } as M;
 }
 
 function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
-  if (usage.inputTokens) modelTokens.inc(copyWith(labels, { kind: "input" }), usage.inputTokens);
-  if (usage.outputTokens) modelTokens.inc(copyWith(labels, { kind: "output" }), usage.outputTokens);
+  if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
+  if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
 }
 
 /** What a turn has done so far, kept outside the try so a failure can still save it. */
@@ -339,6 +338,8 @@ interface TurnProgress {
   toolCalls: string[];
   /** Each tool call's result and duration, for the session log. */
   calls: ToolCallLog[];
+  /** The calls the repairer refused, with the words the model reads (refusal-words.ts). */
+  refusals: Refusals;
   startedAt: Date;
   /** performance.now() at the start. */
   started: number;

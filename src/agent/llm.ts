@@ -3,15 +3,10 @@
  * Every HTTP request to the model gets the configured timeout here, so a hanging endpoint cannot hold a turn
  * (or a summary, or `doctor`) forever, and the time tools take does not count against it.
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { APICallError, modelMessageSchema, RetryError, type LanguageModel } from "ai";
-import { isRecursiveSchema } from "zod/v4/core";
+import { APICallError, RetryError, type LanguageModel } from "ai";
 import type { CoreConfig } from "../infra/config/core-schema.js";
-import { requestFetch } from "../infra/http/request-fetch.js";
 import type { Logger } from "../infra/log.js";
-import { RequestWire } from "./request-wire.js";
-import { LiveCompletions } from "./live-completions.js";
+import { providerModel } from "./wire/index.js";
 
 export type LlmConfig = CoreConfig["llm"];
 
@@ -31,43 +26,11 @@ export function llmSetupProblem(llm: LlmConfig): string | null {
   return missing.length === 0 ? null : `set ${missing.join(" and ")}`;
 }
 
-/**
- * zod (4.5 and later) asks, before a schema's first parse, whether its subtree can recurse, and caches only a
- * certain answer. `generateText` validates its messages with a new `z.array(modelMessageSchema)` on every call, and
- * the question then stops at the message schema's unresolved lazy JSON value: no certain answer, so the whole
- * message schema was walked again on every model call (~35 us and ~110 KiB of garbage). Asking once with the lazy
- * resolved caches the answer (yes: a JSON value holds JSON values); each parse then treats the schema as recursive,
- * as it did before, without the walk.
- */
-isRecursiveSchema(modelMessageSchema);
-
 /** Throws when the settings are incomplete (see llmSetupProblem). */
 export function createModel(llm: LlmConfig): LanguageModel {
   const problem = llmSetupProblem(llm);
   if (problem !== null || llm.model === null) throw new Error(`The language model is not configured: ${problem}`);
-  // Every request (body included) gets the configured timeout; the AI SDK does not retry a timeout, so a hanging
-  // endpoint costs one, not several.
-  const fetch = requestFetch({ timeoutMs: llm.timeoutMs });
-  if (llm.provider === "anthropic") {
-    return createAnthropic({
-      apiKey: llm.apiKey ?? undefined,
-      ...(llm.baseUrl !== null ? { baseURL: llm.baseUrl } : {}),
-      fetch,
-    })(llm.model);
-  }
-  // A watched step streams through the fetch (see LiveCompletions), not through the provider's doStream; the
-  // session's history and the tool definitions go into the request as bytes serialized once (see RequestWire).
-  const name = "llm";
-  const wire = new RequestWire(fetch);
-  const live = new LiveCompletions(wire.fetch, name);
-  const model = createOpenAICompatible({
-    name,
-    baseURL: llm.baseUrl ?? "",
-    apiKey: llm.apiKey ?? undefined,
-    includeUsage: true,
-    fetch: live.fetch,
-  }).chatModel(llm.model);
-  return wire.serve(live.serve(model));
+  return providerModel({ ...llm, model: llm.model });
 }
 
 /**

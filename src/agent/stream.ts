@@ -13,7 +13,7 @@ import { wrapLanguageModel, type LanguageModel } from "ai";
 import { basename } from "node:path";
 import type { TurnEvent } from "../core/turn.js";
 import { GrowingRedaction } from "./growing-redaction.js";
-import { liveCompletionsOf, type GenerateResult, type StreamResult } from "./live-completions.js";
+import { liveCompletionsOf, type GenerateResult, type StreamResult } from "./wire/index.js";
 
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
 type Content = GenerateResult["content"][number];

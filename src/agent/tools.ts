@@ -12,6 +12,7 @@ import type { ToolCatalog } from "../handlers/catalog.js";
 import { noSuchToolMessage, type HandlerRegistry } from "../handlers/registry.js";
 import { isToolMediaOutput, permissionRefusal, type ToolContext, type ToolDefinition, type ToolOutcome } from "../core/tools.js";
 import type { ToolCallLog } from "../sessions/turn-log.js";
+import type { Refusals } from "./refusal-words.js";
 
 /** What a tool call needs of its turn: generateText hands it to every call as `experimental_context`. */
 export interface TurnToolState {
@@ -19,6 +20,8 @@ export interface TurnToolState {
   context: ToolContext;
   /** Every call of the turn is appended here, for the session's log. */
   calls: ToolCallLog[];
+  /** The repairer's refusals, by tool call id: their words are what the model reads (refusal-words.ts). */
+  refusals: Refusals;
 }
 
 export interface ToolCallRepairOptions extends TurnToolState {
@@ -121,6 +124,7 @@ export function toolCallRepairer(opts: ToolCallRepairOptions): ToolCallRepairFun
     const where = { channel: context.channel, userId: context.senderId, chatId: context.chatId };
     context.log.info({ tool: asked, code, ...where, traceId: context.traceId, reason: message }, "tool call refused before it ran");
     opts.calls.push({ tool: asked, ok: false, code, error: redactText(message, secrets), durationMs: 0 });
+    opts.refusals.set(toolCall.toolCallId, message);
     throw new Error(message);
   };
 }

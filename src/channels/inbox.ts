@@ -3,7 +3,7 @@
  * channel records each inbound event here before it acknowledges it to the platform, settles it once the handler
  * is done, and replays what is still recorded when it starts. Entries leave when handled, so the list stays short.
  */
-import type { HandleOutcome, InboundHandler, InboundMessage } from "../core/types.js";
+import type { HandleOutcome, InboundHandler, InboundMessage, InboxEntry } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import { DurableList } from "../infra/store/durable-list.js";
 import type { Store } from "../infra/store/types.js";
@@ -17,10 +17,15 @@ export class ChannelInbox<T> {
   constructor(
     store: Store,
     /** One inbox per channel and account, e.g. `echo-inbox:<bot id>`. */
-    key: string,
+    private readonly key: string,
     private readonly idOf: (event: T) => string,
   ) {
     this.list = new DurableList(store, key, idOf, { ttlMs: INBOX_TTL_MS });
+  }
+
+  /** The event's entry, for the message made of it (InboundMessage.inbox). */
+  entryOf(event: T): InboxEntry {
+    return { list: this.key, id: this.idOf(event) };
   }
 
   /** Stores the event; only then may it be acknowledged. False when it is already waiting (a redelivery). */
@@ -40,10 +45,10 @@ export class ChannelInbox<T> {
 }
 
 /** An InboundMessage as stored: the date as text, without the platform payload. */
-type StoredMessage = Omit<InboundMessage, "receivedAt" | "raw"> & { receivedAt: string };
+type StoredMessage = Omit<InboundMessage, "receivedAt" | "raw" | "inbox"> & { receivedAt: string };
 
 function storedOf(message: InboundMessage): StoredMessage {
-  const { raw: _raw, receivedAt, ...rest } = message;
+  const { raw: _raw, inbox: _inbox, receivedAt, ...rest } = message;
   return { ...rest, receivedAt: receivedAt.toISOString() };
 }
 
@@ -63,11 +68,17 @@ export class MessageInbox {
     return this.inbox.record(storedOf(message));
   }
 
+  /** Forgets a recorded message once handled, unless it was deferred: for a channel that awaits the handler itself. */
+  settle(message: InboundMessage, outcome: HandleOutcome): Promise<void> {
+    return this.inbox.settle(storedOf(message), outcome);
+  }
+
   /** Hands a recorded message to the handler and forgets it unless deferred. Never rejects. */
   async handle(message: InboundMessage, handler: InboundHandler, log: Logger): Promise<HandleOutcome | null> {
     try {
-      const outcome = await handler(message);
-      await this.inbox.settle(storedOf(message), outcome);
+      const stored = storedOf(message);
+      const outcome = await handler({ ...message, inbox: this.inbox.entryOf(stored) });
+      await this.inbox.settle(stored, outcome);
       return outcome;
     } catch (err) {
       log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling an inbound message failed");
@@ -88,7 +99,7 @@ export class MessageInbox {
   /** Hands over again what a previous run deferred or did not finish. */
   async replay(handler: InboundHandler, log: Logger): Promise<void> {
     for (const stored of await this.inbox.pending()) {
-      const message: InboundMessage = { ...stored, receivedAt: new Date(stored.receivedAt) };
+      const message: InboundMessage = { ...stored, receivedAt: new Date(stored.receivedAt), inbox: this.inbox.entryOf(stored) };
       try {
         await this.inbox.settle(stored, await handler(message));
       } catch (err) {

@@ -4,9 +4,10 @@
  * leaves the same messages a plain reply would have sent. A refusal never loses text: a preview that cannot be
  * edited any more (deleted, too old) is replaced by a new message, and the stale one is taken back.
  */
-import type { LiveReplyOptions, SendTextOptions, SentMessage } from "../core/types.js";
+import { pause, systemClock, type Clock } from "../core/clock.js";
+import type { LiveReply, LiveReplyOptions, SendTextOptions, SentMessage, StreamingMode } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
-import { RateLimitedError, type Presenter } from "./live-reply.js";
+import { DEFAULT_THROTTLE, RateLimitedError, ThrottledLiveReply, type Presenter } from "./live-reply.js";
 
 /**
  * What a preview's plain sends carry of the live reply's options: the message answered, and the reply's
@@ -50,12 +51,18 @@ export class EditPreview<B> implements Presenter {
   private messages: Shown[] = [];
   private lastEditEnd = Number.NEGATIVE_INFINITY;
 
+  private readonly editIntervalMs: number;
+  private readonly clock: Clock;
+
   /** `editIntervalMs`: least time between two edits, also when one update or the final text changes several parts. */
   constructor(
     private readonly transport: PreviewTransport<B>,
     private readonly log: Logger,
-    private readonly editIntervalMs = 1_000,
-  ) {}
+    pace: { editIntervalMs?: number; clock?: Clock } = {},
+  ) {
+    this.editIntervalMs = pace.editIntervalMs ?? 1_000;
+    this.clock = pace.clock ?? systemClock;
+  }
 
   async show(text: string): Promise<void> {
     const bodies = this.transport.render(text);
@@ -99,7 +106,7 @@ export class EditPreview<B> implements Presenter {
     if (refusal?.kind === "rate-limited") {
       if (!final) throw new RateLimitedError(refusal.retryAfterMs);
       if (refusal.retryAfterMs <= MAX_FINAL_WAIT_MS) {
-        await pause(refusal.retryAfterMs);
+        await pause(this.clock, refusal.retryAfterMs);
         if ((await this.tryEdit(current.id, body)) === null) {
           current.key = key;
           return;
@@ -114,7 +121,7 @@ export class EditPreview<B> implements Presenter {
 
   /** null when the edit went through; the refusal (undefined: another error) otherwise. */
   private async tryEdit(id: string, body: B): Promise<EditRefusal | null> {
-    await pause(this.lastEditEnd + this.editIntervalMs - Date.now());
+    await pause(this.clock, this.lastEditEnd + this.editIntervalMs - this.clock.now());
     try {
       await this.transport.edit(id, body);
       return null;
@@ -123,7 +130,7 @@ export class EditPreview<B> implements Presenter {
       if (!refusal) this.log.warn({ err, messageId: id }, "editing the preview failed");
       return refusal;
     } finally {
-      this.lastEditEnd = Date.now();
+      this.lastEditEnd = this.clock.now();
     }
   }
 
@@ -137,6 +144,13 @@ export class EditPreview<B> implements Presenter {
   }
 }
 
-function pause(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+/** A channel's live reply as messages edited in place, at the kit's pace; undefined when its streaming is off. */
+export function editedLiveReply<B>(
+  streaming: StreamingMode | undefined,
+  transport: () => PreviewTransport<B>,
+  log: Logger,
+  clock: Clock = systemClock,
+): LiveReply | undefined {
+  if (streaming === undefined || streaming === "off") return undefined;
+  return new ThrottledLiveReply(new EditPreview(transport(), log, { clock }), log, DEFAULT_THROTTLE, clock);
 }

@@ -5,6 +5,7 @@
  * answer goes out whole, without a preview), and then only when enough new text came or the text changed otherwise.
  */
 import { z } from "zod";
+import { systemClock, type Clock } from "../core/clock.js";
 import type { LiveReply, SentMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 
@@ -50,8 +51,9 @@ export class ThrottledLiveReply implements LiveReply {
   private firstAt: number | undefined;
   private lastCallEnd = Number.NEGATIVE_INFINITY;
   private blockedUntil = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private refreshTimer: NodeJS.Timeout | undefined;
+  /** Cancels the pending call to the platform; undefined when none is pending. */
+  private timer: (() => void) | undefined;
+  private refreshTimer: (() => void) | undefined;
   /** What was shown is about to expire: show it again even though it did not change. */
   private expiring = false;
   private running: Promise<void> = Promise.resolve();
@@ -62,13 +64,14 @@ export class ThrottledLiveReply implements LiveReply {
     private readonly presenter: Presenter,
     private readonly log: Logger,
     private readonly throttle: ThrottleOptions = DEFAULT_THROTTLE,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   update(text: string): void {
     if (this.closed || this.failed) return;
     this.latest = text;
     if (text.trim() === "") return;
-    this.firstAt ??= Date.now() + this.throttle.firstDelayMs;
+    this.firstAt ??= this.clock.now() + this.throttle.firstDelayMs;
     this.schedule();
   }
 
@@ -84,8 +87,8 @@ export class ThrottledLiveReply implements LiveReply {
 
   private async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.refreshTimer);
+    this.timer?.();
+    this.refreshTimer?.();
     this.timer = undefined;
     await this.running;
   }
@@ -93,10 +96,10 @@ export class ThrottledLiveReply implements LiveReply {
   private schedule(): void {
     if (this.timer || this.closed || !this.worthShowing()) return;
     const at = Math.max(this.firstAt ?? 0, this.lastCallEnd + this.throttle.intervalMs, this.blockedUntil);
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(at - this.clock.now(), () => {
       this.timer = undefined;
       this.running = this.running.then(() => this.flush());
-    }, Math.max(0, at - Date.now()));
+    });
   }
 
   private worthShowing(): boolean {
@@ -117,25 +120,26 @@ export class ThrottledLiveReply implements LiveReply {
       this.keepFresh();
     } catch (err) {
       if (err instanceof RateLimitedError) {
-        this.blockedUntil = Date.now() + err.retryAfterMs;
+        this.blockedUntil = this.clock.now() + err.retryAfterMs;
       } else {
         // The final reply still goes out; only the preview stops growing.
         this.failed = true;
         this.log.warn({ err }, "the live preview failed; the reply follows when it is finished");
       }
     } finally {
-      this.lastCallEnd = Date.now();
+      this.lastCallEnd = this.clock.now();
     }
     this.schedule();
   }
 
   private keepFresh(): void {
-    clearTimeout(this.refreshTimer);
+    this.refreshTimer?.();
+    this.refreshTimer = undefined;
     const ms = this.presenter.refreshAfterMs?.();
     if (ms === undefined) return;
-    this.refreshTimer = setTimeout(() => {
+    this.refreshTimer = this.clock.setTimer(ms, () => {
       this.expiring = true;
       this.schedule();
-    }, ms);
+    });
   }
 }

@@ -5,6 +5,7 @@
  * modules; the config, the app and doctor know no platform by name.
  */
 import type { z } from "zod";
+import type { Clock } from "../core/clock.js";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { CoreConfig, EnvOverride } from "../infra/config/core-schema.js";
 import type { HttpServer } from "../infra/http/server.js";
@@ -19,6 +20,13 @@ export interface ChannelDeps<S> {
   log: Logger;
   /** The gateway's one HTTP server, for webhook routes; add routes in start(), before the server listens. */
   http: HttpServer;
+  /** For the live reply's throttle; the real clock when absent. */
+  clock?: Clock;
+  /**
+   * Whether a user of this channel (its platform id) is let in by name: an owner, in access.allowFrom, or paired.
+   * For decisions the platform asks of the bot before any message, such as accepting an invitation to a room.
+   */
+  knownUser?: (userId: string) => Promise<boolean>;
 }
 
 /** A setting the channel cannot run without, and the environment variable that usually provides it. */

@@ -1,5 +1,5 @@
 /**
- * The one way a channel reports a failed send, so that one policy (src/gateway/outbound.ts) can decide about
+ * The one way a channel reports a failed send, so that one policy (src/gateway/outbound-service.ts) can decide about
  * retries for every platform. Adapters classify; they do not retry sends themselves.
  */
 import type { SentMessage } from "./types.js";
@@ -33,12 +33,19 @@ export class SendError extends Error {
    * answered with what arrived; after it, a repeat could post it twice.
    */
   readonly repeatableUntil: number | undefined;
+  /** How many times the send was tried before it failed: the outbound service's retries included. */
+  readonly attempts: number;
 
-  constructor(message: string, failure: SendFailure, opts: { cause?: unknown; sent?: readonly SentMessage[]; repeatableUntil?: number } = {}) {
+  constructor(
+    message: string,
+    failure: SendFailure,
+    opts: { cause?: unknown; sent?: readonly SentMessage[]; repeatableUntil?: number; attempts?: number } = {},
+  ) {
     super(message, opts.cause !== undefined ? { cause: opts.cause } : {});
     this.failure = failure;
     this.sent = opts.sent ?? [];
     this.repeatableUntil = opts.repeatableUntil;
+    this.attempts = opts.attempts ?? 1;
   }
 
   get kind(): SendFailureKind {
@@ -50,11 +57,12 @@ export class SendError extends Error {
     return this.with({ sent: [...sent, ...this.sent] });
   }
 
-  /** The same failure, with the parts that arrived and the repeat window given. */
-  with(changes: { sent?: readonly SentMessage[]; repeatableUntil?: number | undefined }): SendError {
+  /** The same failure, with the parts that arrived, the repeat window and the number of tries given. */
+  with(changes: { sent?: readonly SentMessage[]; repeatableUntil?: number | undefined; attempts?: number }): SendError {
     const sent = changes.sent ?? this.sent;
     const repeatableUntil = "repeatableUntil" in changes ? changes.repeatableUntil : this.repeatableUntil;
-    return new SendError(this.message, this.failure, { cause: this.cause, sent, ...(repeatableUntil !== undefined ? { repeatableUntil } : {}) });
+    const attempts = changes.attempts ?? this.attempts;
+    return new SendError(this.message, this.failure, { cause: this.cause, sent, attempts, ...(repeatableUntil !== undefined ? { repeatableUntil } : {}) });
   }
 }
 

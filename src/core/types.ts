@@ -15,8 +15,8 @@ export interface ChatRef {
   /** Forum topic, Discord thread or Feishu thread; replies go back into it. */
   threadId?: string;
   /**
-   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), and
-   * later a Slack workspace or a Matrix space. Access rules can cover a whole space; absent where there is none.
+   * The space the chat belongs to, where the platform groups chats under one roof: a Discord server (guild), a
+   * Slack workspace, later a Matrix space. Access rules can cover a whole space; absent where there is none.
    */
   space?: string;
 }
@@ -26,7 +26,7 @@ export interface SenderRef {
   name?: string;
   username?: string;
   isBot?: boolean;
-  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord); access rules use them. */
+  /** Role ids the sender holds in the chat's space, where the platform has roles (Discord roles, Slack user groups); access rules use them. */
   roles?: string[];
   /** The IANA time zone the sender's client reported (WebChat sends the browser's); a hint, unchecked. */
   timeZone?: string;
@@ -61,6 +61,17 @@ export interface InboundMessage {
   receivedAt: Date;
   /** The platform payload, for debugging only. */
   raw?: unknown;
+  /**
+   * Where the channel keeps the message until it is handled, when it does: removed in the same write that records
+   * the message as answered, so the answer and that record are never apart for longer than one store round trip.
+   */
+  inbox?: InboxEntry;
+}
+
+/** An entry of a durable list in the store (infra/store/durable-list.ts): the list's key and the entry's id. */
+export interface InboxEntry {
+  list: string;
+  id: string;
 }
 
 export interface OutboundTarget {
@@ -201,6 +212,11 @@ export interface ChannelCapabilities {
   voice: VoiceFormat;
   /** How replies show while they are written (the channel's `streaming` setting); absent: "off". */
   streaming?: StreamingMode;
+  /**
+   * Where the platform accepts only replies to a user's message (QQ): how long after it, in minutes, per chat type.
+   * A send later than that (a reminder) cannot be delivered. Absent: no such window.
+   */
+  replyWindowMinutes?: Readonly<Record<ChatType, number>>;
 }
 
 /**

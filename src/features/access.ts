@@ -11,5 +11,5 @@ export const accessFeature = defineFeature({
   // The access control itself is part of the inbound pipeline (the app builds it for the router).
   create: ({ access }) => ({ commands: pairingCommands(access) }),
   doctor: async (access, core) => riskySettings({ http: core.http, access }).map((risk) => ({ name: "access", ok: true, warning: true, ...risk })),
-  cli: (program, ctx) => registerPairingCommands(program, { openStore: () => ctx.openStore(), channels: ctx.setup().channelNames }),
+  cli: (program, ctx) => registerPairingCommands(program, { openStore: () => ctx.openStore(), channels: ctx.channelNames }),
 });

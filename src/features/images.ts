@@ -30,7 +30,7 @@ export const imagesFeature = defineFeature({
     if (baseUrl === null) return {};
     const client = new ImageClient({ ...settings, baseUrl });
     const media = (deps.sectionOf("media") as MediaConfig | undefined) ?? mediaConfigSchema.parse({});
-    const deliverer = createDeliverer({ ...deps, settings: media });
+    const deliverer = createDeliverer({ ...deps, settings: media, isKnownChat: (channel, chatId) => deps.directory.isKnownChat(channel, chatId) });
     return {
       handlers: [
         createImagesHandler({

@@ -29,6 +29,7 @@ export const mediaFeature = defineFeature({
       channelOf,
       outbound,
       workspacesRoot: deps.workspaces.root,
+      isKnownChat: (channel, chatId) => deps.directory.isKnownChat(channel, chatId),
     });
     registerReceiptRoutes(deps.http, media.ledger);
     const receipts = new Hono().get("/", async (c) => c.json({ receipts: await media.ledger.list({ limit: 200 }) }));

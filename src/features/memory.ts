@@ -23,7 +23,7 @@ export const memoryFeature = defineFeature({
   },
   cli: (program, ctx) =>
     registerMemoryCommands(program, {
-      channels: ctx.setup().channelNames,
+      channels: ctx.channelNames,
       setup: async () => {
         const { settings, core, log } = ctx.setup();
         const store = await ctx.openStore();

@@ -27,6 +27,7 @@ import type { Sandbox } from "../infra/sandbox/index.js";
 import type { AccessControl } from "../access/access-control.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
+import type { SessionDirectory } from "../sessions/directory.js";
 import type { SessionHistory } from "../sessions/history.js";
 
 /** The shared services every feature may use, built by the app before any feature. */
@@ -49,6 +50,8 @@ export interface FeatureServices {
   /** Who may talk to the bot and with which tools; part of the inbound pipeline. */
   access: AccessControl;
   isOwner: (ctx: CommandContext) => boolean;
+  /** The sessions and chats the gateway has heard from (the console's list; files go only to known chats). */
+  directory: SessionDirectory;
   /** The sessions' transcripts (one cache for the agent, the tools and the console). */
   history: SessionHistory;
   /** For tools that come and go at run time (skills); a feature's fixed tools are its `handlers`. */
@@ -102,7 +105,9 @@ export interface CheckResult {
 
 /** What a feature's CLI commands get: the configuration and a quiet logger, made only when a command runs. */
 export interface FeatureCliContext<S> {
-  setup(): { settings: S; core: CoreConfig; secrets: readonly string[]; log: Logger; channelNames: readonly string[] };
+  setup(): { settings: S; core: CoreConfig; secrets: readonly string[]; log: Logger };
+  /** The names of every channel module (for ids like `telegram:42`); known before any configuration is read. */
+  channelNames: readonly string[];
   /** The gateway's store, opened for a command that reads or changes what it keeps. */
   openStore(): Promise<Store>;
 }

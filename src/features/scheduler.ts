@@ -22,7 +22,8 @@ export const schedulerFeature = defineFeature({
     registerTaskRoutes(deps.http, scheduler);
     return {
       scheduler,
-      handlers: [createScheduledHandler(scheduler)],
+      // QQ-like platforms accept only replies within a window: schedule_task warns about runs beyond it.
+      handlers: [createScheduledHandler(scheduler, (channel, chatType) => deps.channelOf(channel)?.capabilities.replyWindowMinutes?.[chatType])],
       commands: schedulerCommands(scheduler, { isOwner: deps.isOwner }),
       consoleRoutes: { tasks: taskRoutes(scheduler) },
       // Reminders that came due while the gateway was down are delivered right away.

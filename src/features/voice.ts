@@ -27,7 +27,7 @@ export const voiceFeature = defineFeature({
     const { baseUrl } = tts;
     const speaker = baseUrl === null ? null : new Speaker(new SpeechClient({ ...tts, baseUrl }), deps.settings);
     if (!speaker) deps.log.info("replies will not be spoken: tts.baseUrl is not set");
-    const deliverer = createDeliverer({ ...deps, settings: media });
+    const deliverer = createDeliverer({ ...deps, settings: media, isKnownChat: (channel, chatId) => deps.directory.isKnownChat(channel, chatId) });
     const say = (text: string, ctx: ToolContext): Promise<DeliverResult> => {
       if (!speaker) throw new ToolError("No speech provider is set up (tts.baseUrl), so nothing can be spoken", "failed");
       return speakAndDeliver(speaker, deliverer, text, ctx).catch((err: unknown) => {

@@ -9,9 +9,16 @@
  * (it died mid-turn, e.g. killed after it took the message from the platform) hands the message to this one, so a
  * takeover loses nothing. On SQLite the "handling" state is only ever this instance's, so it is kept in memory: a
  * message costs one read and one write ("done") instead of three store round trips.
+ *
+ * Telegram has no idempotency key, so a message handled again after a crash is answered again. The only defence is
+ * to keep the time between the answer going out and the record that it did tiny: `answered` writes "done", with the
+ * message's inbox entry removed, in one store write (never batched), as soon as the send returns.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
+import type { InboundMessage } from "../core/types.js";
+import { DURABLE_LISTS } from "../infra/store/durable-list.js";
+import { KeyedMutex } from "../infra/store/keyed-mutex.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 
 type DedupRecord = { state: "handling"; owner: string; leaseUntil: number } | { state: "done" };
@@ -42,6 +49,13 @@ export class InboundDedup {
   private renewing = false;
   /** SQLite: the messages this instance is handling (their "handling" record, which no other instance honours). */
   private readonly handling = new Set<string>();
+  /** Messages recorded by `answered`, whose `finish` has nothing left to write. */
+  private readonly answeredHere = new Set<string>();
+  /**
+   * This instance's own writes of a record, one at a time: a renewal read before `answered` wrote "done" must not
+   * write "handling" over it. The store lock would cost `answered` two more round trips.
+   */
+  private readonly ownWrites = new KeyedMutex();
 
   constructor(
     private readonly store: Store,
@@ -89,9 +103,28 @@ export class InboundDedup {
     });
   }
 
+  /**
+   * Records at once, in one store write, that the message was answered (never handle it again) and takes it out of
+   * its channel's inbox: called as soon as the answer's send returns.
+   */
+  async answered(message: InboundMessage): Promise<void> {
+    const messageId = message.id;
+    this.held.delete(messageId);
+    const { inbox } = message;
+    await this.ownWrites.run(messageId, () =>
+      this.store.write({
+        set: [{ namespace: "dedup", key: messageId, value: { state: "done" } satisfies DedupRecord, ttlMs: this.opts.ttlMs }],
+        ...(inbox ? { remove: [{ namespace: DURABLE_LISTS, key: inbox.list, id: inbox.id }] } : {}),
+      }),
+    );
+    this.handling.delete(messageId);
+    this.answeredHere.add(messageId);
+  }
+
   /** Records that the message has an outcome (answered, ignored, refused, failed...): never handle it again. */
   async finish(messageId: string): Promise<void> {
     this.held.delete(messageId);
+    if (this.answeredHere.delete(messageId)) return;
     if (this.handling.has(messageId)) {
       await this.records.set(messageId, { state: "done" }, this.opts.ttlMs);
       // After a failed write the message stays claimed here, as its "handling" record would on Redis.
@@ -119,12 +152,14 @@ export class InboundDedup {
     if (this.renewing) return;
     this.renewing = true;
     for (const messageId of [...this.held]) {
-      await this.store.coordinator
-        .withLock(`dedup:${messageId}`, async () => {
-          const record = await this.records.get(messageId);
-          if (!this.held.has(messageId) || record?.state !== "handling" || record.owner !== this.owner) return;
-          await this.records.set(messageId, { ...record, leaseUntil: this.now() + this.opts.leaseMs }, this.opts.ttlMs);
-        })
+      await this.ownWrites
+        .run(messageId, () =>
+          this.store.coordinator.withLock(`dedup:${messageId}`, async () => {
+            const record = await this.records.get(messageId);
+            if (!this.held.has(messageId) || record?.state !== "handling" || record.owner !== this.owner) return;
+            await this.records.set(messageId, { ...record, leaseUntil: this.now() + this.opts.leaseMs }, this.opts.ttlMs);
+          }),
+        )
         .catch(() => undefined);
     }
     this.renewing = false;

@@ -229,7 +229,7 @@ export class Router {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
-        this.noteSession(d);
+        await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
@@ -327,12 +327,13 @@ export class Router {
     if (adopted) d.log.info({ zone: reported }, "time zone taken from the client");
   }
 
-  private noteSession(d: Delivery): void {
+  private async noteSession(d: Delivery): Promise<void> {
     const { message } = d;
-    this.deps.sessions?.touch({
+    await this.deps.sessions?.touch({
       key: d.sessionKey,
       channel: message.channel,
       chatId: message.chat.id,
+      chatType: message.chat.type,
       ...(message.chat.title ? { chatTitle: message.chat.title } : {}),
       userId: message.sender.id,
       ...(message.sender.name ? { userName: message.sender.name } : {}),
@@ -351,7 +352,7 @@ export class Router {
       // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
       // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
       const unfinished = live ? await this.finishLive(d, live, text) : undefined;
-      if (unfinished === "finished") return "answered";
+      if (unfinished === "finished") return await this.answered(d, "sent");
       // A live attempt that may have arrived keeps its window: the reply repeats it under the same key.
       const earlier = unfinished?.repeatableUntil;
       const opts = {
@@ -361,13 +362,28 @@ export class Router {
         ...(buttons ? { buttons } : {}),
         ...(earlier !== undefined ? { repeatableUntil: earlier } : {}),
       };
-      await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
-      return "answered";
+      const delivery = await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
+      return await this.answered(d, delivery.status);
     } catch (err) {
       sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
       d.log.error({ err }, "sending the reply failed");
       return "failed";
     }
+  }
+
+  /**
+   * The reply is out (or in the outbox): recorded now, before anything else the turn still does (taking the
+   * acknowledgement back, releasing its places), so a crash after the send hands the message over again only
+   * within this one store write. A failure here leaves it to the dedup's `finish` at the end.
+   */
+  private async answered(d: Delivery, status: "sent" | "queued"): Promise<"answered"> {
+    try {
+      await this.dedup.answered(d.message);
+      d.log.debug({ status }, "reply delivered and recorded");
+    } catch (err) {
+      d.log.warn({ err, status }, "reply delivered; could not record it at once, recording it when the turn ends");
+    }
+    return "answered";
   }
 
   /**

@@ -8,7 +8,7 @@ import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { implementTool, ToolError, type ToolHandlerSpec } from "../core/tools.js";
-import { isErrno, resolveInWorkspace } from "../infra/workspace.js";
+import { resolveInWorkspace, workspaceFileError } from "../infra/workspace.js";
 
 export const READ_LIMIT_CHARS = 100_000;
 export const WRITE_LIMIT_BYTES = 1024 * 1024;
@@ -47,15 +47,16 @@ const readFile = implementTool(
     }),
     risk: "read",
   },
-  async (input, ctx) => {
-    const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
-    const size = await fileSize(path, input.path);
-    if (await looksBinary(path)) {
-      return { path: input.path, binary: true, size, note: "This is a binary file; its bytes are not shown." };
-    }
-    const page = await readCharacters(path, input.offset, input.limit, ctx.signal);
-    return { path: input.path, offset: input.offset, ...page };
-  },
+  (input, ctx) =>
+    onPath(input.path, async () => {
+      const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
+      const size = await fileSize(path, input.path);
+      if (await looksBinary(path)) {
+        return { path: input.path, binary: true, size, note: "This is a binary file; its bytes are not shown." };
+      }
+      const page = await readCharacters(path, input.offset, input.limit, ctx.signal);
+      return { path: input.path, offset: input.offset, ...page };
+    }),
 );
 
 const writeFile = implementTool(
@@ -88,23 +89,22 @@ const writeFile = implementTool(
     }),
     risk: "workspace",
   },
-  async (input, ctx) => {
-    const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
-    // The resolved path's missing parents lie below an existing folder already checked to be inside.
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((err: unknown) =>
-      rethrowAsToolError(err, input.path),
-    );
-    const mode = input.append ? constants.O_APPEND : constants.O_TRUNC;
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | mode;
-    const data = Buffer.from(input.content, "utf8");
-    const file = await open(path, flags, 0o600).catch((err: unknown) => rethrowAsToolError(err, input.path));
-    try {
-      await file.writeFile(data);
-    } finally {
-      await file.close();
-    }
-    return { path: input.path, bytesWritten: data.length, appended: input.append };
-  },
+  (input, ctx) =>
+    onPath(input.path, async () => {
+      const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
+      // The resolved path's missing parents lie below an existing folder already checked to be inside.
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      const mode = input.append ? constants.O_APPEND : constants.O_TRUNC;
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | mode;
+      const data = Buffer.from(input.content, "utf8");
+      const file = await open(path, flags, 0o600);
+      try {
+        await file.writeFile(data);
+      } finally {
+        await file.close();
+      }
+      return { path: input.path, bytesWritten: data.length, appended: input.append };
+    }),
 );
 
 const listDirectory = implementTool(
@@ -129,24 +129,23 @@ const listDirectory = implementTool(
     }),
     risk: "read",
   },
-  async (input, ctx) => {
-    const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
-    const dirents = await readdir(path, { withFileTypes: true }).catch((err: unknown) =>
-      rethrowAsToolError(err, input.path),
-    );
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const shown = dirents.slice(0, LIST_LIMIT_ENTRIES);
-    const entries = await Promise.all(
-      shown.map(async (dirent) => {
-        if (dirent.isDirectory()) return { name: dirent.name, type: "directory" };
-        if (dirent.isSymbolicLink()) return { name: dirent.name, type: "symlink" };
-        if (!dirent.isFile()) return { name: dirent.name, type: "other" };
-        const { size } = await stat(join(path, dirent.name));
-        return { name: dirent.name, type: "file", size };
-      }),
-    );
-    return { path: input.path, entries, truncated: dirents.length > shown.length };
-  },
+  (input, ctx) =>
+    onPath(input.path, async () => {
+      const path = await resolveInWorkspace(ctx.workspaceDir, input.path);
+      const dirents = await readdir(path, { withFileTypes: true });
+      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const shown = dirents.slice(0, LIST_LIMIT_ENTRIES);
+      const entries = await Promise.all(
+        shown.map(async (dirent) => {
+          if (dirent.isDirectory()) return { name: dirent.name, type: "directory" };
+          if (dirent.isSymbolicLink()) return { name: dirent.name, type: "symlink" };
+          if (!dirent.isFile()) return { name: dirent.name, type: "other" };
+          const { size } = await stat(join(path, dirent.name));
+          return { name: dirent.name, type: "file", size };
+        }),
+      );
+      return { path: input.path, entries, truncated: dirents.length > shown.length };
+    }),
 );
 
 export function createFilesystemHandler(): ToolHandlerSpec {
@@ -154,7 +153,7 @@ export function createFilesystemHandler(): ToolHandlerSpec {
 }
 
 async function fileSize(path: string, userPath: string): Promise<number> {
-  const info = await stat(path).catch((err: unknown) => rethrowAsToolError(err, userPath));
+  const info = await stat(path);
   if (info.isDirectory()) throw new ToolError(`"${userPath}" is a directory; use list_directory to see it`);
   if (!info.isFile()) throw new ToolError(`"${userPath}" is not a regular file`);
   return info.size;
@@ -199,14 +198,7 @@ async function readCharacters(
   return hasMore ? { content, hasMore, nextOffset: offset + content.length } : { content, hasMore };
 }
 
-/** Turns the filesystem errors a model can act on into ToolErrors; anything else stays unexpected. */
-function rethrowAsToolError(err: unknown, userPath: string): never {
-  if (isErrno(err, "ENOENT")) throw new ToolError(`"${userPath}" does not exist; list_directory shows what does`);
-  if (isErrno(err, "EISDIR")) throw new ToolError(`"${userPath}" is a directory, not a file`);
-  // EEXIST comes from mkdir of a parent folder that already exists as a file.
-  if (isErrno(err, "ENOTDIR") || isErrno(err, "EEXIST")) {
-    throw new ToolError(`A part of "${userPath}" is a file, not a directory`);
-  }
-  if (isErrno(err, "ELOOP")) throw new ToolError(`"${userPath}" is a symbolic link; links are not followed`, "denied");
-  throw err;
+/** A file tool's work on `userPath`: any filesystem error reaches the model naming that path, never the host's. */
+function onPath<T>(userPath: string, work: () => Promise<T>): Promise<T> {
+  return work().catch((err: unknown) => Promise.reject(workspaceFileError(err, userPath)));
 }

@@ -1,8 +1,8 @@
 /**
- * The `mcp` handler: the model's way to the MCP servers (issue 15, seed 001's third kind of tool). Their tools
- * are exposed in full in the system prompt (mcpPromptSection) and called through call_mcp_tool. Each server
- * needs its risk class (and "admin" when it is owners-only): a sender sees and reaches only the servers their
- * permissions cover.
+ * The `mcp` handler: the model's way to the MCP servers, the third kind of tool beside built-in tools and skills.
+ * Their tools are exposed in full in the system prompt (mcpPromptSection) and called through call_mcp_tool. Each
+ * server needs its risk class (and "admin" when it is owners-only): a sender sees and reaches only the servers
+ * their permissions cover.
  */
 import { z } from "zod";
 import type { McpManager, ServerView } from "../mcp/manager.js";

@@ -4,6 +4,7 @@
  * them ({in}, {at}, {every}, {cron}); the scheduler resolves them and every result shows times in the user's zone.
  */
 import { z } from "zod";
+import type { ChannelName, ChatType } from "../core/types.js";
 import { isOwnerBy, userActor } from "../scheduler/access.js";
 import { confirmationOf, runView, taskView } from "../scheduler/render.js";
 import { TaskError, type Scheduler, type TaskErrorCode } from "../scheduler/scheduler.js";
@@ -47,7 +48,23 @@ function asTool<T>(work: () => Promise<T>): Promise<T> {
   return withToolErrors(TaskError, ERROR_CODES, work);
 }
 
-export function createScheduledHandler(scheduler: Scheduler): ToolHandlerSpec {
+/**
+ * The reply window of a chat, in minutes, where its platform accepts only replies to a user's message (QQ);
+ * undefined where there is none.
+ */
+export type ReplyWindowOf = (channel: ChannelName, chatType: ChatType) => number | undefined;
+
+/** What the model tells the user when a run falls outside the chat's reply window. */
+function windowWarning(minutes: number | undefined, nextRunAt: number | null, now: number): { delivery_warning: string } | object {
+  if (minutes === undefined || nextRunAt === null || nextRunAt - now <= minutes * 60_000) return {};
+  return {
+    delivery_warning:
+      `This platform accepts only replies within ${minutes} minutes of the user's last message here, so a run later ` +
+      "than that cannot be delivered unless the user writes again shortly before it. Tell the user so.",
+  };
+}
+
+export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: ReplyWindowOf = () => undefined): ToolHandlerSpec {
   const scheduleTask = implementTool(
     {
       name: "schedule_task",
@@ -110,7 +127,9 @@ export function createScheduledHandler(scheduler: Scheduler): ToolHandlerSpec {
           },
           actorOf(ctx),
         );
-        return { ...taskView(task), timezone_source: zone.source, confirm: confirmationOf(task, scheduler.clock.now()) };
+        const now = scheduler.clock.now();
+        const warning = windowWarning(replyWindowOf(ctx.channel, ctx.chatType), task.nextRunAt, now);
+        return { ...taskView(task), timezone_source: zone.source, confirm: confirmationOf(task, now), ...warning };
       }),
   );
 

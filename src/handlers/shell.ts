@@ -1,5 +1,5 @@
 /**
- * run_shell (seed 000, filesystem handler): one command line run by /bin/sh in the conversation's workspace, inside
+ * run_shell (a tool of the filesystem handler): one command line run by /bin/sh in the conversation's workspace, inside
  * the sandbox, with a time limit and capped output. It never runs unconfined: where the sandbox does not work, or
  * the owner chose sandbox.mode none, it refuses with the reason.
  */

@@ -1,5 +1,5 @@
 /**
- * System tools (seed 000's `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
+ * System tools (the `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
  * description and parameters. enable_thinking turns the provider's reasoning on or off for this session;
  * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids).
  */

@@ -84,10 +84,17 @@ export const sandboxRuns = new Counter({
   registers,
 });
 
-/** The HTTP status an SDK or fetch error carries, as a label value. */
+/**
+ * The HTTP status an SDK or fetch error carries, as a label value; looked for along the error's causes too, since
+ * adapters report a failed send as a SendError wrapping the SDK's error.
+ */
 export function statusLabel(err: unknown): string {
-  if (typeof err !== "object" || err === null) return "none";
-  const e = err as { status?: unknown; statusCode?: unknown; error_code?: unknown; code?: unknown };
-  const status = e.status ?? e.statusCode ?? e.error_code;
-  return typeof status === "number" && Number.isInteger(status) ? String(status) : "none";
+  let current = err;
+  for (let depth = 0; typeof current === "object" && current !== null && depth < 5; depth += 1) {
+    const e = current as { status?: unknown; statusCode?: unknown; httpStatus?: unknown; error_code?: unknown; cause?: unknown };
+    const status = e.status ?? e.statusCode ?? e.httpStatus ?? e.error_code;
+    if (typeof status === "number" && Number.isInteger(status)) return String(status);
+    current = e.cause;
+  }
+  return "none";
 }

@@ -49,15 +49,43 @@ export class Workspaces {
  */
 export async function resolveInWorkspace(workspaceDir: string, userPath: string): Promise<string> {
   if (userPath.includes("\0")) throw new ToolError(`Path ${JSON.stringify(userPath)} contains a NUL byte`, "denied");
-  await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
-  const root = await realpath(workspaceDir);
-  const inside = relativeInside(userPath, [resolve(workspaceDir), root]);
-  if (inside === undefined) throw outsideError(userPath);
+  try {
+    await mkdir(workspaceDir, { recursive: true, mode: 0o700 });
+    const root = await realpath(workspaceDir);
+    const inside = relativeInside(userPath, [resolve(workspaceDir), root]);
+    if (inside === undefined) throw outsideError(userPath);
 
-  const { existing, missing } = await splitAtNearestExisting(root, inside);
-  const real = await realExisting(existing, userPath);
-  if (!isWithin(root, real)) throw outsideError(userPath);
-  return join(real, ...missing);
+    const { existing, missing } = await splitAtNearestExisting(root, inside);
+    const real = await realExisting(existing, userPath);
+    if (!isWithin(root, real)) throw outsideError(userPath);
+    return join(real, ...missing);
+  } catch (err) {
+    throw workspaceFileError(err, userPath);
+  }
+}
+
+/** What the model reads for a filesystem error on its path, by errno code: it names the path as the model gave it. */
+const ON_PATH: Record<string, (userPath: string) => string> = {
+  ENOENT: (p) => `"${p}" does not exist; list_directory shows what does`,
+  EISDIR: (p) => `"${p}" is a directory, not a file`,
+  ENOTDIR: (p) => `A part of "${p}" is a file, not a directory`,
+  // From mkdir of a parent folder that already exists as a file.
+  EEXIST: (p) => `A part of "${p}" is a file, not a directory`,
+  ENAMETOOLONG: (p) => `"${p.length > 80 ? `${p.slice(0, 80)}…` : p}" is too long: a file or folder name may have at most 255 bytes`,
+};
+
+/**
+ * A filesystem error on a workspace path as a tool reports it, never naming the host's path (the data dir's
+ * location is the operator's business): a ToolError the model can act on, or, for what it cannot (permissions, a
+ * full disk), an error naming the workspace path and the errno code, whose cause keeps the rest for the log.
+ */
+export function workspaceFileError(err: unknown, userPath: string): Error {
+  if (err instanceof ToolError) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === "ELOOP") return new ToolError(`"${userPath}" is a symbolic link; links are not followed`, "denied");
+  const message = code === undefined ? undefined : ON_PATH[code];
+  if (message) return new ToolError(message(userPath));
+  return new Error(`the workspace file "${userPath}" could not be used${code === undefined ? "" : ` (${code})`}`, { cause: err });
 }
 
 /** The path relative to whichever of `roots` contains it lexically, or undefined when none does. */

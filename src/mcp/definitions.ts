@@ -1,5 +1,5 @@
 /**
- * The last known definitions of each MCP server, kept in `<dataDir>/mcps/<id>/` as seed 001 lays them out:
+ * The last known definitions of each MCP server, kept in `<dataDir>/mcps/<id>/`, one file per part so each can be read alone:
  * SERVER_METADATA.json, INSTRUCTIONS.md and tools/<tool>.json. The prompt is built from them while a server is
  * still connecting or reconnecting, so the model's view does not flicker with the connection.
  */
@@ -42,7 +42,7 @@ const toolSchema = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
 });
 
-/** Where the seed's `mcps/<id>/` folders live. */
+/** Where the `mcps/<id>/` folders live. */
 export function mcpDefinitionsDir(dataDir: string): string {
   return join(dataDir, "mcps");
 }

@@ -9,6 +9,7 @@ import { budgetWarning, sectionTokens } from "./budget.js";
 import type { McpConfig, McpServerConfig } from "./config.js";
 import { ServerConnection, type ServerStatus } from "./connection.js";
 import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
+import { mcpCalls } from "../infra/metrics.js";
 import { McpCallError } from "./errors.js";
 import { renderMcpSection } from "./render.js";
 import type { ToolCallResult } from "./results.js";
@@ -76,10 +77,17 @@ export class McpManager extends EventEmitter {
   }
 
   /** Calls a tool of a connected server; throws McpCallError when it cannot complete. */
-  call(id: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+  async call(id: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
     const connection = this.connections.get(id);
     if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
-    return connection.call(tool, args, signal);
+    try {
+      const result = await connection.call(tool, args, signal);
+      mcpCalls.inc({ server: id, outcome: result.isError ? "tool_error" : "ok" });
+      return result;
+    } catch (err) {
+      mcpCalls.inc({ server: id, outcome: err instanceof McpCallError ? err.reason : "failed" });
+      throw err;
+    }
   }
 
   /** The longest a call to any server may take, for the tool that makes calls. */

@@ -1,5 +1,5 @@
 /**
- * The "MCP Servers" section of the system prompt, in seed 001's format: MCP tools are exposed in full, each with
+ * The "MCP Servers" section of the system prompt: MCP tools are exposed in full (no second disclosure step), each with
  * its whole description and every parameter (name, type, required or optional, description).
  *
  *   ### Server Name (`server-id`)

@@ -14,7 +14,6 @@ import { requirePermission, ToolError, type ToolContext } from "../core/tools.js
 import { stageArtifact, type ArtifactRequest, type StagedArtifact } from "./artifact.js";
 import type { DeliveryMemory } from "./delivered.js";
 import type { Ffmpeg } from "./ffmpeg.js";
-import type { KnownChats } from "./known-chats.js";
 import type { LedgerEntry, Receipt, ReceiptErrorCode, ReceiptLedger } from "./receipts.js";
 import { sendWithDeadline } from "./send.js";
 import { prepareVoice } from "./voice.js";
@@ -43,7 +42,8 @@ export interface DelivererDeps {
   outbound: Outbound;
   ledger: ReceiptLedger;
   memory: DeliveryMemory;
-  knownChats: KnownChats;
+  /** Whether a message ever came from the chat: files go to another chat only if it did. */
+  isKnownChat: (channel: ChannelName, chatId: string) => Promise<boolean>;
   ffmpeg: Ffmpeg;
   sendTimeoutMs: number;
   /** Blanked out of error texts before they reach a receipt. */
@@ -101,7 +101,7 @@ export class Deliverer {
     const sameChat = wanted.channel === here.channel && wanted.chatId === here.chatId;
     if (!sameChat) {
       requirePermission(ctx, "admin", "Delivering files to another chat");
-      if (!(await this.deps.knownChats.get(wanted.channel, wanted.chatId))) {
+      if (!(await this.deps.isKnownChat(wanted.channel, wanted.chatId))) {
         throw new ToolError(`No chat ${wanted.chatId} on ${wanted.channel} has written to the gateway; files go only to chats it knows`, "invalid_input");
       }
     }

@@ -11,13 +11,11 @@ import type { Attachment, Channel, ChannelName, InboundMessage } from "../core/t
 import type { Logger } from "../infra/log.js";
 import { SpeechToText } from "./stt.js";
 import { INBOX_DIR } from "./janitor.js";
-import type { KnownChats } from "./known-chats.js";
 import type { MediaRecord, MediaRecords } from "./media-records.js";
 
 export interface InboundMediaDeps {
   channelOf: (name: ChannelName) => Channel | undefined;
   records: MediaRecords;
-  knownChats: KnownChats;
   /** The transcriber, or why there is none. */
   stt: SpeechToText | { problem: string };
   maxDownloadBytes: number;
@@ -44,15 +42,9 @@ export class MediaError extends Error {
 export class InboundMedia {
   constructor(private readonly deps: InboundMediaDeps) {}
 
-  /** Before the turn: remembers the chat and the message, and transcribes its voice and audio attachments. */
+  /** Before the turn: remembers the message, and transcribes its voice and audio attachments. */
   async prepare(input: TurnInput, log: Logger): Promise<PreparedMedia> {
     const { message } = input;
-    const { chat } = message;
-    await this.deps.knownChats.remember(message.channel, chat.id, {
-      type: chat.type,
-      ...(chat.title !== undefined ? { title: chat.title } : {}),
-      lastSeen: message.receivedAt.toISOString(),
-    });
     const record = await this.deps.records.of(message);
     // Kept so a later message can reply to this one's media; a message without any needs no record.
     if (record.attachments.length > 0) await this.deps.records.save(record);

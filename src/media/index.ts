@@ -14,7 +14,6 @@ import { DeliveryMemory } from "./delivered.js";
 import { Ffmpeg } from "./ffmpeg.js";
 import { InboundMedia } from "./inbound.js";
 import { MediaJanitor } from "./janitor.js";
-import { KnownChats } from "./known-chats.js";
 import { MediaRecords } from "./media-records.js";
 import { ReceiptLedger } from "./receipts.js";
 import { SpeechToText, sttEndpointOf } from "./stt.js";
@@ -29,6 +28,8 @@ export interface MediaDeps {
   channelOf: (name: ChannelName) => Channel | undefined;
   /** Every file goes out through here (the one retry policy). */
   outbound: Outbound;
+  /** Whether a message ever came from a chat (the session directory's record): files go only to those. */
+  isKnownChat: (channel: ChannelName, chatId: string) => Promise<boolean>;
   /** Where the sessions' workspaces are, for the janitor of old downloads (src/infra/workspace.ts). */
   workspacesRoot: string;
 }
@@ -50,13 +51,11 @@ export function createMedia(deps: MediaDeps): Media {
   const { media: settings } = config;
   const stt = sttEndpointOf(config);
   if ("problem" in stt) log.info(`voice messages will not be transcribed: ${stt.problem}`);
-  const knownChats = new KnownChats(store);
   const ledger = new ReceiptLedger(store);
   const retentionMs = settings.retentionHours * HOUR_MS;
   const inbound = new InboundMedia({
     channelOf,
     records: new MediaRecords(store, retentionMs),
-    knownChats,
     stt: "problem" in stt ? stt : new SpeechToText(stt),
     maxDownloadBytes: settings.maxDownloadBytes,
   });
@@ -65,7 +64,7 @@ export function createMedia(deps: MediaDeps): Media {
   return { inbound, deliverer, ffmpeg: deliverer.ffmpeg, ledger, start: () => janitor.start(), stop: () => janitor.stop() };
 }
 
-export type DelivererSetup = Pick<MediaDeps, "secrets" | "store" | "channelOf" | "outbound"> & { settings: MediaConfig };
+export type DelivererSetup = Pick<MediaDeps, "secrets" | "store" | "channelOf" | "outbound" | "isKnownChat"> & { settings: MediaConfig };
 
 /** Outbound delivery with receipts on its own, for features that send what they make (speech, images). */
 export function createDeliverer(deps: DelivererSetup): Deliverer {
@@ -75,7 +74,7 @@ export function createDeliverer(deps: DelivererSetup): Deliverer {
     outbound: deps.outbound,
     ledger: new ReceiptLedger(store),
     memory: new DeliveryMemory(store, settings.dedupTtlHours * HOUR_MS),
-    knownChats: new KnownChats(store),
+    isKnownChat: deps.isKnownChat,
     ffmpeg: new Ffmpeg(settings.ffmpegPath),
     sendTimeoutMs: settings.sendTimeoutMs,
     secrets: deps.secrets,

@@ -35,7 +35,7 @@ const OPERATOR: Actor = { kind: "operator" };
 
 /** The CLI only reads and writes tasks; the running gateway is what sends. */
 const offline = (): Promise<never> => Promise.reject(new SendError("the CLI does not send; the running gateway does", { kind: "unavailable" }));
-const OFFLINE: Outbound = { sendText: offline, deliverText: offline, sendFile: offline };
+const OFFLINE: Outbound = { sendText: offline, sendTextCounted: offline, deliverText: offline, sendFile: offline };
 
 export function registerTaskCommands(program: Command, deps: TasksCliDeps): void {
   const out = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));

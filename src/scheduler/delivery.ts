@@ -8,11 +8,13 @@ import { randomBytes } from "node:crypto";
 import type { TurnRunner } from "../core/turn.js";
 import { describeLocalTime } from "../core/time.js";
 import type { Outbound } from "../core/outbound.js";
+import { SendError } from "../core/send-error.js";
 import type { InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import { formatDuration } from "./durations.js";
-import type { Clock, RunReceipt, TaskRecord } from "./types.js";
+import type { Clock } from "../core/clock.js";
+import type { RunReceipt, TaskRecord } from "./types.js";
 
 /** Tools that create, change or fire tasks: an agent task's run gets them only when the task allows it. */
 export const SCHEDULING_TOOLS: ReadonlySet<string> = new Set(["schedule_task", "update_scheduled_task", "trigger_scheduled_task"]);
@@ -64,11 +66,12 @@ export class Delivery {
   /** One delivery through the outbound service (its retries included); a failure is logged by the runner. */
   private async send(task: TaskRecord, text: string, _signal: AbortSignal): Promise<Delivered> {
     try {
-      const sent = await this.deps.outbound.sendText(task.target, text, { context: { taskId: task.id } });
-      return { receipts: sent.map((m) => ({ messageId: m.messageId, sentAt: m.sentAt.getTime() })), attempts: 1 };
+      const sent = await this.deps.outbound.sendTextCounted(task.target, text, { context: { taskId: task.id } });
+      return { receipts: sent.messages.map((m) => ({ messageId: m.messageId, sentAt: m.sentAt.getTime() })), attempts: sent.attempts };
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new DeliveryError(`sending to ${task.target.channel} chat ${task.target.chatId} failed: ${reason}`, 1);
+      const attempts = err instanceof SendError ? err.attempts : 1;
+      throw new DeliveryError(`sending to ${task.target.channel} chat ${task.target.chatId} failed: ${reason}`, attempts);
     }
   }
 

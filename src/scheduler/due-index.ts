@@ -3,7 +3,7 @@
  * the earliest, so 100,000 pending reminders cost a heap entry each and no timer of their own. Entries that were
  * replaced or removed stay in the heap until they surface (and are skipped), which keeps changes O(log n).
  */
-import type { Clock } from "./types.js";
+import type { Clock } from "../core/clock.js";
 
 export interface DueEntry {
   id: string;

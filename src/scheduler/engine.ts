@@ -12,7 +12,8 @@ import { DueIndex, type DueEntry } from "./due-index.js";
 import { MissedNotices } from "./missed.js";
 import { Runner, type SlotResult } from "./runner.js";
 import { indexEntryOf, sameEntry, type IndexEntry, type TaskStore } from "./task-store.js";
-import type { Clock, RunRecord, TaskRecord } from "./types.js";
+import type { Clock } from "../core/clock.js";
+import type { RunRecord, TaskRecord } from "./types.js";
 import { WorkQueue } from "./work-queue.js";
 
 export interface EngineDeps {

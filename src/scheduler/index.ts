@@ -4,4 +4,5 @@ export { registerTaskCommands, type TasksCliDeps, type TasksCliSetup } from "./c
 export { schedulerCommands, type SchedulerCommandsOptions } from "./commands.js";
 export { answerTaskCall, registerTaskRoutes } from "./http.js";
 export { Scheduler, TaskError, type NewTask, type SchedulerDeps, type TaskChange } from "./scheduler.js";
-export type { Actor, Clock, RunRecord, TaskRecord, Trigger } from "./types.js";
+export type { Clock } from "../core/clock.js";
+export type { Actor, RunRecord, TaskRecord, Trigger } from "./types.js";

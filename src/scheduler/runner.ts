@@ -13,7 +13,8 @@ import { DeliveryError, type Delivery } from "./delivery.js";
 import type { MissedNotices } from "./missed.js";
 import type { TaskStore } from "./task-store.js";
 import { isRecurring, latestSlotUpTo, nextRunAfter } from "./triggers.js";
-import type { Clock, RunRecord, RunStatus, TaskRecord, TaskStatus } from "./types.js";
+import type { Clock } from "../core/clock.js";
+import type { RunRecord, RunStatus, TaskRecord, TaskStatus } from "./types.js";
 
 /** A recurring slot starting later than this was missed (downtime, a stall), and follows config.missedRecurring. */
 export const RECURRING_LATE_MS = 60_000;

@@ -87,13 +87,6 @@ export interface RunRecord {
 /** Who asks to see or change tasks: a chat user, or the operator (the CLI, the admin API) who sees everything. */
 export type Actor = { kind: "user"; channel: ChannelName; userId: string; isOwner: boolean } | { kind: "operator" };
 
-/** Time as the scheduler sees it; tests move it by hand. */
-export interface Clock {
-  now(): number;
-  /** Calls `fn` once after `delayMs`; returns a function that cancels it. */
-  setTimer(delayMs: number, fn: () => void): () => void;
-}
-
 /** What the index knows of a live task. */
 export interface IndexEntry {
   /** The next run; null while paused. */

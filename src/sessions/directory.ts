@@ -6,7 +6,8 @@
 import { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
-import { copyWith } from "../core/objects.js";
+import type { ChannelName, ChatType } from "../core/types.js";
+import { KnownChats } from "./known-chats.js";
 
 export interface SessionEntry {
   key: string;
@@ -41,6 +42,8 @@ const WRITE_EVERY_MS = 2_000;
 
 export class SessionDirectory {
   private readonly records: Namespace<unknown>;
+  /** Every chat that wrote to the gateway, kept longer than the list: files go only to chats it knows. */
+  private readonly chats: KnownChats;
   /** Touches not written yet, by session key, oldest first: they go into the next write together. */
   private readonly pending = new Map<string, SessionEntry>();
   private timer: NodeJS.Timeout | undefined;
@@ -54,16 +57,23 @@ export class SessionDirectory {
     private readonly log?: Logger,
   ) {
     this.records = store.namespace<unknown>("sessions");
+    this.chats = new KnownChats(store);
+  }
+
+  /** Whether a message ever came from this chat (within the last half year). */
+  isKnownChat(channel: ChannelName, chatId: string): Promise<boolean> {
+    return this.chats.has(channel, chatId);
   }
 
   /**
    * Moves the session to the top of the list with its latest message, in memory at once (this process's list and
    * lookups see it) and in the store within WRITE_EVERY_MS, with the other touches of that time: one read and one
    * write of the list instead of one per turn. A crash loses those seconds of the index, not of any transcript.
+   * Resolves when the chat itself is on record (written at most once a day per chat).
    */
-  touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string }, now = Date.now()): void {
-    const { text, ...where } = entry;
-    const fresh: SessionEntry = copyWith(where, { preview: text.slice(0, PREVIEW_CHARS), updatedAt: now });
+  touch(entry: Omit<SessionEntry, "updatedAt" | "preview"> & { text: string; chatType: ChatType }, now = Date.now()): Promise<void> {
+    const { text, chatType, ...where } = entry;
+    const fresh: SessionEntry = { ...where, preview: text.slice(0, PREVIEW_CHARS), updatedAt: now };
     this.pending.delete(entry.key);
     this.pending.set(entry.key, fresh);
     // While the store refuses writes, only the newest touches wait: the list keeps no more anyway.
@@ -72,6 +82,8 @@ export class SessionDirectory {
       this.timer = undefined;
       this.flush().catch((err: unknown) => this.log?.warn({ err }, "could not write the session directory; retrying with the next touch"));
     }, WRITE_EVERY_MS).unref();
+    const chat = { type: chatType, ...(where.chatTitle !== undefined ? { title: where.chatTitle } : {}), lastSeen: new Date(now).toISOString() };
+    return this.chats.remember(where.channel, where.chatId, chat);
   }
 
   /** Writes the pending touches now (before reading the list, and at shutdown). */

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import type { ItemLists, Namespace, Store } from "../infra/store/types.js";
-import { copyWith } from "../core/objects.js";
 
 /** How many turns a session keeps; older ones drop off. */
 export const TURNS_KEPT = 20;
@@ -51,7 +50,7 @@ export class TurnLog {
   }
 
   async append(sessionKey: string, entry: TurnLogEntry): Promise<void> {
-    const trimmed = copyWith(entry, { toolCalls: entry.toolCalls.map(shortenError) });
+    const trimmed = { ...entry, toolCalls: entry.toolCalls.map(shortenError) };
     await this.lists.push(keyOf(sessionKey), trimmed, TURNS_KEPT);
   }
 

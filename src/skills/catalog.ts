@@ -1,5 +1,5 @@
 /**
- * Level 1 of progressive disclosure (seeds 001, 003): one line per skill for the system prompt, within a token
+ * Level 1 of progressive disclosure: one line per skill for the system prompt, within a token
  * budget. With many skills it degrades to shorter descriptions, then to names only, then to as many names as fit.
  */
 import { fitsInTokens } from "../core/tokens.js";

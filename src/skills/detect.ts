@@ -1,6 +1,6 @@
 /**
- * Skill type detection (seed 004), from the file list taken at load time: no file-system access, so it can run
- * once per load and its answer be cached on the skill.
+ * Skill type detection (instruction-only, native script or WebAssembly), from the file list taken at load time: no
+ * file-system access, so it can run once per load and its answer be cached on the skill.
  */
 import type { SkillResources, SkillType } from "./types.js";
 

@@ -1,5 +1,5 @@
 /**
- * Skills a session equipped (seed 002). Kept in the store beside the session's history, not in it, so that
+ * Skills a session equipped. Kept in the store beside the session's history, not in it, so that
  * they stay equipped across turns and history compaction, and across replicas on Redis.
  */
 import { z } from "zod";

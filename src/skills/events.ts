@@ -1,4 +1,7 @@
-/** The skills event bus (seed 002): typed, in-process, synchronous. The audit log is one subscriber. */
+/**
+ * The skills event bus: typed, in-process and synchronous, so a subscriber has seen an event when the call that
+ * emitted it returns. The audit log is one subscriber.
+ */
 import type { Logger } from "../infra/log.js";
 import type { SkillType } from "./types.js";
 

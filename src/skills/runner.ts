@@ -1,5 +1,5 @@
 /**
- * Running one skill script (seed 002, section 5) in the sandbox (src/sandbox): interpreter by extension, never
+ * Running one skill script in the sandbox (src/sandbox): interpreter by extension, never
  * a shell; the skill folder read-only, a fresh work directory as cwd and HOME; an environment of the allowlist and
  * what the configuration grants the skill; the network only when sandbox.network grants it to the skill.
  */

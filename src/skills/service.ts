@@ -107,7 +107,7 @@ export class SkillsService {
     return this.execute(skill, file, request.args, request.destinationPath, ctx);
   }
 
-  /** Seed 004: instruction-only skills answer with their instructions, executable ones run their entry. */
+  /** Instruction-only skills answer with their instructions (there is nothing to run); executable ones run their entry. */
   async runSkill(name: string, input: string, ctx: ToolContext): Promise<string | ScriptReport> {
     const skill = this.require(name);
     if (skill.type === "instruction" || !skill.entry) return formatInstructionRun(skill, input);

@@ -62,8 +62,8 @@ describe("switchboard pairing", () => {
         throw new Error("the store must not be opened");
       },
     });
-    const parsing = program.parseAsync(["node", "switchboard", "pairing", "approve", "slack", "ABCD2345"]);
-    await expect(parsing).rejects.toThrow(/'slack' is invalid for argument 'channel'\. expected one of telegram, feishu, discord, web/);
+    const parsing = program.parseAsync(["node", "switchboard", "pairing", "approve", "irc", "ABCD2345"]);
+    await expect(parsing).rejects.toThrow(/'irc' is invalid for argument 'channel'\. expected one of telegram, feishu, discord, web, slack/);
     expect(opened).toBe(false);
   });
 });

@@ -61,6 +61,24 @@ describe("a direct call", () => {
     await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);
   });
 
+  it("reach the model in the refusal's own words, without the SDK's repair prefix, now and in the next turn's history", async () => {
+    h.fake.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] }, { text: "Not allowed." });
+    await h.turn("write", { permissions: guest });
+    const refusal = 'The tool write_file needs the "workspace" permission';
+    const [now] = h.fake.lastToolResults();
+    expect(String(now?.content)).toMatch(new RegExp(`^${refusal}`));
+
+    h.fake.enqueue({ toolCalls: [{ name: "launch_rockets", arguments: {} }] }, { text: "No such tool." });
+    await h.turn("launch", { permissions: guest });
+    const unknown = h.fake.lastToolResults().at(-1);
+    expect(String(unknown?.content)).toMatch(/^No such tool "launch_rockets"\./);
+
+    // Every tool result any request carried, this turn's and the history's.
+    const results = h.fake.requests.flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content)));
+    expect(results.length).toBeGreaterThanOrEqual(3);
+    expect(results.filter((text) => text.includes("Error repairing tool call"))).toEqual([]);
+  });
+
   it("with the name in other case or with dashes runs the tool", async () => {
     h.fake.enqueue({ toolCalls: [{ name: "Write-File", arguments: { path: "b.txt", content: "ok" } }] }, { text: "Done." });
     const result = await h.turn("write b.txt");

@@ -4,7 +4,7 @@
  * text. A sample also goes through sendText to the fake Discord, checking what actually arrives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LINES, splitMessage } from "../../src/channels/discord/outbound.js";
+import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LINES, splitMessage } from "../../src/channels/discord/send.js";
 import { codePointLength } from "../../src/core/text.js";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.js";
 import { createChannel } from "./helpers.js";

@@ -214,6 +214,20 @@ describe("sending to Discord", () => {
     expect(fake.requests.filter((r) => r.path.endsWith("/users/@me/channels"))).toHaveLength(1);
   });
 
+  it("counts a message's length in code points, as Discord does: 3000 emoji (6000 UTF-16 units) go in two messages", async () => {
+    await s.channel.sendText(general, "😀".repeat(3000));
+    const lengths = fake.messages.map((m) => [...String(m.payload.content)].length);
+    expect(lengths).toHaveLength(2);
+    expect(lengths.reduce((a, b) => a + b)).toBe(3000);
+    // The fake refuses what Discord refuses: 2001 code points in one message.
+    const direct = await fetch(`${fake.apiUrl}/v10/channels/${general.chatId}/messages`, {
+      method: "POST",
+      headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: "😀".repeat(2001) }),
+    });
+    expect(await direct.json()).toMatchObject({ code: 50035 });
+  });
+
   it("fails with the channel and Discord's reason, never the message text", async () => {
     const error = await s.channel.sendText({ channel: "discord", chatId: general.chatId, threadId: "999999999999999999" }, "secret words").catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);

@@ -1,21 +1,28 @@
 /** Discord replies as they are written: a preview message edited in place, then the rest as further messages. */
 import { afterEach, describe, expect, it } from "vitest";
-import { splitMessage } from "../../src/channels/discord/outbound.js";
+import { splitMessage } from "../../src/channels/discord/send.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { longMarkdown } from "../helpers/long-markdown.js";
 import { closeInOrder } from "../helpers/close.js";
+import { VirtualClock } from "../helpers/clock.js";
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
 afterEach(() => closeInOrder([t, fake]).then(() => (t = undefined)));
 
+/** The gateway's live replies, the fake model's streaming and the fake's timestamps all run on it. */
+const clock = new VirtualClock();
+
 async function start(streaming: "off" | "preview"): Promise<TestGateway> {
-  fake = await startFakeDiscord();
-  t = await startTestGateway({
-    channels: { discord: { token: fake.token, apiUrl: fake.apiUrl, streaming } },
-    access: { dmPolicy: "open", groups: [{ guild: `discord:${fake.world.guild.id}` }] },
-  });
+  fake = await startFakeDiscord({ now: () => clock.now() });
+  t = await startTestGateway(
+    {
+      channels: { discord: { token: fake.token, apiUrl: fake.apiUrl, streaming } },
+      access: { dmPolicy: "open", groups: [{ guild: `discord:${fake.world.guild.id}` }] },
+    },
+    { clock },
+  );
   return t;
 }
 
@@ -31,7 +38,8 @@ const mention = (text: string) =>
 const visible = () => fake.messages.filter((m) => !m.deleted).map((m) => String(m.payload.content));
 
 const answer = longMarkdown();
-const SLOW = { pieceSize: 60, delayMs: 8 };
+// 7.5 characters a millisecond of the test clock, in pieces the gateway handles one by one in real time.
+const SLOW = { pieceSize: 600, delayMs: 80 };
 const expected = splitMessage(answer);
 
 describe("Discord streaming", () => {
@@ -44,6 +52,24 @@ describe("Discord streaming", () => {
     expect(expected.length).toBeGreaterThanOrEqual(6);
     expect(fake.edits.length).toBeGreaterThan(0);
     for (let i = 1; i < fake.edits.length; i++) expect(fake.edits[i]!.at - fake.edits[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("pings nobody its streamed text names: every edit and every further part carries the create's allowed_mentions", async () => {
+    const gw = await start("preview");
+    const names = "@everyone @here <@&123456789012345678> <@234567890123456789>";
+    const pinging = `${names}\n\n${answer.slice(0, 3_000)}\n\n${names}`;
+    // Slow enough (about 2 s) for edits on the way, not only the final one.
+    gw.fake.enqueue({ text: pinging, streaming: { pieceSize: 60, delayMs: 40 } });
+    fake.dispatch("MESSAGE_CREATE", mention("name everyone"));
+    await until(() => JSON.stringify(visible()) === JSON.stringify(splitMessage(pinging)), "the whole answer", 20_000);
+
+    expect(fake.edits.length).toBeGreaterThan(0);
+    expect(fake.messages.length).toBeGreaterThanOrEqual(2);
+    const created = fake.messages[0]!.payload.allowed_mentions;
+    expect(created).toEqual({ parse: [], replied_user: true });
+    for (const e of fake.edits) expect(e.payload.allowed_mentions).toEqual(created);
+    for (const m of fake.messages) expect(m.payload.allowed_mentions).toEqual(created);
+    expect(fake.pings).toEqual([]);
   });
 
   it("replaces the preview with the apology when the model fails midway", async () => {
@@ -81,7 +107,7 @@ describe("Discord streaming", () => {
     const gw = await start("preview");
     // Plain lines trickling slowly: the first 2000-character part grows for seconds after its preview appears.
     const lines = Array.from({ length: 60 }, (_, i) => `${i + 1}. A line of the answer, **bold** here and there.`).join("\n");
-    gw.fake.enqueue({ text: lines, streaming: { pieceSize: 10, delayMs: 20 } });
+    gw.fake.enqueue({ text: lines, streaming: { pieceSize: 50, delayMs: 100 } });
     fake.dispatch("MESSAGE_CREATE", mention("count"));
     await until(() => fake.messages.length > 0, "a preview", 10_000);
     fake.messages[0]!.deleted = true;
@@ -100,12 +126,14 @@ describe("Discord streaming", () => {
 
   it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
     const gw = await start("preview");
-    gw.fake.enqueue({ text: answer, streaming: SLOW });
     const question = mention("count to sixty");
     const key = `${fake.world.general.id}/${String(question.id)}`;
+    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    const reacted = until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
+    gw.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     fake.dispatch("MESSAGE_CREATE", question);
 
-    await until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
+    await reacted;
     await until(() => visible().length === expected.length, "the answer", 20_000);
     await until(() => fake.reactions.get(key)?.length === 0, "the reaction taken back", 10_000);
   });

@@ -6,9 +6,11 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { configSchemaFor, type Config, type ConfigInput, type Modules } from "../../src/config.js";
+import { configSchemaFor, type ChannelModules, type Config, type ConfigInput, type Modules } from "../../src/config.js";
+import { channelModules } from "../../src/channels/modules.js";
 import { collectSecrets } from "../../src/config.js";
 import { Gateway } from "../../src/app.js";
+import type { Clock } from "../../src/core/clock.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { captureLog, type LogRecord } from "../helpers/captured-log.js";
 
@@ -28,10 +30,15 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules. */
-export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules } = {}): Promise<TestGateway> {
-  const modules = opts.modules ?? {};
-  const fake = await startFakeOpenAI();
+/**
+ * `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules;
+ * `clock` is the channels' live-reply clock and the fake model's (its streaming delays).
+ */
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules; clock?: Clock } = {}): Promise<TestGateway> {
+  const { clock } = opts;
+  const given = opts.modules ?? {};
+  const modules = clock ? { ...given, channels: withClock(given.channels ?? channelModules, clock) } : given;
+  const fake = await startFakeOpenAI(clock ? { clock } : {});
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };
   const config = configSchemaFor(modules).parse({
@@ -72,6 +79,11 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
   };
   await boot();
   return t;
+}
+
+/** The modules, each building its channel with `clock`. */
+function withClock(modules: ChannelModules, clock: Clock): ChannelModules {
+  return modules.map((module) => ({ ...module, create: (deps: Parameters<typeof module.create>[0]) => module.create({ ...deps, clock }) }));
 }
 
 export interface ChatSocket {

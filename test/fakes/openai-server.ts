@@ -8,7 +8,7 @@
 import { once, EventEmitter } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as delay } from "node:timers/promises";
+import { pause, systemClock, type Clock } from "../../src/core/clock.js";
 import { whenEmitted } from "../helpers/wait.js";
 
 export interface FakeToolCall {
@@ -25,9 +25,10 @@ export interface FakeStreaming {
   failAfterChars?: number;
 }
 
+/** `heldUntil`: nothing comes back before the promise settles (the test lets the model answer when it has seen what it waits for). */
 export type FakeReply =
-  | { text: string; streaming?: FakeStreaming; delayMs?: number }
-  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number }
+  | { text: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown> }
+  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown> }
   | { status: number; body: unknown; headers?: Record<string, string> }
   /** Server-sent events written as they are (a stream a real endpoint could send that the scripted ones do not). */
   | { rawSse: string; contentType?: string }
@@ -98,6 +99,8 @@ export interface FakeOpenAIOptions {
    * request bodies grew the measuring process's heap, and its collections showed up in the latencies it measured.
    */
   record?: boolean;
+  /** What `delayMs` of a reply and of its streaming is counted on; the real clock when absent. */
+  clock?: Clock;
 }
 
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
@@ -108,6 +111,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
   const transcriptions: FakeTranscription[] = [];
   let transcriber: ((request: FakeTranscription) => FakeTranscriptionReply) | undefined;
   let callCounter = 0;
+  const clock = opts.clock ?? systemClock;
 
   const nextReply = (request: FakeRequest): FakeReply =>
     queue.shift() ??
@@ -166,15 +170,16 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
     }));
     // A slow model: nothing comes back before delayMs, streamed or not.
-    if (reply.delayMs) await delay(reply.delayMs);
+    if (reply.delayMs) await pause(clock, reply.delayMs);
+    if (reply.heldUntil) await reply.heldUntil.catch(() => undefined);
     const text = reply.text ?? "";
     const answer: Answer = { text, calls, usage: usageFor(body, text, calls) };
     const streaming = reply.streaming ?? {};
     if (api === "anthropic") {
-      if (body.stream === true) await sendSse(res, api, anthropicEvents(answer, body.model, streaming.pieceSize ?? 5), streaming);
+      if (body.stream === true) await sendSse(res, api, anthropicEvents(answer, body.model, streaming.pieceSize ?? 5), streaming, clock);
       else sendJson(res, 200, anthropicMessage(answer, body.model));
     } else if (body.stream === true) {
-      await sendSse(res, api, openAIChunks(answer, body, streaming.pieceSize ?? 5), streaming);
+      await sendSse(res, api, openAIChunks(answer, body, streaming.pieceSize ?? 5), streaming, clock);
     } else {
       sendJson(res, 200, openAICompletion(answer, body.model));
     }
@@ -394,7 +399,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 /** Writes the events, `delayMs` apart; cuts the connection after `failAfterChars` characters of answer text. */
-async function sendSse(res: ServerResponse, api: "openai" | "anthropic", events: object[], streaming: FakeStreaming): Promise<void> {
+async function sendSse(res: ServerResponse, api: "openai" | "anthropic", events: object[], streaming: FakeStreaming, clock: Clock): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   let textSent = 0;
   for (const event of events) {
@@ -409,7 +414,7 @@ async function sendSse(res: ServerResponse, api: "openai" | "anthropic", events:
       res.destroy();
       return;
     }
-    if (streaming.delayMs) await new Promise((resolve) => setTimeout(resolve, streaming.delayMs));
+    if (streaming.delayMs) await pause(clock, streaming.delayMs);
   }
   // OpenAI ends its stream with a [DONE] line; Anthropic's ends with the message_stop event.
   res.end(api === "openai" ? "data: [DONE]\n\n" : "");

@@ -15,23 +15,31 @@ import type { FakeReply } from "../fakes/openai-server.js";
 import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "../helpers/wait.js";
 import { closeInOrder } from "../helpers/close.js";
+import { VirtualClock } from "../helpers/clock.js";
 
 let gw: TestGateway | undefined;
 let feishu: FakeFeishu | undefined;
 afterEach(() => closeInOrder([gw, feishu]).then(() => (gw = feishu = undefined)));
 
+/** The gateway's live replies, the fake model's streaming and the fake's timestamps all run on it. */
+const clock = new VirtualClock();
+
 async function start(settings: Record<string, unknown>): Promise<{ t: TestGateway; fs: FakeFeishu }> {
-  feishu = await startFakeFeishu();
-  gw = await startTestGateway({
-    access: { dmPolicy: "open" },
-    channels: { web: { enabled: false }, feishu: { appId: feishu.appId, appSecret: feishu.appSecret, domain: feishu.url, ...settings } },
-  });
+  feishu = await startFakeFeishu({ now: () => clock.now() });
+  gw = await startTestGateway(
+    {
+      access: { dmPolicy: "open" },
+      channels: { web: { enabled: false }, feishu: { appId: feishu.appId, appSecret: feishu.appSecret, domain: feishu.url, ...settings } },
+    },
+    { clock },
+  );
   return { t: gw, fs: feishu };
 }
 
 const answer = longMarkdown();
 const expected = chunkText(answer, { maxLength: 4000, measure: codePointLength });
-const SLOW = { pieceSize: 60, delayMs: 8 };
+// 7.5 characters a millisecond of the test clock, in pieces the gateway handles one by one in real time.
+const SLOW = { pieceSize: 600, delayMs: 80 };
 const CHAT = "oc_p2p_alice";
 const APOLOGY = /^Sorry, I could not get an answer/;
 
@@ -95,6 +103,26 @@ describe("Feishu streaming cards", () => {
     expect(streamedCards.map(strip)).toEqual(visible(plain.fs).map((s) => s.content.body));
   });
 
+  it("mentions nobody its streamed text names: every card update and every edited message shows the tags as text", async () => {
+    const tags = 'Hi <at id=all></at> and <AT user_id="all">everyone</AT> and <at user_id="ou_1"></at>';
+    const pinging = `${tags}\n\n${answer.slice(0, 5_000)}\n\n${tags}`;
+    const live = /<at\b/i;
+    for (const refuseCards of [false, true]) {
+      const { t, fs } = await start({ streaming: "card" });
+      if (refuseCards) fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied" });
+      t.fake.enqueue({ text: pinging, streaming: { pieceSize: 60, delayMs: 20 } });
+      await fs.pushSocket(textEvent("name everyone", { chatId: CHAT }));
+      await eventually(() => visibleTexts(fs).join("").length >= pinging.length, "the whole answer", 20_000);
+
+      const cardTexts = [...fs.api.cardkit.cards.values()].flatMap((card) => card.history);
+      expect(cardTexts.length > 0 || fs.api.messageEdits.edits.length > 0).toBe(true);
+      expect([...cardTexts, ...visibleTexts(fs)].filter((text) => live.test(text))).toEqual([]);
+      expect(visibleTexts(fs).join("")).toContain("<\u200bat id=all>");
+      await closeInOrder([gw, feishu]);
+      gw = feishu = undefined;
+    }
+  });
+
   it("edits the reply messages in place when CardKit is refused", async () => {
     const { t, fs } = await start({ streaming: "card" });
     fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied. One of the following scopes is required: [cardkit:card:write]" });
@@ -145,7 +173,7 @@ describe("Feishu streaming cards", () => {
 
   it("turns streaming on again when Feishu closed it during a long pause", async () => {
     const { t, fs } = await start({ streaming: "card" });
-    t.fake.enqueue({ text: answer, streaming: { pieceSize: 60, delayMs: 15 } });
+    t.fake.enqueue({ text: answer, streaming: { pieceSize: 300, delayMs: 75 } });
     await fs.pushSocket(textEvent("write a lot", { chatId: CHAT }));
     const card = await eventually(() => [...fs.api.cardkit.cards.values()][0], "a streaming card", 10_000);
     // What Feishu does to a card left streaming for ten minutes.
@@ -192,7 +220,7 @@ describe("Feishu streaming cards", () => {
     const { t, fs } = await start({ streaming: "preview" });
     // Slow enough that the first 4000-character part grows for seconds after its preview appears.
     const shorter = longMarkdown(6_000);
-    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 20, delayMs: 10 } });
+    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 100, delayMs: 50 } });
     await fs.pushSocket(textEvent("write a lot", { chatId: CHAT }));
     const preview = await eventually(() => visible(fs)[0], "a preview", 10_000);
     preview.deleted = true;
@@ -221,12 +249,14 @@ describe("the fake CardKit", () => {
 describe("Feishu acknowledgement", () => {
   it("reacts to the message while its turn runs and takes the reaction back once the reply is out", async () => {
     const { t, fs } = await start({ streaming: "card" });
-    t.fake.enqueue({ text: answer, streaming: SLOW });
     const event = textEvent("write a lot", { chatId: CHAT });
     const id = event.event.message.message_id;
+    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    const reacted = eventually(() => fs.api.messageEdits.reactions.get(id)?.[0]?.emojiType === "Typing", "the reaction", 10_000);
+    t.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     await fs.pushSocket(event);
 
-    await eventually(() => fs.api.messageEdits.reactions.get(id)?.[0]?.emojiType === "Typing", "the reaction", 10_000);
+    await reacted;
     await eventually(() => JSON.stringify(visibleTexts(fs)) === JSON.stringify(expected), "the whole answer", 20_000);
     await eventually(() => fs.api.messageEdits.reactions.get(id)?.length === 0, "the reaction taken back", 10_000);
   });

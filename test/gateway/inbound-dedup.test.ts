@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { InboundDedup } from "../../src/gateway/inbound-dedup.js";
+import type { InboundMessage } from "../../src/core/types.js";
+import { DurableList } from "../../src/infra/store/durable-list.js";
 import { createStore } from "../../src/infra/store/index.js";
 import type { Store } from "../../src/infra/store/types.js";
 
@@ -57,6 +59,26 @@ describe("inbound dedup", () => {
     expect(await dedup.claim("telegram:0")).toBe("handled");
     expect(await dedup.claim("telegram:1")).toBe("claimed");
     expect(kept()).toBe(2); // held and handling for the one claimed now
+  });
+
+  it("answered: the message is done and out of its inbox after one write, before the turn finishes; finish then writes nothing", async () => {
+    const first = await sqliteStore();
+    const inbox = new DurableList<{ id: string }>(first.store, "test-inbox", (e) => e.id);
+    await inbox.add({ id: "9" });
+    await inbox.add({ id: "10" });
+    const dedup = new InboundDedup(first.store, options);
+    expect(await dedup.claim("telegram:9")).toBe("claimed");
+    const message = { id: "telegram:9", inbox: { list: "test-inbox", id: "9" } } as InboundMessage;
+    await dedup.answered(message);
+    await first.store.close(); // a crash right after: finish never runs
+
+    const restarted = await sqliteStore(first.dataDir);
+    expect(await new DurableList<{ id: string }>(restarted.store, "test-inbox", (e) => e.id).all()).toEqual([{ id: "10" }]);
+    expect(await new InboundDedup(restarted.store, options).claim("telegram:9")).toBe("handled");
+    const kept = dedup as unknown as { answeredHere: Set<string> };
+    expect(kept.answeredHere.size).toBe(1);
+    await dedup.finish("telegram:9"); // on the closed store: it writes nothing, or it would throw
+    expect(kept.answeredHere.size).toBe(0);
   });
 
   it("on SQLite, handles again after a restart a message whose handling died with the process", async () => {

@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
+import { ToolError } from "../../src/core/tools.js";
+import { workspaceFileError } from "../../src/infra/workspace.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createFilesystemHandler,
@@ -172,6 +174,28 @@ describe("refusals", () => {
     expect(overDirectory.error).toContain("is a directory, not a file");
     expect((await failure("write_file", { path: "notes/a.txt/b.txt", content: "x" })).error).toContain("is a file");
     expect((await failure("list_directory", { path: "notes/a.txt" })).error).toContain("is a file");
+  });
+
+  it("names paths as the model gave them, never the host's: a 300-character name, a folder it may not enter", async () => {
+    const long = "A".repeat(300);
+    const failures = [
+      await failure("write_file", { path: long, content: "x" }),
+      await failure("write_file", { path: `notes/${long}/x.txt`, content: "x" }),
+      await failure("read_file", { path: long }),
+      await failure("list_directory", { path: long }),
+    ];
+    for (const { code, error } of failures) {
+      expect(code).toBe("failed");
+      expect(error).toMatch(/is too long: a file or folder name may have at most 255 bytes$/);
+      expect(error).not.toContain(sandbox);
+    }
+    // An error the model cannot act on (permissions, a disk) names the workspace path and the code; the host's
+    // path stays in the cause, for the log.
+    const host = Object.assign(new Error(`EIO: i/o error, read '${sandbox}/workspace/a.txt'`), { code: "EIO" });
+    const unexpected = workspaceFileError(host, "a.txt");
+    expect(unexpected).not.toBeInstanceOf(ToolError);
+    expect(unexpected.message).toBe('the workspace file "a.txt" could not be used (EIO)');
+    expect(unexpected.cause).toBe(host);
   });
 
   it("rejects missing or mistyped fields", async () => {

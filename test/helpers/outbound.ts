@@ -1,5 +1,5 @@
 /** The real outbound service with short waits, for tests that send through a channel. */
-import { OutboundService, type OutboundConfig } from "../../src/gateway/outbound.js";
+import { OutboundService, type OutboundConfig } from "../../src/gateway/outbound-service.js";
 import type { Channel, ChannelName } from "../../src/core/types.js";
 import type { Logger } from "../../src/infra/log.js";
 import type { Store } from "../../src/infra/store/types.js";

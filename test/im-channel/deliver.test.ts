@@ -198,10 +198,7 @@ describe("deliver_artifacts", () => {
   it("delivers to another known chat for the owner only", async () => {
     h = await startImHarness();
     await h.writeWorkspaceFile("memo.txt", "for the team");
-    await h.im.inbound.prepare(
-      { sessionKey: "telegram:team", message: inbound("hi", { chat: { id: "team", type: "group", title: "Team" } }), workspaceDir: h.workspaceDir, signal: new AbortController().signal, log: h.context().log, traceId: "t" },
-      h.context().log,
-    );
+    await h.directory.touch({ key: "telegram:team", channel: "telegram", chatId: "team", chatType: "group", chatTitle: "Team", userId: "u1", text: "hi" });
     const input = { artifacts: [{ type: "file", path: "memo.txt" }], target: { chat_id: "team" } };
     const guest = h.context({ permissions: { holder: "a member in a direct chat", classes: ["read", "chat", "workspace"] } });
     const owner = h.context({ permissions: { holder: "an owner in a direct chat", classes: ["read", "chat", "workspace", "exec", "admin"] } });

@@ -26,6 +26,7 @@ import { makeToolContext } from "../helpers/tool-context.js";
 import { TestChannel } from "./test-channel.js";
 import { Workspaces } from "../../src/infra/workspace.js";
 import { sessionRecords } from "../helpers/session-records.js";
+import { SessionDirectory } from "../../src/sessions/directory.js";
 
 export interface ImHarness {
   dir: string;
@@ -33,6 +34,8 @@ export interface ImHarness {
   store: Store;
   im: Media;
   registry: HandlerRegistry;
+  /** The chats the gateway has heard from (a turn's router notes each). */
+  directory: SessionDirectory;
   channels: Map<ChannelName, TestChannel>;
   logs: LogRecord[];
   workspaceDir: string;
@@ -65,16 +68,18 @@ export async function startImHarness(opts: ImHarnessOptions = {}): Promise<ImHar
   const channels = new Map<ChannelName, TestChannel>((opts.channels ?? [new TestChannel("telegram")]).map((c) => [c.name, c]));
   const workspaceDir = join(dir, "workspaces", "telegram_chat-1");
 
-  const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry }> => {
+  const build = async (): Promise<{ store: Store; im: Media; registry: HandlerRegistry; directory: SessionDirectory }> => {
     const store = await createStore({ url: null, dataDir: dir, log });
     const channelOf = (name: ChannelName) => channels.get(name);
     const outbound = testOutbound({ store, log, channelOf });
-    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound, workspacesRoot: Workspaces.rootOf(config.dataDir) });
+    const directory = new SessionDirectory(store, log);
+    const isKnownChat = (channel: ChannelName, chatId: string) => directory.isKnownChat(channel, chatId);
+    const im = createMedia({ config, secrets: collectSecrets(config), store, log, channelOf, outbound, workspacesRoot: Workspaces.rootOf(config.dataDir), isKnownChat });
     const registry = new HandlerRegistry({ log, defaultTimeoutMs: 10_000 });
     const records = sessionRecords(store, log);
     registry.register(createSystemHandler({ catalog: new ToolCatalog(registry), thinking: records.thinking, turnLog: records.turnLog, llm: config.llm }));
     registry.register(createImChannelHandler({ media: im, channelOf, history: records.history }));
-    return { store, im, registry };
+    return { store, im, registry, directory };
   };
 
   const h: ImHarness = {

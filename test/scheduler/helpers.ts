@@ -20,7 +20,8 @@ import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { testOutbound } from "../helpers/outbound.js";
 import { schedulerConfigSchema, type SchedulerConfig } from "../../src/scheduler/config.js";
 import { Scheduler, type NewTask } from "../../src/scheduler/scheduler.js";
-import type { Actor, Clock } from "../../src/scheduler/types.js";
+import type { Clock } from "../../src/core/clock.js";
+import type { Actor } from "../../src/scheduler/types.js";
 import { BackendGuard } from "../../src/infra/store/backend-guard.js";
 import { createStore, type NamespaceName, type Store } from "../../src/infra/store/index.js";
 import { jsonKeyv, KeyvNamespace } from "../../src/infra/store/keyv-namespace.js";
@@ -33,45 +34,7 @@ import { MemorySets } from "../helpers/memory-sets.js";
 
 export const silentLog = pino({ level: "silent" }) as Logger;
 
-/** Time that moves only when the test says so; due timers fire in time order as it passes them. */
-export class ManualClock implements Clock {
-  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  private nextId = 0;
-
-  constructor(private current: number) {}
-
-  now(): number {
-    return this.current;
-  }
-
-  setTimer(delayMs: number, fn: () => void): () => void {
-    const id = this.nextId++;
-    this.timers.push({ at: this.current + Math.max(0, delayMs), fn, id });
-    return () => {
-      this.timers = this.timers.filter((t) => t.id !== id);
-    };
-  }
-
-  get pendingTimers(): number {
-    return this.timers.length;
-  }
-
-  /** Moves to `at`, firing every timer due by then (including ones they set), earliest first. */
-  advanceTo(at: number): void {
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= at).sort((a, b) => a.at - b.at || a.id - b.id)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
-      due.fn();
-    }
-    this.current = Math.max(this.current, at);
-  }
-
-  advance(ms: number): void {
-    this.advanceTo(this.current + ms);
-  }
-}
+export { ManualClock } from "../helpers/clock.js";
 
 export interface Sent {
   to: OutboundTarget;
@@ -138,6 +101,10 @@ export function memoryStore(): Store {
     bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
     sets: <T>(name: NamespaceName) => memorySets.of<T>(name),
+    write: async ({ sets, removals }) => {
+      for (const { namespace, key, text, ttlMs } of sets) await keyv.set(`test:${namespace}:${key}`, (JSON.parse(text) as { value: unknown }).value, ttlMs);
+      for (const { namespace, key, id } of removals) await memorySets.of(namespace).remove(key, id);
+    },
     roundTrip: async () => undefined,
     shutdown: async () => undefined,
   });

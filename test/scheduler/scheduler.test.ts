@@ -122,7 +122,7 @@ describe("one-shot reminders", () => {
     await settle(scheduler, clock);
     expect(channel.texts()).toEqual(["Time to drink water"]);
     const { runs } = await scheduler.runs(task.id, ALICE, 1);
-    expect(runs[0]).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(runs[0]).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
   it("a send that keeps failing ends the run and the task as failed, with the error", async () => {
@@ -134,7 +134,7 @@ describe("one-shot reminders", () => {
     await settle(scheduler, clock);
     const { task: failed, runs } = await scheduler.runs(task.id, ALICE, 1);
     expect(failed.status).toBe("failed");
-    expect(runs[0]).toMatchObject({ status: "failed", attempts: 1, error: "sending to web chat c1 failed: platform said 502" });
+    expect(runs[0]).toMatchObject({ status: "failed", attempts: 2, error: "sending to web chat c1 failed: platform said 502" });
     expect(channel.failures).toBe(8);
   });
 });

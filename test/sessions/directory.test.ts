@@ -27,10 +27,13 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
     bus: store.bus,
     lists: (name) => store.lists(name),
     sets: (name) => store.sets(name),
+    write: (change) => (failures.left-- > 0 ? Promise.reject(new Error("disk full")) : store.write(change)),
     ping: () => store.ping(),
     close: () => store.close(),
     namespace: <T>(name: NamespaceName): Namespace<T> => {
       const real = store.namespace<T>(name);
+      // Only the list's own record is refused; the chats' records are another namespace.
+      if (name !== "sessions") return real;
       return {
         get: (key) => real.get(key),
         delete: (key) => real.delete(key),
@@ -41,7 +44,7 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
   };
 }
 
-const entry = (key: string, text: string) => ({ key, channel: "web", chatId: key, userId: "u", text });
+const entry = (key: string, text: string) => ({ key, channel: "web", chatId: key, chatType: "direct" as const, userId: "u", text });
 
 describe("session directory", () => {
   it("writes touches together, newest first, and a new directory over the same store reads them", async () => {
@@ -73,5 +76,15 @@ describe("session directory", () => {
       ["web:a", "a, again"],
       ["web:b", "b, refused"],
     ]);
+  });
+
+  it("knows a chat once a message came from it, also to a new directory over the same store", async () => {
+    const store = await sqliteStore();
+    const directory = new SessionDirectory(store);
+    expect(await directory.isKnownChat("web", "web:a")).toBe(false);
+    await directory.touch(entry("web:a", "hello"), 1);
+    expect(await directory.isKnownChat("web", "web:a")).toBe(true);
+    expect(await new SessionDirectory(store).isKnownChat("web", "web:a")).toBe(true);
+    expect(await new SessionDirectory(store).isKnownChat("telegram", "web:a")).toBe(false);
   });
 });

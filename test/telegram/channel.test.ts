@@ -1,10 +1,13 @@
 /** The channel against the fake Bot API by long polling: receiving, replying, chunking, and send failures. */
 import { afterEach, describe, expect, it } from "vitest";
+import { createApi } from "../../src/channels/telegram/api.js";
 import { UpdateInbox } from "../../src/channels/telegram/inbox.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/channels/telegram/retry.js";
+import { captureLog } from "../helpers/captured-log.js";
 import { faults } from "../fakes/telegram/server.js";
 import { testOutbound } from "../helpers/outbound.js";
 import { alice, directChat, forumChat, messageOf, text, topicText } from "../fakes/telegram/updates.js";
-import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
+import { eventually, FAST_RETRY, logged, startTelegram, type TelegramHarness } from "./harness.js";
 
 let h: TelegramHarness | undefined;
 afterEach(async () => {
@@ -145,6 +148,26 @@ describe("Telegram channel, sending", () => {
     const path = await h.channel.download({ kind: "file", ref: file.file_id, name: "x.txt" }, `${h.dataDir}/in`);
     expect(path).toMatch(/x\.txt$/);
     expect(h.fake.callsOf("getFile")).toHaveLength(2);
+  });
+
+  it("never repeats an edit or a delete that an uncertain attempt carried out: Telegram's answer to the repeat counts as done", async () => {
+    h = await startTelegram();
+    const { log, logs } = captureLog([]);
+    const api = createApi({ token: h.fake.token, apiRoot: h.fake.url, retry: { policy: { ...DEFAULT_RETRY_POLICY, ...FAST_RETRY }, log } });
+    const chat = String(alice.id);
+    const sent = await api.sendMessage(chat, "first");
+    // Carried out, then the connection cut before the answer: the repeat finds it done.
+    h.fake.fail("editMessageText", { kind: "dropAfter" });
+    await expect(api.editMessageText(chat, sent.message_id, "second")).resolves.toBe(true);
+    h.fake.fail("deleteMessage", { kind: "dropAfter" });
+    await expect(api.deleteMessage(chat, sent.message_id)).resolves.toBe(true);
+    expect(h.fake.callsOf("editMessageText")).toHaveLength(2);
+    expect(h.fake.callsOf("deleteMessage")).toHaveLength(2);
+    expect(h.fake.edits.map((e) => e.text)).toEqual(["second"]);
+    expect(h.fake.visible(chat)).toEqual([]);
+    expect(logs.filter((l) => l.msg === "Telegram call was carried out by an earlier attempt").map((l) => l.method)).toEqual(["editMessageText", "deleteMessage"]);
+    // A first attempt answered so is a refusal as before: nothing was done by this call.
+    await expect(api.deleteMessage(chat, sent.message_id)).rejects.toThrow(/message to delete not found/);
   });
 
   it("never writes the bot token into a log line", async () => {

@@ -2,7 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UPLOAD_LIMIT_BYTES } from "../../src/channels/telegram/outbound.js";
+import { UPLOAD_LIMIT_BYTES } from "../../src/channels/telegram/send.js";
 import type { OutboundFile } from "../../src/core/types.js";
 import { alice, directChat, messageUpdate, text } from "../fakes/telegram/updates.js";
 import { startTelegram, type TelegramHarness } from "./harness.js";

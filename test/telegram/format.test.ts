@@ -1,6 +1,6 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { markdownToHtml, telegramChunks, visibleText } from "../../src/channels/telegram/format.js";
+import { entityCount, markdownToHtml, MAX_ENTITIES, telegramChunks, visibleText } from "../../src/channels/telegram/format.js";
 import { parseTelegramHtml } from "../fakes/telegram/html.js";
 import { seededRandom } from "../helpers/seeded-random.js";
 
@@ -85,6 +85,15 @@ describe("telegramChunks", () => {
     expect(chunks[0]!.html.match(/<a href/g)).toHaveLength(100);
   });
 
+  it("cuts where a message would carry more than 100 entities, which Telegram would leave unformatted", () => {
+    const markdown = Array.from({ length: 150 }, (_, i) => `- **n${i}** \`c${i}\``).join("\n");
+    expect(markdown.length).toBeLessThan(4096);
+    const chunks = telegramChunks(markdown, 4096);
+    expect(chunks.map((c) => entityCount(c.html))).toEqual([100, 100, 100]);
+    expect(chunks.map((c) => c.plain).join("\n")).toBe(Array.from({ length: 150 }, (_, i) => `• n${i} c${i}`).join("\n"));
+    expect(entityCount('<pre><code class="language-js">x</code></pre> <b>a</b> <a href="https://e.com">l</a>')).toBe(3);
+  });
+
   it("closes a code block at the cut and reopens it with its language in the next chunk", () => {
     const code = Array.from({ length: 400 }, (_, i) => `line ${i} = value_${i} + other_${i};`).join("\n");
     const chunks = telegramChunks(`Intro\n\`\`\`python\n${code}\n\`\`\`\nOutro`, 4096);
@@ -142,6 +151,7 @@ describe("telegramChunks over random Markdown", () => {
         if (!parsed.ok) throw new Error(`seed ${seed}: ${parsed.error}`);
         expect(parsed.text, `seed ${seed}`).toBe(chunk.plain);
         expect(parsed.text.length, `seed ${seed}`).toBeLessThanOrEqual(limit);
+        expect(entityCount(chunk.html), `seed ${seed}`).toBeLessThanOrEqual(MAX_ENTITIES);
         expect(LONE_SURROGATE.test(chunk.plain), `seed ${seed}`).toBe(false);
       }
       const all = chunks.map((c) => c.plain).join("").replace(/\s+/g, "");

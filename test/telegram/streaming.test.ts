@@ -1,7 +1,7 @@
 /** Telegram replies as they are written: drafts in private chats, an edited preview message in groups. */
 import { afterEach, describe, expect, it } from "vitest";
 import { telegramChunks } from "../../src/channels/telegram/format.js";
-import { TEXT_LIMIT } from "../../src/channels/telegram/outbound.js";
+import { TEXT_LIMIT } from "../../src/channels/telegram/send.js";
 import type { StreamingMode } from "../../src/core/types.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import type { FakeReply } from "../fakes/openai-server.js";
@@ -10,21 +10,30 @@ import { alice, directChat, groupChat, text } from "../fakes/telegram/updates.js
 import { longMarkdown } from "../helpers/long-markdown.js";
 import { eventually } from "./harness.js";
 import { closeInOrder } from "../helpers/close.js";
+import { VirtualClock } from "../helpers/clock.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
 afterEach(() => closeInOrder([t, tg]).then(() => (t = tg = undefined)));
 
+/** The gateway's live replies, the fake model's streaming and the fake's timestamps all run on it. */
+const clock = new VirtualClock();
+const now = () => clock.now();
+
 async function start(streaming: StreamingMode, ackReaction: string | null = "👀"): Promise<{ t: TestGateway; tg: FakeTelegram }> {
-  tg = await startFakeTelegram();
-  t = await startTestGateway({
-    channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming, ackReaction } },
-    access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
-  });
+  tg = await startFakeTelegram({ now });
+  t = await startTestGateway(
+    {
+      channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming, ackReaction } },
+      access: { allowFrom: [`telegram:${alice.id}`], groups: [{ chat: `telegram:${groupChat.id}` }] },
+    },
+    { clock },
+  );
   return { t, tg };
 }
 
-const SLOW = { pieceSize: 60, delayMs: 8 };
+// 7.5 characters a millisecond of the test clock, in pieces the gateway handles one by one in real time.
+const SLOW = { pieceSize: 600, delayMs: 80 };
 const group = String(groupChat.id);
 const dm = String(alice.id);
 const mention = (body: string) => text(groupChat, `@switchboard_test_bot ${body}`);
@@ -74,11 +83,14 @@ describe("Telegram streaming", () => {
   });
 
   it("sends the draft again while the text stands still, before Telegram lets it expire", async () => {
-    tg = await startFakeTelegram();
-    t = await startTestGateway({
-      channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming: "draft", streamingPace: { draftRefreshMs: 1_000 } } },
-      access: { allowFrom: [`telegram:${alice.id}`] },
-    });
+    tg = await startFakeTelegram({ now });
+    t = await startTestGateway(
+      {
+        channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1, streaming: "draft", streamingPace: { draftRefreshMs: 1_000 } } },
+        access: { allowFrom: [`telegram:${alice.id}`] },
+      },
+      { clock },
+    );
     // The answer comes in one piece, and the stream then takes seconds to end: the draft would stand still (as
     // during a tool run) and expire.
     const slowly = "One piece of a slow answer, long enough to be shown.";
@@ -121,7 +133,7 @@ describe("Telegram streaming", () => {
     const { t, tg } = await start("preview");
     // Slow enough that the first 4096-character part grows for seconds after its preview appears.
     const shorter = longMarkdown(6_000);
-    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 20, delayMs: 10 } });
+    t.fake.enqueue({ text: shorter, streaming: { pieceSize: 100, delayMs: 50 } });
     tg.addUpdate(mention("write a lot"));
     const preview = await tg.waitFor(() => tg.visible(group)[0], 10_000);
     preview.deleted = true;
@@ -159,10 +171,12 @@ describe("Telegram acknowledgement", () => {
     const { t, tg } = await start("preview");
     const update = mention("write a lot");
     const key = `${group}/${(update.message as { message_id: number }).message_id}`;
-    t.fake.enqueue({ text: answer, streaming: SLOW });
+    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    const reacted = tg.waitFor(() => tg.reactions.get(key)?.[0] === "👀");
+    t.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     tg.addUpdate(update);
 
-    await tg.waitFor(() => tg.reactions.get(key)?.[0] === "👀");
+    await reacted;
     await eventually(() => JSON.stringify(botTexts(tg, group)) === JSON.stringify(expected), "the whole answer", 20_000);
     await tg.waitFor(() => tg.reactions.get(key)?.length === 0);
   });

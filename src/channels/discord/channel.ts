@@ -3,6 +3,7 @@
  * Inbound: the gateway connection hands over raw MESSAGE_CREATE payloads, the inbound filter turns them into
  * InboundMessages, and the router gets them without the gateway waiting for the turn. Outbound: REST.
  */
+import { systemClock, type Clock } from "../../core/clock.js";
 import { createHash } from "node:crypto";
 import type { Store } from "../../infra/store/types.js";
 import { MessageInbox } from "../inbox.js";
@@ -33,16 +34,18 @@ import { InboundFilter } from "./inbound.js";
 import { parseInteraction, SlashReplies } from "./interactions.js";
 import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
-import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./outbound.js";
+import { DiscordOutbound, MAX_MESSAGE_LENGTH } from "./send.js";
 import { DiscordPreview } from "./live.js";
 import { EditPreview, replyOptionsOf } from "../live-preview.js";
-import { ThrottledLiveReply } from "../live-reply.js";
+import { DEFAULT_THROTTLE, ThrottledLiveReply } from "../live-reply.js";
 
 export interface DiscordChannelOptions {
   config: DiscordConfig & { token: string };
   log: Logger;
   /** Keeps messages until handled, so a deferred one is handed over again after a restart. */
   store: Store;
+  /** The clock of the live reply's throttle; tests give one that runs faster than real time. */
+  clock?: Clock;
 }
 
 const MIB = 1024 * 1024;
@@ -144,8 +147,8 @@ export class DiscordChannel implements Channel {
 
   liveReply(to: OutboundTarget, opts: LiveReplyOptions): LiveReply | undefined {
     if (this.opts.config.streaming === "off") return undefined;
-    const { log } = this.opts;
-    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, replyOptionsOf(opts)), log), log);
+    const { log, clock = systemClock } = this.opts;
+    return new ThrottledLiveReply(new EditPreview(new DiscordPreview(this.outbound, to, replyOptionsOf(opts)), log, { clock }), log, DEFAULT_THROTTLE, clock);
   }
 
   async acknowledge(message: InboundMessage): Promise<() => Promise<void>> {
@@ -226,7 +229,7 @@ export class DiscordChannel implements Channel {
 
 /**
  * The REST client retries nothing: a 429 answer, a 5xx and a network failure are classified (SendError) and the
- * one outbound policy (src/gateway/outbound.ts) retries them. Its pacing stays: waiting before a request while a
+ * one outbound policy (src/gateway/outbound-service.ts) retries them. Its pacing stays: waiting before a request while a
  * known bucket is empty sends nothing, so it is not a retry. The client announces such a wait as "rateLimited"
  * with the same object it then hands to rejectOnRateLimit, which tells the two apart.
  */

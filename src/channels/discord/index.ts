@@ -14,11 +14,11 @@ export const discordChannel = defineChannel({
     DISCORD_BOT_TOKEN: { path: "token", type: "string" },
     DISCORD_API_URL: { path: "apiUrl", type: "string" },
   },
-  create: async ({ settings, log, store }) => {
+  create: async ({ settings, log, store, clock }) => {
     // The config loader refuses an enabled Discord channel without a token, so this is a programming error.
     if (settings.token === null) throw new Error("channels.discord.token is not set (set DISCORD_BOT_TOKEN)");
     const { DiscordChannel } = await import("./channel.js");
-    return new DiscordChannel({ config: { ...settings, token: settings.token }, log, store });
+    return new DiscordChannel({ config: { ...settings, token: settings.token }, log, store, ...(clock ? { clock } : {}) });
   },
   check: async (settings) => (await import("./check.js")).checkDiscord(settings),
   fix: discordFix,

@@ -18,6 +18,7 @@ import {
 } from "discord.js";
 import { z } from "zod";
 import type { ButtonPress, ButtonRow, InboundMessage, PressAnswer } from "../../core/types.js";
+import { ALLOWED_MENTIONS } from "./mentions.js";
 import { chatOf, type DiscordDirectory } from "./normalize.js";
 import { displayName, userSchema } from "./payload.js";
 
@@ -128,7 +129,7 @@ export function parseInteraction(raw: unknown, rest: REST, dir: DiscordDirectory
 function pressResponse(reply: PressAnswer): Record<string, unknown> {
   if (reply.clearButtons) return { type: InteractionResponseType.UpdateMessage, data: { components: [] } };
   if (reply.notice !== undefined) {
-    return { type: InteractionResponseType.ChannelMessageWithSource, data: { content: reply.notice, flags: MessageFlags.Ephemeral } };
+    return { type: InteractionResponseType.ChannelMessageWithSource, data: { content: reply.notice, flags: MessageFlags.Ephemeral, allowed_mentions: ALLOWED_MENTIONS } };
   }
   return { type: InteractionResponseType.DeferredMessageUpdate };
 }

@@ -6,7 +6,7 @@
 import { RESTJSONErrorCodes } from "discord.js";
 import type { OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { EditRefusal, PreviewTransport } from "../live-preview.js";
-import { discordCodeOf, splitMessage, type DiscordOutbound } from "./outbound.js";
+import { discordCodeOf, splitMessage, type DiscordOutbound } from "./send.js";
 
 export class DiscordPreview implements PreviewTransport<string> {
   constructor(

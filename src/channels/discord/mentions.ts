@@ -3,7 +3,15 @@
  * <:emoji:id> -> :emoji:, </command:id> -> /command. Mentions of the bot (its user or its managed role) are removed,
  * so the model sees what was asked, not how the bot was called.
  */
+import type { APIAllowedMentions } from "discord.js";
 import { displayName, type MentionedUser } from "./payload.js";
+
+/**
+ * What the bot's messages may ping: only the person answered, never @everyone, roles or users its text names (the
+ * model's words, or a user's it quotes). Sent with every create, edit and interaction response: an edit without
+ * it parses mentions with Discord's defaults (everyone, roles, users), so a streamed reply's final edit would ping.
+ */
+export const ALLOWED_MENTIONS = { parse: [], replied_user: true } satisfies APIAllowedMentions;
 
 export interface RoleInfo {
   name: string;

@@ -2,6 +2,7 @@
  * The Feishu / Lark channel: events arrive over the long connection (default) or a webhook and become
  * InboundMessages; replies go out as cards, posts or text, files as image or file messages.
  */
+import { systemClock, type Clock } from "../../core/clock.js";
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
@@ -20,14 +21,14 @@ import type {
   SendTextOptions,
   SentMessage,
 } from "../../core/types.js";
-import { ThrottledLiveReply } from "../live-reply.js";
+import { DEFAULT_THROTTLE, ThrottledLiveReply } from "../live-reply.js";
 import { FeishuApi } from "./api.js";
 import { BotMessages } from "./bot-messages.js";
 import { CardActions, isCardAction } from "./card-actions.js";
 import { feishuBaseUrl, type FeishuConfig } from "./config.js";
 import { FeishuEvents } from "./events.js";
 import { downloadAttachment, MAX_FILE_UPLOAD_BYTES } from "./media.js";
-import { Outbound } from "./outbound.js";
+import { Outbound } from "./send.js";
 import type { RetryPolicy } from "./retry.js";
 import { FeishuSocket } from "./socket.js";
 import { feishuPresenter } from "./streaming-card.js";
@@ -42,6 +43,8 @@ export interface FeishuChannelOptions {
   dedupTtlMs: number;
   /** Tests shorten the waits between retries. */
   retry?: RetryPolicy;
+  /** The clock of the live reply's throttle; tests give one that runs faster than real time. */
+  clock?: Clock;
 }
 
 export class FeishuChannel implements Channel {
@@ -132,7 +135,8 @@ export class FeishuChannel implements Channel {
     const { config, log } = this.opts;
     if (config.streaming === "off") return undefined;
     const cards = config.streaming === "card" && config.replyFormat === "card";
-    return new ThrottledLiveReply(feishuPresenter({ api: this.api, outbound: this.outbound, log, cards }, to, opts), log);
+    const clock = this.opts.clock ?? systemClock;
+    return new ThrottledLiveReply(feishuPresenter({ api: this.api, outbound: this.outbound, log, cards, clock }, to, opts), log, DEFAULT_THROTTLE, clock);
   }
 
   /** Feishu has no typing indicator: a reaction on the user's message is its sign of life. */

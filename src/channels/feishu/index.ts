@@ -20,7 +20,7 @@ export const feishuChannel = defineChannel({
     FEISHU_VERIFICATION_TOKEN: { path: "webhook.verificationToken", type: "string" },
     FEISHU_ENCRYPT_KEY: { path: "webhook.encryptKey", type: "string" },
   },
-  create: async ({ settings, core, store, log, http }) => {
+  create: async ({ settings, core, store, log, http, clock }) => {
     const { appId, appSecret } = settings;
     if (appId === null || appSecret === null) {
       throw new Error("The Feishu channel needs FEISHU_APP_ID and FEISHU_APP_SECRET");
@@ -32,6 +32,7 @@ export const feishuChannel = defineChannel({
       log,
       http,
       dedupTtlMs: core.sessions.dedupTtlHours * 3_600_000,
+      ...(clock ? { clock } : {}),
     });
   },
   check: async (settings) => (await import("./check.js")).checkFeishu(settings),

@@ -1,7 +1,7 @@
 /**
  * When a failed Open API call is worth repeating, and the loop that repeats it: for reads (bot info, downloads).
  * Sends and uploads get one try here (after a rejected token, one more with a new token), and their failures are
- * classified as SendError for the one outbound policy (src/gateway/outbound.ts), which does the retrying.
+ * classified as SendError for the one outbound policy (src/gateway/outbound-service.ts), which does the retrying.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../../infra/log.js";

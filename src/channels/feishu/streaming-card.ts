@@ -6,6 +6,7 @@
  * edited in place (PATCH for cards, PUT for posts and text). The parts are cut as sendText cuts them, so the
  * finished reply is the very messages a plain reply sends.
  */
+import type { Clock } from "../../core/clock.js";
 import type { LiveReplyOptions, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import { EditPreview, replyOptionsOf, type EditRefusal, type PreviewTransport } from "../live-preview.js";
@@ -13,7 +14,7 @@ import type { Presenter } from "../live-reply.js";
 import type { FeishuApi } from "./api.js";
 import { cardJson, disarmMentions, render, type ReplyFormat } from "./format.js";
 import { FeishuApiError } from "./http.js";
-import type { Outbound } from "./outbound.js";
+import type { Outbound } from "./send.js";
 import { isRetryable } from "./retry.js";
 
 /** The element of a streaming card that holds the text. */
@@ -31,12 +32,13 @@ export interface FeishuLiveDeps {
   log: Logger;
   /** Parts as CardKit streaming cards; false: reply messages edited in place. */
   cards: boolean;
+  clock: Clock;
 }
 
 /** The presenter of one streamed reply into `to`. */
 export function feishuPresenter(deps: FeishuLiveDeps, to: OutboundTarget, opts: LiveReplyOptions): Presenter {
   const transport = new FeishuPreview(deps, to, replyOptionsOf(opts));
-  return new StreamingCards(new EditPreview(transport, deps.log), transport);
+  return new StreamingCards(new EditPreview(transport, deps.log, { clock: deps.clock }), transport);
 }
 
 /** A part of the reply on screen: a streaming card, or a message of the reply's format. */

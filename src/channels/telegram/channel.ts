@@ -3,6 +3,7 @@
  * retrying API client. start() never waits on the network: the connection is made in the background and
  * status() tells how it goes, so an unreachable Telegram does not keep the rest of the gateway from starting.
  */
+import { systemClock, type Clock } from "../../core/clock.js";
 import type { Api } from "grammy";
 import type { ReactionTypeEmoji } from "grammy/types";
 import type { HttpServer } from "../../infra/http/server.js";
@@ -36,7 +37,7 @@ import { setCommandMenu } from "./menu.js";
 import { pressOf } from "./presses.js";
 import { ChannelStoppedError, UpdateIntake } from "./intake.js";
 import type { BotIdentity } from "./normalize.js";
-import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./outbound.js";
+import { CAPTION_LIMIT, TelegramSender, TEXT_LIMIT, UPLOAD_LIMIT_BYTES } from "./send.js";
 import { DEFAULT_POLLER_TIMING, Poller, type PollerTiming } from "./polling.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { registerWebhookRoute } from "./webhook.js";
@@ -50,6 +51,8 @@ export interface TelegramChannelOptions {
   /** Shorter waits for tests; the defaults suit Telegram. */
   retry?: Partial<RetryPolicy>;
   polling?: Partial<PollerTiming>;
+  /** The clock of the live reply's throttle; tests give one that runs faster than real time. */
+  clock?: Clock;
 }
 
 /** What one run of the channel holds, from start() to stop(). */
@@ -94,7 +97,7 @@ export class TelegramChannel implements Channel {
     this.api = createApi({ token, apiRoot: settings.apiRoot, retry: { policy: { ...DEFAULT_RETRY_POLICY, ...opts.retry }, log } });
     this.sender = new TelegramSender(this.api, log);
     this.capabilities.streaming = settings.streaming;
-    this.live = { sender: this.sender, api: this.api, previewApi: createApi({ token, apiRoot: settings.apiRoot }), log };
+    this.live = { sender: this.sender, api: this.api, previewApi: createApi({ token, apiRoot: settings.apiRoot }), log, clock: opts.clock ?? systemClock };
     this.timing = { ...DEFAULT_POLLER_TIMING, ...opts.polling };
     const { url, secretToken } = settings.webhook;
     // The config schema refuses webhook mode without a URL.
@@ -161,7 +164,7 @@ export class TelegramChannel implements Channel {
     if (mode === "off") return undefined;
     const { draftRefreshMs, ...throttle } = this.opts.settings.streamingPace;
     const presenter = telegramPresenter(this.live, mode, to, opts, { intervalMs: throttle.intervalMs, draftRefreshMs });
-    return new ThrottledLiveReply(presenter, this.opts.log, throttle);
+    return new ThrottledLiveReply(presenter, this.opts.log, throttle, this.live.clock);
   }
 
   setCommandMenu(menu: CommandMenu): Promise<void> {

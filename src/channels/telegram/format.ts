@@ -7,6 +7,7 @@
  */
 import MarkdownIt, { type StateInline, type Token } from "markdown-it";
 import { chunkText } from "../../core/text.js";
+import { closingIndex } from "../markdown-tokens.js";
 
 const md = new MarkdownIt("default", { html: false, linkify: false, typographer: false }).disable(["table"]);
 // Only the schemes Telegram opens; anything else stays literal text.
@@ -77,14 +78,6 @@ function renderBlock(tokens: Token[], at: number, end: number, depth: number, in
   }
 }
 
-function closingIndex(tokens: Token[], open: number): number {
-  let level = 0;
-  for (let i = open; i < tokens.length; i++) {
-    level += tokens[i]!.nesting;
-    if (level === 0) return i;
-  }
-  return tokens.length - 1;
-}
 
 function codeBlock(content: string, language: string): string {
   const code = content.replace(/\n$/, "");
@@ -164,16 +157,52 @@ export interface TelegramChunk {
 }
 
 /**
+ * Telegram formats at most this many entities (our tags) of one message and shows the rest as plain text
+ * (tdlib/telegram-bot-api#820).
+ */
+export const MAX_ENTITIES = 100;
+
+/** The entities Telegram makes of our HTML: one per opening tag, a `<pre>` with its `<code class>` being one. */
+export function entityCount(html: string): number {
+  let count = 0;
+  for (const _ of html.matchAll(/<(?!\/|code class=)/g)) count += 1;
+  return count;
+}
+
+/**
+ * At least the number of entities the Markdown renders to: every entity needs one of these characters in the
+ * source (emphasis, code, links, spoilers, headings, quotes, autolinks), or a line indented as code.
+ */
+function entityBound(markdown: string): number {
+  let count = 0;
+  for (const _ of markdown.matchAll(/[*_`[~|#>=<-]|^(?: {4}|\t)/gm)) count += 1;
+  return count;
+}
+
+/**
  * Splits Markdown into messages of at most `maxLength` UTF-16 units of visible text, as Telegram counts them, and
- * renders each one. The split happens before rendering so no tag is cut; code blocks are closed and reopened.
+ * at most MAX_ENTITIES entities, and renders each one. The split happens before rendering so no tag is cut; code
+ * blocks are closed and reopened. (A single line with more entities than that stays whole: cutting inside a line
+ * could cut a span's markup.)
  */
 export function telegramChunks(markdown: string, maxLength: number): TelegramChunk[] {
-  return chunkText(markdown, { maxLength, measure: visibleLength(maxLength) })
+  const visible = visibleLength(maxLength);
+  return chunkText(markdown, { maxLength, measure: visible })
+    .flatMap((chunk) => (fewEntities(chunk) ? [chunk] : chunkText(chunk, { maxLength, measure: (part) => (fewEntities(part) ? visible(part) : maxLength + 1) })))
     .map((chunk) => {
       const html = markdownToHtml(chunk);
       return { html, plain: visibleText(html) };
     })
     .filter((chunk) => chunk.plain.trim() !== "");
+}
+
+/**
+ * Whether the Markdown renders to at most MAX_ENTITIES entities, rendering only when its markup characters could
+ * make more: most chunks pass without, and only the few that fail are cut again, by entities. A single line passes
+ * (see telegramChunks).
+ */
+function fewEntities(markdown: string): boolean {
+  return !markdown.includes("\n") || entityBound(markdown) <= MAX_ENTITIES || entityCount(markdownToHtml(markdown)) <= MAX_ENTITIES;
 }
 
 /**

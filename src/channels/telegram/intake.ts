@@ -92,7 +92,7 @@ export class UpdateIntake {
     }
     const handler = this.handler;
     if (!handler) return false;
-    const outcome = await handler(result.message);
+    const outcome = await handler({ ...result.message, inbox: this.opts.inbox.entryOf(update.update_id) });
     log.debug({ outcome, messageId: result.message.id }, "Telegram update handled");
     if (outcome === "deferred") return false;
     const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;

@@ -6,13 +6,13 @@
  */
 import { GrammyError, type Api } from "grammy";
 import { randomInt } from "node:crypto";
+import type { Clock } from "../../core/clock.js";
 import type { LiveReplyOptions, OutboundTarget, SentMessage, StreamingMode } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import { EditPreview, type EditRefusal, type PreviewTransport } from "../live-preview.js";
 import { RateLimitedError, type Presenter } from "../live-reply.js";
 import { telegramChunks, type TelegramChunk } from "./format.js";
-import { placementOf, TEXT_LIMIT, type TelegramSender } from "./outbound.js";
-import { copyWith } from "../../core/objects.js";
+import { placementOf, TEXT_LIMIT, type TelegramSender } from "./send.js";
 
 export interface TelegramLiveDeps {
   /** The retrying sender and its client, for new messages and the final reply. */
@@ -21,6 +21,7 @@ export interface TelegramLiveDeps {
   /** A client that does not retry, for edits and drafts. */
   previewApi: Api;
   log: Logger;
+  clock: Clock;
 }
 
 export interface TelegramPace {
@@ -38,7 +39,7 @@ export function telegramPresenter(
   opts: LiveReplyOptions,
   pace: TelegramPace,
 ): Presenter {
-  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log, pace.intervalMs);
+  const preview = new EditPreview(new TelegramPreview(deps, to, opts.replyTo), deps.log, { editIntervalMs: pace.intervalMs, clock: deps.clock });
   return mode === "draft" && opts.chatType === "direct" ? new TelegramDraft(deps, to, opts.replyTo, preview, pace.draftRefreshMs) : preview;
 }
 
@@ -60,7 +61,7 @@ class TelegramPreview implements PreviewTransport<TelegramChunk> {
   async send(chunk: TelegramChunk, first: boolean): Promise<string> {
     const placement = placementOf(this.to, first ? this.replyTo : undefined);
     const message = await this.deps.sender.withHtmlFallback(this.to, chunk, "sendMessage", (body) =>
-      this.deps.api.sendMessage(this.to.chatId, body.text, copyWith(placement, body.format)),
+      this.deps.api.sendMessage(this.to.chatId, body.text, { ...placement, ...body.format }),
     );
     return String(message.message_id);
   }

@@ -118,7 +118,7 @@ export class Poller {
     }
   }
 
-  /** Reports a failed round; answers how long to wait, or undefined when polling cannot go on. */
+  /** Reports a failed poll; answers how long to wait, or undefined when polling cannot go on. */
   private failed(err: unknown, failures: number): number | undefined {
     const backoff = backoffDelay(this.opts.timing.backoff, failures);
     const { log, onStatus } = this.opts;

@@ -1,10 +1,12 @@
 /**
  * Failures of Telegram calls. Sends (sendMessage, sendPhoto, ...) are not retried here: their failures are
- * classified as SendError for the one outbound policy (src/gateway/outbound.ts). A send whose connection dropped
+ * classified as SendError for the one outbound policy (src/gateway/outbound-service.ts). A send whose connection dropped
  * after the request went out is "uncertain", because Telegram may have delivered it and a retry would post the
  * message twice; only a failure to connect proves that nothing arrived. The transformer below retries only the
  * idempotent calls that are not sends (reads and settings: getFile, setWebhook, ...), which the outbound service
- * never sees.
+ * never sees. Edits and deletes are among them: repeating one changes nothing, but after an attempt that may have
+ * been carried out (a 5xx, a dropped connection) Telegram answers the repeat "message is not modified" or "message
+ * to delete not found", which means it was done, and is answered as done.
  */
 import { GrammyError, HttpError, type Transformer } from "grammy";
 import { httpFailure, networkFailure, SendError, type SendFailure } from "../../core/send-error.js";
@@ -26,6 +28,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 
 const NOT_RETRIED = new Set(["getUpdates"]);
 /** Reads and settings: repeating them changes nothing. Sends (send*, forward*, copy*) go through the outbound policy. */
 const IDEMPOTENT = /^(get|set|delete|edit)/;
+/** What Telegram answers to a repeated edit or delete that the earlier attempt already carried out. */
+const ALREADY_DONE: Array<{ method: RegExp; description: RegExp }> = [
+  { method: /^edit/, description: /message is not modified/i },
+  { method: /^delete(Message|Messages)$/, description: /message to delete not found/i },
+];
 
 export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer {
   return async (prev, method, payload, signal) => {
@@ -38,6 +45,10 @@ export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer 
       try {
         const response = await prev(method, payload, signal);
         const retryAfter = response.ok ? undefined : response.parameters?.retry_after;
+        if (!response.ok && attempt > 1 && doneBefore(method, response.description)) {
+          log.info({ method, attempt }, "Telegram call was carried out by an earlier attempt");
+          return { ok: true, result: true as never };
+        }
         if (response.ok || last) return response;
         if (response.error_code === 429 && retryAfter !== undefined && retryAfter <= policy.maxRetryAfterSec) {
           waitMs = retryAfter * 1000;
@@ -56,6 +67,10 @@ export function retryTransformer(policy: RetryPolicy, log: Logger): Transformer 
       await pause(waitMs, signal);
     }
   };
+}
+
+function doneBefore(method: string, description: string): boolean {
+  return ALREADY_DONE.some((rule) => rule.method.test(method) && rule.description.test(description));
 }
 
 /** How a failed send failed, for the outbound policy. */

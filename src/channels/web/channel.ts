@@ -4,6 +4,8 @@
  * API request it answers.
  */
 import { randomUUID } from "node:crypto";
+import { chunkText } from "../../core/text.js";
+import { SendError } from "../../core/send-error.js";
 import type { HttpServer } from "../../infra/http/server.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
@@ -22,6 +24,7 @@ import type {
   SentMessage,
   StreamingMode,
 } from "../../core/types.js";
+import { MessageInbox } from "../inbox.js";
 import { WebFiles } from "./files.js";
 import { ChatHub } from "./hub.js";
 import { WebLiveReply } from "./live.js";
@@ -69,6 +72,8 @@ export class WebChannel implements Channel {
   private readonly hub = new ChatHub();
   private readonly pending = new PendingReplies();
   private readonly relay: ChatRelay;
+  /** A message the gateway deferred at shutdown is handed over again at the next start. */
+  private readonly inbox: MessageInbox;
   private handler: InboundHandler | undefined;
   /** Hono cannot remove routes, so a restarted channel keeps the ones it registered first. */
   private routesRegistered = false;
@@ -90,6 +95,7 @@ export class WebChannel implements Channel {
     this.transcript = new Transcript(opts.store);
     this.files = new WebFiles(opts.store, opts.dataDir, maxUploadBytes);
     this.relay = new ChatRelay(opts.store.bus, this.hub, this.pending, opts.log);
+    this.inbox = new MessageInbox(opts.store, "web-inbox");
   }
 
   async start(onMessage: InboundHandler): Promise<void> {
@@ -106,13 +112,14 @@ export class WebChannel implements Channel {
           maxTextLength,
           log,
           history: (chatId) => this.transcript.list(chatId),
-          receive: (input) => this.receive(input),
+          receive: (input) => this.receive(input, { kept: true }),
         },
       });
       this.routesRegistered = true;
     }
     await this.relay.start();
     this.handler = onMessage;
+    this.inbox.replay(onMessage, this.opts.log).catch((err: unknown) => this.opts.log.error({ err }, "could not read the WebChat messages deferred at the last stop"));
   }
 
   async stop(): Promise<void> {
@@ -125,12 +132,22 @@ export class WebChannel implements Channel {
     return this.handler ? { connected: true } : { connected: false, detail: "not started" };
   }
 
+  /** One transcript entry per part of at most maxTextLength characters (a text that long is rare); fromPart skips parts. */
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    // One entry per text: a resumed send (fromPart 1) has nothing left to send.
-    if ((opts.fromPart ?? 0) > 0) return [];
-    const entry = botEntry(text, []);
-    await this.deliver(to.chatId, entry, opts.replyTo);
-    return [{ messageId: entry.id, sentAt: new Date(entry.at) }];
+    const max = this.capabilities.maxTextLength;
+    const parts = text.length <= max ? [text] : chunkText(text, { maxLength: max });
+    const sent: SentMessage[] = [];
+    for (const part of parts.slice(opts.fromPart ?? 0)) {
+      const entry = botEntry(part, []);
+      try {
+        await this.deliver(to.chatId, entry, opts.replyTo);
+      } catch (err) {
+        // The entry is shown only once it is in the transcript: nothing of this part arrived, and a retry is safe.
+        throw new SendError(`recording a WebChat reply in chat ${to.chatId} failed: ${(err as Error).message}`, { kind: "unavailable" }, { cause: err, sent });
+      }
+      sent.push({ messageId: entry.id, sentAt: new Date(entry.at) });
+    }
+    return sent;
   }
 
   /** Without `opts.replyTo` the file goes to the chat's longest-waiting API request, the one its session is handling. */
@@ -159,8 +176,12 @@ export class WebChannel implements Channel {
     this.relay.broadcast(chatId, { type: "message", ...entry }, replyTo);
   }
 
-  /** Shows the user's message (transcript, open tabs), then hands it to the router. */
-  private async receive(claimed: WebInbound): Promise<Received | undefined> {
+  /**
+   * Shows the user's message (transcript, open tabs), then hands it to the router. A `kept` message (from the page,
+   * which cannot send it again) waits in the inbox until handled, so one deferred at shutdown is handled after the
+   * restart.
+   */
+  private async receive(claimed: WebInbound, { kept }: { kept: boolean }): Promise<Received | undefined> {
     const handler = this.handler;
     if (!handler) return undefined;
     const input = this.opts.trustUserIds ? claimed : { ...claimed, userId: LOCAL_WEB_USER };
@@ -168,7 +189,16 @@ export class WebChannel implements Channel {
     const entry: ChatEntry = { id: input.messageId, role: "user", text: input.text, attachments: [], at: receivedAt.toISOString() };
     await this.transcript.append(input.chatId, entry);
     this.relay.broadcast(input.chatId, { type: "message", ...entry });
-    return { handled: handler(toInboundMessage(input, receivedAt)) };
+    const message = toInboundMessage(input, receivedAt);
+    if (!kept) return { handled: handler(message) };
+    // Already waiting: a page resending after a reconnect while the first copy is handled (or deferred).
+    if (!(await this.inbox.record(message))) return { handled: Promise.resolve("duplicate") };
+    const handled = handler(message);
+    void handled.then(
+      (outcome) => this.inbox.settle(message, outcome),
+      () => this.inbox.settle(message, "failed"),
+    ).catch((err: unknown) => this.opts.log.warn({ err, messageId: message.id }, "could not settle a WebChat message in the inbox"));
+    return { handled };
   }
 
   private async ask(message: ApiMessage): Promise<AskResult> {
@@ -177,7 +207,8 @@ export class WebChannel implements Channel {
     const replies = this.pending.open(chatId, messageId);
     if (!replies) return { kind: "in_flight" };
     try {
-      const received = await this.receive({ ...message, messageId });
+      // An API caller is answered "deferred" and sends the message again itself, as a webhook platform would.
+      const received = await this.receive({ ...message, messageId }, { kept: false });
       if (!received) return { kind: "unavailable" };
       const outcome = await within(received.handled, this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS);
       if (outcome === undefined) {

@@ -8,6 +8,7 @@ import { cp, lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { bwrapArgs, INSIDE, insideEnvironment, type SandboxMounts, type WrappedCommand } from "./bwrap.js";
+import { sandboxRuns } from "../metrics.js";
 import { CappedOutput } from "./capped-output.js";
 import type { SandboxConfig } from "./config.js";
 import { checkReachable, dropRootPrefix, handOver } from "./owner.js";
@@ -37,7 +38,10 @@ export async function runSandboxed<T>(
   request: SandboxRequest,
   afterRun: (result: SandboxResult, runDir: string) => Promise<T>,
 ): Promise<T> {
-  if (!status.ok) throw new SandboxUnavailableError(status.reason, status.fix);
+  if (!status.ok) {
+    sandboxRuns.inc({ runtime: status.mode, outcome: "refused" });
+    throw new SandboxUnavailableError(status.reason, status.fix);
+  }
   const root = await mkdtemp(join(tmpdir(), "switchboard-run-"));
   try {
     const runDir = join(root, "work");
@@ -52,11 +56,22 @@ export async function runSandboxed<T>(
       await checkReachable(request.workspaceDir);
       await handOver(request.workspaceDir);
     }
-    const result = await execute(config, { ...request, skillDir: skillCopy }, runDir);
+    const result = await execute(config, { ...request, skillDir: skillCopy }, runDir).catch((err: unknown) => {
+      sandboxRuns.inc({ runtime: status.mode, outcome: "failed" });
+      throw err;
+    });
+    sandboxRuns.inc({ runtime: status.mode, outcome: outcomeOf(result) });
     return await afterRun(result, runDir);
   } finally {
     await removeRunDir(root);
   }
+}
+
+/** The run's outcome as a metric label: how it ended, not what it printed. */
+function outcomeOf(result: SandboxResult): "ok" | "error" | "timeout" | "cancelled" {
+  if (result.timedOut) return "timeout";
+  if (result.cancelled) return "cancelled";
+  return result.exitCode === 0 ? "ok" : "error";
 }
 
 /** A run may leave folders it closed to itself (chmod 000), which only root could remove as they are. */

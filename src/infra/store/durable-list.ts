@@ -6,6 +6,9 @@
  */
 import type { EntrySets, Namespace, NamespaceName, Store } from "./types.js";
 
+/** Where a durable list keeps its entries unless told otherwise (the inboxes do). */
+export const DURABLE_LISTS: NamespaceName = "meta";
+
 export class DurableList<T> {
   private readonly entries: EntrySets<T>;
   /** Where an earlier version kept the whole list as one record under the same key. */
@@ -18,8 +21,8 @@ export class DurableList<T> {
     private readonly idOf: (entry: T) => string,
     private readonly opts: { namespace?: NamespaceName; ttlMs?: number } = {},
   ) {
-    this.entries = store.sets<T>(opts.namespace ?? "meta");
-    this.wholeRecords = store.namespace<T[]>(opts.namespace ?? "meta");
+    this.entries = store.sets<T>(opts.namespace ?? DURABLE_LISTS);
+    this.wholeRecords = store.namespace<T[]>(opts.namespace ?? DURABLE_LISTS);
   }
 
   /** Adds the entry unless one with its id is already there; false when it was. */

@@ -1,5 +1,6 @@
 /** The Store both backends share: their namespaces (made once each), a coordinator, ping and an idempotent close. */
-import type { Coordinator, EntrySets, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend } from "./types.js";
+import type { Coordinator, EntrySets, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend, StoreWrite } from "./types.js";
+import { prepareWrite, type PreparedWrite } from "./store-write.js";
 import type { BackendGuard } from "./backend-guard.js";
 
 export interface KeyvStoreParts {
@@ -13,6 +14,8 @@ export interface KeyvStoreParts {
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** The backend's entry sets of a namespace. */
   sets<T>(name: NamespaceName): EntrySets<T>;
+  /** The backend's one write of several changes, all or nothing. */
+  write(change: PreparedWrite): Promise<void>;
   /** A round trip to the backend. */
   roundTrip(): Promise<unknown>;
   /** Closes the connection; called once. */
@@ -49,6 +52,12 @@ export class KeyvStore implements Store {
 
   sets<T>(name: NamespaceName): EntrySets<T> {
     return this.#parts.sets<T>(name);
+  }
+
+  async write(change: StoreWrite): Promise<void> {
+    const prepared = prepareWrite(change);
+    if (prepared.target === "") return;
+    await this.#parts.guard.run("write", prepared.target, () => this.#parts.write(prepared));
   }
 
   async ping(): Promise<void> {

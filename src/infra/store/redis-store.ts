@@ -43,6 +43,15 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
     bus,
     lists: (name) => new RedisLists(client, guard, name, keyPrefix),
     sets: (name) => new RedisSets(client, guard, name, `${keyPrefix}sets:${name}:`),
+    write: async ({ sets, removals }) => {
+      const transaction = client.multi();
+      // The keys and rows KeyvNamespace and RedisSets use.
+      for (const { namespace, key, text, ttlMs } of sets) {
+        transaction.set(`${keyPrefix}${namespace}:${key}`, text, ttlMs === undefined ? {} : { expiration: { type: "PX", value: ttlMs } });
+      }
+      for (const { namespace, key, id } of removals) transaction.hDel(`${keyPrefix}sets:${namespace}:${key}`, id);
+      await transaction.exec();
+    },
     roundTrip: () => client.ping(),
     shutdown: async () => {
       await bus.close();

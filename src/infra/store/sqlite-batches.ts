@@ -45,6 +45,11 @@ class TurnBatch<V, R> {
     return this.#flushed;
   }
 
+  /** Whether a request of `key` waits for the next flush. */
+  asked(key: string): boolean {
+    return this.#pending.has(key);
+  }
+
   async #flush(): Promise<void> {
     const batch = [...this.#pending];
     this.#pending = new Map();
@@ -93,6 +98,11 @@ export class SqliteBatches {
   /** Resolves once everything asked for so far is answered: before the connection closes. */
   async settled(): Promise<void> {
     await Promise.all([this.#reads.settled(), this.#writes.settled()]);
+  }
+
+  /** Whether a write of `key` was asked for and not yet sent. */
+  writing(key: string): boolean {
+    return this.#writes.asked(key);
   }
 
   /** Stores `value` (the row's text) under `key`. */

@@ -53,6 +53,15 @@ export class SqliteDb {
     return this.#inOrder(() => this.#prepared(sql).run(...params).changes);
   }
 
+  /** Runs the statements in one transaction: all of them are committed, or none. */
+  transaction(statements: ReadonlyArray<{ sql: string; params: unknown[] }>): Promise<void> {
+    return this.#inOrder(() =>
+      this.db.transaction(() => {
+        for (const { sql, params } of statements) this.#prepared(sql).run(...params);
+      })(),
+    );
+  }
+
   /**
    * One statement without parameters and without reuse (schema, pragmas): not kept prepared. Not several in one
    * text: after SQLITE_BUSY the text is run again from its first statement.

@@ -22,7 +22,8 @@ const LIVE = "(expires IS NULL OR expires >= ?)";
 const ADD = `INSERT INTO ${TABLE} (set_key, id, value, expires) VALUES (?, ?, ?, ?) ON CONFLICT (set_key, id) DO NOTHING`;
 const DROP_EXPIRED = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ? AND expires < ?`;
 const REPLACE = `UPDATE ${TABLE} SET value = ? WHERE set_key = ? AND id = ? AND ${LIVE}`;
-const REMOVE = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ?`;
+/** Parameters: the set's full key, the entry's id. */
+export const REMOVE_ENTRY = `DELETE FROM ${TABLE} WHERE set_key = ? AND id = ?`;
 const ALL = `SELECT value FROM ${TABLE} WHERE set_key = ? AND ${LIVE} ORDER BY rowid`;
 
 export class SqliteSets<T> implements EntrySets<T> {
@@ -53,7 +54,7 @@ export class SqliteSets<T> implements EntrySets<T> {
 
   async remove(key: string, id: string): Promise<void> {
     const set = this.#set(key, id);
-    await this.guard.run("set remove", `${this.name}:${key}`, () => this.db.run(REMOVE, set, id));
+    await this.guard.run("set remove", `${this.name}:${key}`, () => this.db.run(REMOVE_ENTRY, set, id));
   }
 
   async all(key: string): Promise<T[]> {

@@ -15,8 +15,9 @@ import { LocalBus } from "./local-bus.js";
 import { LocalCoordinator } from "./local-coordinator.js";
 import { SqliteDb } from "./sqlite-db.js";
 import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
-import { CREATE_KV_TABLE, KV_TABLE, SqliteNamespace } from "./sqlite-namespace.js";
-import { createSetTable, SqliteSets, SWEEP_SETS_SQL } from "./sqlite-sets.js";
+import { CREATE_KV_TABLE, KV_TABLE, SET_ROW, SqliteNamespace } from "./sqlite-namespace.js";
+import { createSetTable, REMOVE_ENTRY, SqliteSets, SWEEP_SETS_SQL } from "./sqlite-sets.js";
+import type { PreparedWrite } from "./store-write.js";
 import { SqliteBatches } from "./sqlite-batches.js";
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -75,6 +76,16 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     sets: (name) => new SqliteSets(db, guard, name, `${keyPrefix}${name}:`),
+    write: async ({ sets, removals }: PreparedWrite) => {
+      const rows = sets.map(({ namespace, key, text }) => ({ sql: SET_ROW, params: [`${keyPrefix}${namespace}:${key}`, text] }));
+      // A batched write of the same key asked for earlier lands first, so it cannot overwrite this one afterwards;
+      // otherwise nothing waits (this write is the one a crash must not find undone).
+      if (rows.some(({ params }) => batches.writing(params[0]!))) await batches.settled();
+      await db.transaction([
+        ...rows,
+        ...removals.map(({ namespace, key, id }) => ({ sql: REMOVE_ENTRY, params: [`${keyPrefix}${namespace}:${key}`, id] })),
+      ]);
+    },
     roundTrip: () => db.all(`SELECT 1`),
     shutdown: async () => {
       clearInterval(timer);

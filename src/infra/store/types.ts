@@ -153,6 +153,18 @@ export interface MessageBus {
   subscribe(topic: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
 }
 
+/**
+ * Several changes made as one write: all or none of them land (SQLite: one transaction; Redis: one MULTI), in one
+ * round trip, never deferred to a batch. For a record that must not be apart from another change (a message
+ * recorded as answered and its inbox entry removed).
+ */
+export interface StoreWrite {
+  /** Key-value records, each stored as `Namespace.set` stores it. */
+  set?: ReadonlyArray<{ namespace: NamespaceName; key: string; value: unknown; ttlMs?: number }>;
+  /** Entries taken out of entry sets, each as `EntrySets.remove` does. */
+  remove?: ReadonlyArray<{ namespace: NamespaceName; key: string; id: string }>;
+}
+
 export type StoreBackend = "sqlite" | "redis";
 
 export interface Store {
@@ -164,6 +176,8 @@ export interface Store {
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** Entry sets under the namespace's name (kept apart from its key-value entries and lists). */
   sets<T>(name: NamespaceName): EntrySets<T>;
+  /** Makes the changes together, at once (see StoreWrite). */
+  write(change: StoreWrite): Promise<void>;
   /** Round trip to the backend; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

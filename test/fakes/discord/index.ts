@@ -6,12 +6,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGateway, type GatewayStats } from "./gateway.js";
-import { FakeRest, type DmChannel, type FakeInteraction, type MessageEdit, type PostedMessage, type RegisteredCommand, type RestFault, type RestLogEntry } from "./rest.js";
+import { FakeRest, type DmChannel, type FakeInteraction, type MessageEdit, type Ping, type PostedMessage, type RegisteredCommand, type RestFault, type RestLogEntry } from "./rest.js";
 import { FAKE_TOKEN, MESSAGE_CONTENT_FLAG, snowflake, standardWorld, user, type FakeGuild, type FakeUser, type StandardWorld } from "./world.js";
 import { eventually } from "../../helpers/wait.js";
 
 export * from "./world.js";
-export type { PostedMessage, RestFault, DmChannel, MessageEdit, FakeInteraction, RegisteredCommand } from "./rest.js";
+export type { PostedMessage, RestFault, DmChannel, MessageEdit, Ping, FakeInteraction, RegisteredCommand } from "./rest.js";
 
 /** Where an interaction happens: a DM (no guild) or a server channel, with the member's roles. */
 export interface InteractionPlace {
@@ -24,6 +24,8 @@ export interface FakeDiscordOptions {
   /** Default 41250 ms, as Discord; the watchdog tests use a short one. */
   heartbeatIntervalMs?: number;
   applicationFlags?: number;
+  /** The clock that stamps edits with the time they arrived (`at`); Date.now when absent. */
+  now?: () => number;
 }
 
 export interface FakeDiscord {
@@ -39,6 +41,8 @@ export interface FakeDiscord {
   messages: PostedMessage[];
   /** Edits of the bot's messages, with the time each arrived. */
   edits: MessageEdit[];
+  /** Mentions in the bot's messages and edits that Discord would have notified. */
+  pings: Ping[];
   /** The bot's own reactions now: "channelId/messageId" -> emoji. */
   reactions: Map<string, string[]>;
   /** Channel ids of typing requests. */
@@ -74,7 +78,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   let base = "";
   const shared = { token: FAKE_TOKEN, bot, guilds, applicationFlags: opts.applicationFlags ?? MESSAGE_CONTENT_FLAG };
   const gatewayUrl = () => `${base.replace(/^http/, "ws")}/gateway`;
-  const rest = new FakeRest({ ...shared, gatewayUrl, baseUrl: () => base });
+  const rest = new FakeRest({ ...shared, gatewayUrl, baseUrl: () => base, now: opts.now ?? Date.now });
   const gateway = new FakeGateway({ ...shared, heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41_250, url: gatewayUrl });
 
   const server = createServer((req, res) => {
@@ -99,6 +103,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     guilds,
     messages: rest.messages,
     edits: rest.edits,
+    pings: rest.pings,
     reactions: rest.reactions,
     typing: rest.typing,
     requests: rest.log,

@@ -28,7 +28,15 @@ export interface MessageEdit {
   messageId: string;
   channelId: string;
   content: string;
+  /** The whole JSON body. */
+  payload: Record<string, unknown>;
   at: number;
+}
+
+/** A mention in a message the bot created or edited that Discord would notify, as "@everyone", "<@&role>", "<@user>". */
+export interface Ping {
+  messageId: string;
+  mention: string;
 }
 
 /** An interaction the fake dispatched, and what the bot answered through its callback and webhook. */
@@ -90,11 +98,15 @@ export interface RestState {
   guilds: FakeGuild[];
   gatewayUrl: () => string;
   baseUrl: () => string;
+  /** Stamps edits. */
+  now: () => number;
 }
 
 export class FakeRest {
   readonly messages: PostedMessage[] = [];
   readonly edits: MessageEdit[] = [];
+  /** Mentions Discord would have notified, by the allowed_mentions of the create or edit that carried them. */
+  readonly pings: Ping[] = [];
   /** The bot's own reactions now: "channelId/messageId" -> emoji. */
   readonly reactions = new Map<string, string[]>();
   readonly typing: string[] = [];
@@ -220,7 +232,7 @@ export class FakeRest {
       case "POST /channels/:id/messages": {
         if (!this.knowsChannel(id)) return reply(404, { message: "Unknown Channel", code: 10003 });
         const posted = await parseMessageBody(req, body);
-        const problem = componentsProblem(posted.payload.components) ?? nonceProblem(posted.payload);
+        const problem = componentsProblem(posted.payload.components) ?? nonceProblem(posted.payload) ?? contentProblem(posted.payload.content);
         if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
         const voiceProblem = voiceMessageProblem(posted);
         if (voiceProblem) return reply(400, { message: voiceProblem, code: 50161 });
@@ -230,6 +242,7 @@ export class FakeRest {
         const message = { id: snowflake(), channelId: id, ...posted };
         this.showButtons(message.id, posted.payload.components);
         this.messages.push(message);
+        this.notePings(message.id, posted.payload);
         const created = {
           id: message.id,
           channel_id: id,
@@ -261,10 +274,13 @@ export class FakeRest {
       case "PATCH /channels/:id/messages/:id": {
         const message = this.messages.find((m) => m.id === messageId && m.channelId === id && !m.deleted);
         if (!message) return reply(404, { message: "Unknown Message", code: 10008 });
-        const content = String((JSON.parse(body.toString("utf8") || "{}") as { content?: unknown }).content ?? "");
-        if ([...content].length > 2000) return reply(400, { message: "Invalid Form Body", code: 50035 });
+        const payload = JSON.parse(body.toString("utf8") || "{}") as Record<string, unknown>;
+        const content = String(payload.content ?? "");
+        const problem = contentProblem(content);
+        if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
         message.payload = { ...message.payload, content };
-        this.edits.push({ messageId, channelId: id, content, at: Date.now() });
+        this.edits.push({ messageId, channelId: id, content, payload, at: this.state.now() });
+        this.notePings(messageId, payload);
         return reply(200, { id: messageId, channel_id: id, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
       }
       case "DELETE /channels/:id/messages/:id": {
@@ -297,7 +313,10 @@ export class FakeRest {
       if (json.type === undefined || !allowed.includes(json.type)) return reply(400, { message: "Invalid Form Body", code: 50035 });
       interaction.responseType = json.type;
       if (json.data) interaction.responseData = json.data;
-      if (json.type === 4) interaction.original = String(json.data?.content ?? "");
+      if (json.type === 4) {
+        interaction.original = String(json.data?.content ?? "");
+        this.notePings(`interaction ${interaction.id}`, json.data ?? {});
+      }
       if (json.type === 7 && interaction.messageId) {
         const message = this.messages.find((m) => m.id === interaction.messageId);
         if (message) message.payload = { ...message.payload, ...json.data };
@@ -312,9 +331,10 @@ export class FakeRest {
       return reply(204);
     }
     const content = String(json.content ?? "");
-    if ([...content].length > 2000 || content === "") return reply(400, { message: "Invalid Form Body", code: 50035 });
+    if (contentProblem(content) || content === "") return reply(400, { message: "Invalid Form Body", code: 50035 });
     const problem = componentsProblem(json.components);
     if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
+    this.notePings(`interaction ${interaction.id}`, json);
     if (match[6] !== undefined && method === "PATCH") {
       interaction.original = content;
       if (json.components) interaction.originalComponents = json.components;
@@ -322,6 +342,21 @@ export class FakeRest {
     else if (match[6] === undefined && method === "POST") interaction.followUps.push(content);
     else return reply(405, { message: "405: Method Not Allowed", code: 0 });
     return reply(200, { id: snowflake(), channel_id: interaction.channelId, author: this.state.bot, content, timestamp: new Date().toISOString(), attachments: [] });
+  }
+
+  /** Discord's rule: without allowed_mentions, everyone, roles and users in the content are all parsed (on edits too). */
+  private notePings(messageId: string, payload: Record<string, unknown>): void {
+    const allowed = payload.allowed_mentions as { parse?: string[]; roles?: string[]; users?: string[] } | undefined;
+    const parse = new Set(allowed ? (allowed.parse ?? []) : ["everyone", "roles", "users"]);
+    for (const [mention, role, user] of String(payload.content ?? "").matchAll(/@everyone|@here|<@&(\d+)>|<@!?(\d+)>/g)) {
+      const pinged =
+        role !== undefined
+          ? parse.has("roles") || (allowed?.roles ?? []).includes(role)
+          : user !== undefined
+            ? parse.has("users") || (allowed?.users ?? []).includes(user)
+            : parse.has("everyone");
+      if (pinged) this.pings.push({ messageId, mention });
+    }
   }
 
   private showButtons(messageId: string, components: unknown): void {
@@ -354,6 +389,11 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** Content is at most 2000 characters, counted as Discord counts them: in code points, not UTF-16 units. */
+function contentProblem(content: unknown): string | undefined {
+  return typeof content === "string" && [...content].length > 2000 ? "content: Must be 2000 or fewer in length." : undefined;
 }
 
 /** Discord's rule for a nonce: a string of at most 25 characters or an integer, and enforce_nonce only with one. */

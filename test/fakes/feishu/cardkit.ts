@@ -36,7 +36,10 @@ export class FakeCardKit {
   readonly operations: CardOperation[] = [];
   private counter = 0;
 
-  constructor(private readonly changed: () => void) {}
+  constructor(
+    private readonly changed: () => void,
+    private readonly now: () => number,
+  ) {}
 
   create(body: unknown): Answer {
     if (!isRecord(body) || body.type !== "card_json" || typeof body.data !== "string") return invalid("type must be card_json with data");
@@ -121,7 +124,7 @@ export class FakeCardKit {
 
   private accept(card: FakeCard, kind: CardOperation["kind"], sequence: number): void {
     card.sequence = sequence;
-    this.operations.push({ cardId: card.id, kind, sequence, at: Date.now() });
+    this.operations.push({ cardId: card.id, kind, sequence, at: this.now() });
     this.changed();
   }
 }

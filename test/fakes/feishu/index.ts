@@ -19,6 +19,8 @@ export interface FakeFeishuOptions {
   tokenLifetimeSec?: number;
   /** Refuse the long connection with this code, as Feishu does for an app not set up for it. */
   refuseLongConnection?: { code: number; msg: string };
+  /** The clock that stamps edits with the time they arrived (`at`); Date.now when absent. */
+  now?: () => number;
 }
 
 export interface FakeFeishu {
@@ -54,6 +56,7 @@ export async function startFakeFeishu(opts: FakeFeishuOptions = {}): Promise<Fak
     // The SDK reads service_id with a query-string parser over the whole URL, so it must not come first.
     socketUrl: () => `ws://127.0.0.1:${port}/ws?device_id=fake-device&service_id=${SERVICE_ID}`,
     ...(opts.refuseLongConnection ? { refuseLongConnection: opts.refuseLongConnection } : {}),
+    now: opts.now ?? Date.now,
   });
   const socket = new FakeLongConnection();
   const server = createServer((req, res) => {

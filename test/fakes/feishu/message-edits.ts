@@ -32,6 +32,7 @@ export class FakeMessageEdits {
     private readonly sentMessage: (messageId: string) => BotSent | undefined,
     private readonly knows: (messageId: string) => boolean,
     private readonly changed: () => void,
+    private readonly now: () => number,
   ) {}
 
   patch(messageId: string, body: unknown): Answer {
@@ -91,7 +92,7 @@ export class FakeMessageEdits {
   private replace(sent: BotSent, content: string, method: MessageEdit["method"]): Answer {
     sent.content = JSON.parse(content) as Record<string, unknown>;
     delete sent.cardId;
-    this.edits.push({ messageId: sent.messageId, method, at: Date.now() });
+    this.edits.push({ messageId: sent.messageId, method, at: this.now() });
     this.changed();
     return success();
   }

@@ -12,6 +12,7 @@ import { json, refusal, type Answer } from "./answers.js";
 import { FakeCardKit } from "./cardkit.js";
 import { checkContent, isRecord } from "./content-rules.js";
 import { FakeMessageEdits } from "./message-edits.js";
+import { parseJson, readBody } from "../http-body.js";
 
 export interface BotSent {
   messageId: string;
@@ -64,6 +65,8 @@ export interface OpenApiOptions {
   socketUrl: () => string;
   /** Answer the endpoint with this refusal (the app may not use a long connection). */
   refuseLongConnection?: { code: number; msg: string };
+  /** Stamps card updates and message edits. */
+  now: () => number;
 }
 
 const FILE_TYPES = new Set(["opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"]);
@@ -80,12 +83,8 @@ export class FakeOpenApi {
   readonly files = new Map<string, Upload>();
   readonly resourceRequests: Array<{ messageId: string; fileKey: string; type: string }> = [];
   readonly changes = new EventEmitter();
-  readonly cardkit = new FakeCardKit(() => this.changes.emit("change"));
-  readonly messageEdits = new FakeMessageEdits(
-    (id) => this.sent.find((s) => s.messageId === id),
-    (id) => this.chatOfMessage.has(id),
-    () => this.changes.emit("change"),
-  );
+  readonly cardkit: FakeCardKit;
+  readonly messageEdits: FakeMessageEdits;
   tokensIssued = 0;
   private readonly validTokens = new Set<string>();
   private readonly chatOfMessage = new Map<string, string>();
@@ -96,7 +95,15 @@ export class FakeOpenApi {
   private readonly faults: Fault[] = [];
   private counter = 0;
 
-  constructor(private readonly opts: OpenApiOptions) {}
+  constructor(private readonly opts: OpenApiOptions) {
+    this.cardkit = new FakeCardKit(() => this.changes.emit("change"), opts.now);
+    this.messageEdits = new FakeMessageEdits(
+      (id) => this.sent.find((s) => s.messageId === id),
+      (id) => this.chatOfMessage.has(id),
+      () => this.changes.emit("change"),
+      opts.now,
+    );
+  }
 
   /** A message the bot may answer (pushed events record theirs). */
   knowMessage(messageId: string, chatId: string): void {
@@ -351,19 +358,7 @@ function send(res: ServerResponse, answer: Answer): void {
   res.end(JSON.stringify(answer.json));
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 async function parseForm(req: IncomingMessage, body: Buffer): Promise<FormData | null> {
   try {

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { ApiError } from "./api-error.js";
 import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton } from "./keyboards.js";
 import { parseTelegramHtml } from "./html.js";
+import { unknownParameter } from "./parameters.js";
 import { boundaryOf, parseMultipart } from "./multipart.js";
 import { UpdateQueue, type PollAnswer } from "./update-queue.js";
 
@@ -43,6 +44,8 @@ export interface SentRecord {
   file?: { field: string; filename?: string; data: Buffer };
   /** The `duration` an audio or voice upload declared, in seconds. */
   duration?: number;
+  /** When the fake received it (Date.now()). */
+  at: number;
   /** Set by deleteMessage: the message is gone from the chat. */
   deleted?: boolean;
   /** The inline keyboard under the message now (reply_markup.inline_keyboard). */
@@ -98,6 +101,8 @@ export interface FakeTelegram {
   addUpdate(update: Record<string, unknown>): number;
   /** When getUpdates last handed out each update (update_id -> performance.now()), to time a bot's pickup. */
   handedOut: Map<number, number>;
+  /** Updates no getUpdates offset has confirmed yet. */
+  pendingUpdates(): number;
   /** How many held getUpdates calls were ended with 409 by a concurrent one (two pollers on one token). */
   conflicts(): number;
   /** Makes a file downloadable. `size` may claim more than `data` holds; `path` may be absolute (--local mode). */
@@ -120,7 +125,9 @@ const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 const UPLOAD_FIELDS: Record<string, string> = { sendPhoto: "photo", sendDocument: "document", sendVoice: "voice", sendAudio: "audio", sendVideo: "video" };
 
 
-export async function startFakeTelegram(opts: { token?: string; username?: string } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(opts: { token?: string; username?: string; now?: () => number } = {}): Promise<FakeTelegram> {
+  // Edits and drafts are stamped on the clock the test gave the gateway, to compare their spacing.
+  const now = opts.now ?? Date.now;
   const token = opts.token ?? "123456:TEST-fake-telegram-token";
   const bot = { id: Number(token.split(":")[0]), username: opts.username ?? "switchboard_test_bot", first_name: "Switchboard" };
   const changes = new EventEmitter();
@@ -157,6 +164,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     addUpdate: (update) => queue.add(update),
     handedOut: new Map(),
     conflicts: () => queue.conflicts,
+    pendingUpdates: () => queue.pending.length,
     addFile(data, fileOpts = {}) {
       const n = nextFile++;
       const file = { file_id: `file-${n}`, file_unique_id: `u${n}`, file_size: fileOpts.size ?? data.length, path: fileOpts.path ?? `documents/file_${n}.bin`, data };
@@ -220,6 +228,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
       method,
       messageId,
       chatId,
+      at: Date.now(),
       ...(typeof params.parse_mode === "string" ? { parseMode: params.parse_mode } : {}),
       ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
       ...(replyTarget(params) !== undefined ? { replyTo: replyTarget(params) } : {}),
@@ -286,13 +295,15 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const target = fake.sent.find((s) => s.messageId === Number(params.message_id) && s.chatId === String(params.chat_id) && !s.deleted);
         if (!target) throw new ApiError(400, "Bad Request: message to edit not found");
         const text = checkText(params.text, params.parse_mode, TEXT_LIMIT, "message text");
-        if (text === target.text && params.parse_mode === target.parseMode) {
+        // Telegram compares what the message shows (text and formatting) and its keyboard, not the request's markup.
+        const sameKeyboard = keyboardOf(params) === undefined || JSON.stringify(keyboardOf(params)) === JSON.stringify(target.keyboard ?? []);
+        if (shownAs(text, params.parse_mode) === shownAs(target.text ?? "", target.parseMode) && sameKeyboard) {
           throw new ApiError(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
         }
         target.text = text;
         if (typeof params.parse_mode === "string") target.parseMode = params.parse_mode;
         else delete target.parseMode;
-        fake.edits.push({ chatId: target.chatId, id: target.messageId, text, at: Date.now() });
+        fake.edits.push({ chatId: target.chatId, id: target.messageId, text, at: now() });
         const chat = { id: Number(target.chatId), type: Number(target.chatId) > 0 ? "private" : "supergroup" };
         return { message_id: target.messageId, date: Math.floor(Date.now() / 1000), chat, text };
       }
@@ -334,7 +345,7 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
         const parsed = params.parse_mode === "HTML" ? parseTelegramHtml(raw) : { ok: true as const, text: raw };
         if (!parsed.ok) throw new ApiError(400, parsed.error);
         if (parsed.text.length > TEXT_LIMIT) throw new ApiError(400, "Bad Request: message is too long");
-        fake.drafts.push({ chatId, id: Number(params.draft_id), text: raw, at: Date.now() });
+        fake.drafts.push({ chatId, id: Number(params.draft_id), text: raw, at: now() });
         return true;
       }
       case "sendChatAction":
@@ -362,6 +373,12 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     const method = match[2]!;
     const { params, parts } = await readParams(req);
     fake.calls.push({ method, params });
+    const unknown = unknownParameter(method, params);
+    if (unknown !== undefined) {
+      sendJson(res, 400, { ok: false, error_code: 400, description: `Bad Request: unknown parameter "${unknown}" for ${method} (the fake refuses what Telegram would silently ignore)` });
+      changed();
+      return;
+    }
     const fault = faultQueue.get(method)?.shift() ?? randomFaults.get(method)?.();
     if (fault?.kind === "drop" || fault?.kind === "hang") {
       if (fault.kind === "drop") req.socket.destroy();
@@ -459,6 +476,23 @@ function parseValue(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+const TAG_SYNONYMS: Record<string, string> = { strong: "b", em: "i", ins: "u", strike: "s", del: "s" };
+const NAMED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
+
+/**
+ * What a message shows, as a key: its text and formatting, with the tags that mean the same taken as one and
+ * character references as the characters they stand for (marked, so `&lt;b&gt;` never reads as a tag).
+ */
+function shownAs(text: string, parseMode: unknown): string {
+  if (parseMode !== "HTML") return text;
+  return text
+    .replace(/<(\/?)([a-z-]+)/gi, (_, close: string, name: string) => `<${close}${TAG_SYNONYMS[name.toLowerCase()] ?? name.toLowerCase()}`)
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, body: string) => {
+      const char = body.startsWith("#") ? String.fromCodePoint(Number(body[1]!.toLowerCase() === "x" ? `0${body.slice(1)}` : body.slice(1))) : NAMED[body.toLowerCase()];
+      return char === undefined ? whole : `\u0001${char}`;
+    });
 }
 
 function replyTarget(params: Record<string, unknown>): number | undefined {

@@ -1,0 +1,41 @@
+/**
+ * The channel kit's access token: fetched once, shared by concurrent callers, kept until `earlyMs` before the
+ * platform's expiry (or half its lifetime, when that is shorter), and dropped when the platform refuses it.
+ */
+export interface IssuedToken {
+  value: string;
+  lifetimeMs: number;
+}
+
+export class TokenCache {
+  private token: { value: string; expiresAt: number } | undefined;
+  private fetching: Promise<string> | undefined;
+
+  constructor(
+    private readonly issue: () => Promise<IssuedToken>,
+    private readonly earlyMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(): Promise<string> {
+    if (this.token && this.now() < this.token.expiresAt) return Promise.resolve(this.token.value);
+    this.fetching ??= this.fetch().finally(() => (this.fetching = undefined));
+    return this.fetching;
+  }
+
+  /** The platform refused the token: the next get() fetches a new one. */
+  invalidate(): void {
+    this.token = undefined;
+  }
+
+  /** When the token in hand is replaced; undefined before the first one. */
+  expiry(): Date | undefined {
+    return this.token ? new Date(this.token.expiresAt) : undefined;
+  }
+
+  private async fetch(): Promise<string> {
+    const { value, lifetimeMs } = await this.issue();
+    this.token = { value, expiresAt: this.now() + Math.max(lifetimeMs - this.earlyMs, lifetimeMs / 2) };
+    return value;
+  }
+}
