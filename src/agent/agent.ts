@@ -9,7 +9,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
+import { messageToolContext, permits, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { ThinkingSettings} from "../sessions/thinking.js";
 import { reasoningProviderOptions, type ProviderOptions } from "../sessions/thinking.js";
@@ -200,7 +200,7 @@ export class Agent {
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
-    const context = toolContext(input, progress.disclosedTools, log);
+    const context = messageToolContext(input, log, progress.disclosedTools);
     const allowed = registry.listTools().filter(permitted);
     const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
@@ -364,24 +364,6 @@ function systemFor(provider: CoreConfig["llm"]["provider"], prompt: SystemPrompt
 function isModelFailure(err: unknown): boolean {
   // The timeout of llm.ts's fetch is a DOMException named TimeoutError (an Error in Node).
   return AISDKError.isInstance(err) || (err instanceof Error && err.name === "TimeoutError");
-}
-
-function toolContext(input: TurnInput, disclosedTools: Set<string>, log: Logger): ToolContext {
-  const { message } = input;
-  return {
-    sessionKey: input.sessionKey,
-    channel: message.channel,
-    chatId: message.chat.id,
-    chatType: message.chat.type,
-    senderId: message.sender.id,
-    message,
-    workspaceDir: input.workspaceDir,
-    signal: input.signal,
-    log,
-    traceId: input.traceId,
-    disclosedTools,
-    ...(input.permissions ? { permissions: input.permissions } : {}),
-  };
 }
 
 function abortError(): Error {

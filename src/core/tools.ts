@@ -49,6 +49,35 @@ export interface ToolContext {
   permissions?: ToolPermissions;
 }
 
+/** What a context for the chat a message came from is made of. */
+export interface MessageTurn {
+  sessionKey: string;
+  message: InboundMessage;
+  workspaceDir: string;
+  signal: AbortSignal;
+  traceId: string;
+  permissions?: ToolPermissions | undefined;
+}
+
+/** The tool context of a turn answering `turn.message`: its chat, sender, workspace and permissions. */
+export function messageToolContext(turn: MessageTurn, log: Logger, disclosedTools = new Set<string>()): ToolContext {
+  const { message } = turn;
+  return {
+    sessionKey: turn.sessionKey,
+    channel: message.channel,
+    chatId: message.chat.id,
+    chatType: message.chat.type,
+    senderId: message.sender.id,
+    message,
+    workspaceDir: turn.workspaceDir,
+    signal: turn.signal,
+    log,
+    traceId: turn.traceId,
+    disclosedTools,
+    ...(turn.permissions ? { permissions: turn.permissions } : {}),
+  };
+}
+
 /** The risk classes granted to the sender of a turn (src/access decides them from role and chat type). */
 export interface ToolPermissions {
   /** Who the sender is here, as refusals name them: "a guest in a group chat". */

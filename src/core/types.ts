@@ -88,6 +88,8 @@ export interface OutboundFile {
   mime?: string;
   caption?: string;
   durationSec?: number;
+  /** A voice message's waveform, base64 bytes 0-255 (Discord draws it). */
+  waveform?: string;
 }
 
 export interface SentMessage {

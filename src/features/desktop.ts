@@ -3,9 +3,8 @@
  * screenshots delivered through the media engine's Deliverer, and the vision model for finding elements.
  */
 import { createDesktopHandler, type DeliverToChat } from "../handlers/desktop.js";
-import type { Media } from "../media/index.js";
 import { desktopConfigSchema, DesktopControl, DesktopDisplay, desktopUnavailable, visionModelOf } from "../desktop/index.js";
-import { defineFeature } from "./module.js";
+import { defineFeature, mediaDelivererOf } from "./module.js";
 
 export const desktopFeature = defineFeature({
   name: "desktop",
@@ -15,8 +14,8 @@ export const desktopFeature = defineFeature({
     if (!deps.settings.enabled) return {};
     const settings = deps.settings;
     const display = new DesktopDisplay(settings);
-    const media = (deps.partsOf("media") as { media?: Media } | undefined)?.media;
-    const deliver: DeliverToChat | null = media ? (request, ctx) => media.deliverer.deliver(request, ctx) : null;
+    const deliverer = mediaDelivererOf(deps);
+    const deliver: DeliverToChat | null = deliverer ? (request, ctx) => deliverer.deliver(request, ctx) : null;
     let reason: Promise<string | null> | undefined;
     const unavailable = (): Promise<string | null> => (reason ??= desktopUnavailable(settings));
     return {

@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import type { Hono } from "hono";
 import type { z } from "zod";
 import type { TurnHooks } from "../core/turn-hooks.js";
+import type { ReplyHook } from "../core/reply-hook.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ToolHandlerSpec } from "../core/tools.js";
@@ -25,6 +26,8 @@ import type { Workspaces } from "../infra/workspace.js";
 import type { Sandbox } from "../infra/sandbox/index.js";
 import type { AccessControl } from "../access/access-control.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
+import type { Deliverer } from "../media/deliver.js";
+import type { Media } from "../media/index.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
 import type { SessionHistory } from "../sessions/history.js";
@@ -81,6 +84,8 @@ export interface FeatureParts {
   commands?: readonly ChatCommand[];
   /** What the agent's turn asks of the feature (prompt sections, media, memory). */
   turn?: TurnHooks;
+  /** Runs after each agent turn's text reply went out. */
+  afterReply?: ReplyHook;
   /** Components of /readyz, by name. */
   readiness?: Readonly<Record<string, ReadinessContribution>>;
   /** Routes of the owner's console, mounted at /api/v1/console/<path> behind its auth. */
@@ -142,4 +147,9 @@ export function defineFeature<S, N extends string, Z extends z.ZodType<S, unknow
   module: FeatureModule<S, N> & { configSchema: Z; create?(deps: FeatureDeps<S>): P | Promise<P> },
 ): FeatureModule<unknown, N> & { configSchema: Z; create?(deps: FeatureDeps<unknown>): P | Promise<P> } {
   return module as FeatureModule<unknown, N> & { configSchema: Z; create?(deps: FeatureDeps<unknown>): P | Promise<P> };
+}
+
+/** The media feature's deliverer (files out with receipts), for features that send what they make. */
+export function mediaDelivererOf(deps: Pick<FeatureDeps<unknown>, "partsOf">): Deliverer | undefined {
+  return (deps.partsOf("media") as { media?: Media } | undefined)?.media?.deliverer;
 }

@@ -2,12 +2,15 @@
 import { accessFeature } from "./access.js";
 import { browserFeature } from "./browser.js";
 import { desktopFeature } from "./desktop.js";
+import { imagesFeature } from "./images.js";
 import { mcpFeature } from "./mcp.js";
 import { mediaFeature } from "./media.js";
 import { memoryFeature } from "./memory.js";
 import { sandboxFeature } from "./sandbox.js";
 import { schedulerFeature } from "./scheduler.js";
 import { skillsFeature } from "./skills.js";
+import { ttsFeature } from "./tts.js";
+import { voiceFeature } from "./voice.js";
 import { webFeature } from "./web.js";
 
 export const featureModules = [
@@ -21,4 +24,7 @@ export const featureModules = [
   webFeature,
   browserFeature,
   desktopFeature,
+  ttsFeature,
+  voiceFeature,
+  imagesFeature,
 ] as const;

@@ -4,12 +4,15 @@
  */
 import type { ChatCommand } from "../core/commands.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
+import type { ReplyHook } from "../core/reply-hook.js";
 import type { Hono } from "hono";
 import type { FeatureModule, FeatureParts, FeatureServices } from "./module.js";
 
 export interface RunningFeatures {
   commands: ChatCommand[];
   turn: TurnHooks;
+  /** The features' hooks after a turn's reply, in list order. */
+  afterReply: ReplyHook[];
   consoleRoutes: Record<string, Hono>;
   /** What the named feature's create() returned; undefined for a module not built. */
   partsOf(name: string): FeatureParts | undefined;
@@ -38,6 +41,7 @@ export async function createFeatures(
   return {
     commands: built.flatMap(({ parts }) => parts.commands ?? []),
     turn: mergeTurnHooks(built),
+    afterReply: built.flatMap(({ parts }) => (parts.afterReply ? [parts.afterReply] : [])),
     partsOf: (name) => built.find((feature) => feature.name === name)?.parts,
     consoleRoutes: Object.assign({}, ...built.map(({ parts }) => parts.consoleRoutes ?? {})) as Record<string, Hono>,
     start: async () => {

@@ -28,6 +28,7 @@ import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
+import type { ReplyHook, SentReply } from "../core/reply-hook.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -43,6 +44,8 @@ export interface RouterDeps {
   access: AccessControl;
   /** Slash commands of other parts of the gateway, beside the router's own. */
   commands?: ChatCommand[];
+  /** The features' additions after a turn's text reply (a spoken rendition). */
+  afterReply?: readonly ReplyHook[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
   /** Records the buttons under replies and runs their presses; by default one of its own. */
@@ -259,6 +262,9 @@ export class Router {
             ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
             : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
+          if (turnOutcome === "answered" && !result.stepLimit) {
+            await this.afterReply({ message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) });
+          }
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
         } catch (err) {
@@ -280,6 +286,13 @@ export class Router {
       turn.releaseSlot();
       // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
       await turn.ticket.release();
+    }
+  }
+
+  /** A hook that fails is logged here; the text reply has gone out either way. */
+  private async afterReply(reply: SentReply): Promise<void> {
+    for (const hook of this.deps.afterReply ?? []) {
+      await hook(reply).catch((err: unknown) => reply.log.error({ err }, "adding to the reply failed"));
     }
   }
 

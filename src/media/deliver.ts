@@ -65,6 +65,10 @@ const NOT_DELIVERED_NOTE =
 export class Deliverer {
   constructor(private readonly deps: DelivererDeps) {}
 
+  get ffmpeg(): Ffmpeg {
+    return this.deps.ffmpeg;
+  }
+
   async deliver(request: DeliverRequest, ctx: ToolContext): Promise<DeliverResult> {
     const destination = await this.destinationOf(request.target, ctx);
     const stagingDir = await mkdtemp(join(tmpdir(), "switchboard-outbox-"));

@@ -26,6 +26,21 @@ export class Ffmpeg {
     }
   }
 
+  /** Decodes `input` to mono 16-bit little-endian PCM at `rate` Hz (for a voice message's waveform). */
+  async pcm(input: string, rate: number, signal?: AbortSignal): Promise<Buffer> {
+    const args = ["-hide_banner", "-loglevel", "error", "-nostdin", "-i", input, "-vn", "-ac", "1", "-ar", String(rate), "-f", "s16le", "-"];
+    const { execa } = await import("execa");
+    const result = await execa(this.binary, args, {
+      timeout: CONVERT_TIMEOUT_MS,
+      reject: false,
+      stdin: "ignore",
+      encoding: "buffer",
+      ...(signal ? { cancelSignal: signal } : {}),
+    });
+    if (result.exitCode !== 0) throw new Error(`ffmpeg could not decode the audio: ${Buffer.from(result.stderr).toString().trim().split("\n").at(-1) || `exit code ${result.exitCode}`}`);
+    return Buffer.from(result.stdout);
+  }
+
   /** Writes `input` as Ogg/Opus to `output`; throws with ffmpeg's own complaint when it cannot. */
   async toOggOpus(input: string, output: string, signal?: AbortSignal): Promise<void> {
     // No metadata is carried over: tags of a user's file could hold anything.

@@ -52,7 +52,6 @@ export function createMedia(deps: MediaDeps): Media {
   const stt = sttEndpointOf(config);
   if ("problem" in stt) log.info(`voice messages will not be transcribed: ${stt.problem}`);
   const ledger = new ReceiptLedger(store);
-  const ffmpeg = new Ffmpeg(settings.ffmpegPath);
   const retentionMs = settings.retentionHours * HOUR_MS;
   const inbound = new InboundMedia({
     channelOf,
@@ -60,16 +59,24 @@ export function createMedia(deps: MediaDeps): Media {
     stt: "problem" in stt ? stt : new SpeechToText(stt),
     maxDownloadBytes: settings.maxDownloadBytes,
   });
-  const deliverer = new Deliverer({
-    channelOf,
+  const deliverer = createDeliverer({ ...deps, settings });
+  const janitor = new MediaJanitor(deps.workspacesRoot, retentionMs, log);
+  return { inbound, deliverer, ffmpeg: deliverer.ffmpeg, ledger, start: () => janitor.start(), stop: () => janitor.stop() };
+}
+
+type DelivererSetup = Pick<MediaDeps, "secrets" | "store" | "channelOf" | "outbound" | "isKnownChat"> & { settings: MediaConfig };
+
+/** Outbound delivery with receipts. */
+function createDeliverer(deps: DelivererSetup): Deliverer {
+  const { settings, store } = deps;
+  return new Deliverer({
+    channelOf: deps.channelOf,
     outbound: deps.outbound,
-    ledger,
+    ledger: new ReceiptLedger(store),
     memory: new DeliveryMemory(store, settings.dedupTtlHours * HOUR_MS),
     isKnownChat: deps.isKnownChat,
-    ffmpeg,
+    ffmpeg: new Ffmpeg(settings.ffmpegPath),
     sendTimeoutMs: settings.sendTimeoutMs,
     secrets: deps.secrets,
   });
-  const janitor = new MediaJanitor(deps.workspacesRoot, retentionMs, log);
-  return { inbound, deliverer, ffmpeg, ledger, start: () => janitor.start(), stop: () => janitor.stop() };
 }

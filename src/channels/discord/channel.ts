@@ -88,7 +88,7 @@ export class DiscordChannel implements Channel {
       buttons: true,
       threads: true,
       typing: true,
-      voice: "audio-file",
+      voice: "ogg-opus",
       streaming: config.streaming,
     };
     // Its own REST client, so sending survives the gateway client being replaced after a zombie connection.

@@ -128,14 +128,18 @@ export class DiscordOutbound {
       );
     }
     const caption = file.caption ?? "";
-    const captionFits = splitMessage(caption).length <= 1;
-    if (!captionFits) {
+    const voice = voiceMessageOf(file);
+    // A voice message carries nothing else, so its caption goes ahead of it as text, like one too long to fit.
+    const captionFits = !voice && splitMessage(caption).length <= 1;
+    if (!captionFits && caption !== "") {
       const key = opts.idempotencyKey;
       await this.sendText(to, caption, { ...(replyTo !== undefined ? { replyTo } : {}), ...(key !== undefined ? { idempotencyKey: `${key}:caption` } : {}) });
     }
+    const message = this.messageBody(captionFits ? caption : "", captionFits || voice ? replyTo : undefined, undefined, nonceOf(opts.idempotencyKey, "file"));
     const body = {
-      ...this.messageBody(captionFits ? caption : "", captionFits ? replyTo : undefined, undefined, nonceOf(opts.idempotencyKey, "file")),
-      attachments: [{ id: "0", filename: file.name }],
+      ...message,
+      ...(voice ? { flags: (message.flags ?? 0) | MessageFlags.IsVoiceMessage } : {}),
+      attachments: [{ id: "0", filename: file.name, ...voice }],
     };
     const data = await readFile(file.path);
     return this.post(to, `file ${file.name}`, { body, files: [{ name: file.name, data, ...(file.mime ? { contentType: file.mime } : {}) }] });
@@ -233,4 +237,10 @@ export function sendFailureOf(err: unknown): SendFailure {
   if (err instanceof RateLimitError) return { kind: "rate_limited", retryAfterMs: err.retryAfter };
   if (err instanceof DiscordAPIError || err instanceof HTTPError) return httpFailure(err.status);
   return networkFailure(err);
+}
+
+/** Discord plays an Ogg/Opus attachment with its duration and waveform as a voice message; anything else is a file. */
+function voiceMessageOf(file: OutboundFile): { duration_secs: number; waveform: string } | undefined {
+  if (file.kind !== "voice" || file.durationSec === undefined || file.waveform === undefined || file.mime !== "audio/ogg") return undefined;
+  return { duration_secs: file.durationSec, waveform: file.waveform };
 }

@@ -234,6 +234,8 @@ export class FakeRest {
         const posted = await parseMessageBody(req, body);
         const problem = componentsProblem(posted.payload.components) ?? nonceProblem(posted.payload) ?? contentProblem(posted.payload.content);
         if (problem) return reply(400, { message: `Invalid Form Body: ${problem}`, code: 50035 });
+        const voiceProblem = voiceMessageProblem(posted);
+        if (voiceProblem) return reply(400, { message: voiceProblem, code: 50161 });
         const nonce = posted.payload.enforce_nonce === true ? String(posted.payload.nonce) : undefined;
         const earlier = nonce === undefined ? undefined : this.nonces.get(nonce);
         if (earlier && Date.now() - earlier.at < NONCE_WINDOW_MS) return reply(200, earlier.created);
@@ -395,6 +397,21 @@ function contentProblem(content: unknown): string | undefined {
 }
 
 /** Discord's rule for a nonce: a string of at most 25 characters or an integer, and enforce_nonce only with one. */
+const IS_VOICE_MESSAGE = 1 << 13;
+
+/** As Discord: a voice message is one Ogg audio attachment with its duration and waveform, and nothing else. */
+function voiceMessageProblem(posted: { payload: Record<string, unknown>; files: PostedFile[] }): string | undefined {
+  const flags = Number(posted.payload.flags ?? 0);
+  if ((flags & IS_VOICE_MESSAGE) === 0) return undefined;
+  if (String(posted.payload.content ?? "") !== "" || posted.payload.embeds !== undefined) return "Voice messages do not support additional content.";
+  const attachments = posted.payload.attachments as Array<Record<string, unknown>> | undefined;
+  if (posted.files.length !== 1 || attachments?.length !== 1) return "Voice messages must have a single audio attachment.";
+  const [meta] = attachments;
+  if (typeof meta!.duration_secs !== "number" || typeof meta!.waveform !== "string") return "Voice messages must have a duration and a waveform.";
+  if (Buffer.from(meta!.waveform, "base64").length > 256) return "Voice message waveform is too long.";
+  return undefined;
+}
+
 function nonceProblem(payload: Record<string, unknown>): string | undefined {
   const { nonce, enforce_nonce: enforce } = payload;
   if (nonce === undefined) return enforce === true ? "enforce_nonce without a nonce" : undefined;

@@ -42,6 +42,8 @@ export interface SentRecord {
   threadId?: number;
   replyTo?: number;
   file?: { field: string; filename?: string; data: Buffer };
+  /** The `duration` an audio or voice upload declared, in seconds. */
+  duration?: number;
   /** When the fake received it (Date.now()). */
   at: number;
   /** Set by deleteMessage: the message is gone from the chat. */
@@ -260,7 +262,8 @@ export async function startFakeTelegram(opts: { token?: string; username?: strin
     const attached = typeof value === "string" && value.startsWith("attach://") ? parts.get(value.slice("attach://".length)) : undefined;
     if (!attached) throw new ApiError(400, `Bad Request: there is no ${field} in the request`);
     const caption = params.caption !== undefined ? checkText(params.caption, params.parse_mode, CAPTION_LIMIT, "message caption") : undefined;
-    const message = record(method, chatId, params, { ...(caption !== undefined ? { caption } : {}), file: { field, ...attached } });
+    const duration = params.duration !== undefined ? { duration: Number(params.duration) } : {};
+    const message = record(method, chatId, params, { ...(caption !== undefined ? { caption } : {}), ...duration, file: { field, ...attached } });
     const stored = fake.addFile(attached.data);
     return { ...message, [field === "photo" ? "photo" : field]: field === "photo" ? [{ ...stored, width: 1, height: 1 }] : stored };
   }

@@ -1,0 +1,88 @@
+/**
+ * The bot draws: generate_image and edit_image through the `images` endpoint; the pictures are saved in the
+ * workspace (images/) and go out through media's delivery as photos, with receipts. doctor lists the endpoint's
+ * models, which costs nothing.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { randomHex } from "../core/ids.js";
+import { ToolError, type ToolContext } from "../core/tools.js";
+import { createImagesHandler, type ImageToolInput } from "../handlers/images.js";
+import { ImageClient } from "../images/client.js";
+import { imagesConfigSchema } from "../images/config.js";
+import { resolveInWorkspace } from "../infra/workspace.js";
+import type { Deliverer } from "../media/deliver.js";
+import { mimeFromName } from "../media/file-kinds.js";
+import { defineFeature, mediaDelivererOf } from "./module.js";
+
+const IMAGES_DIR = "images";
+const DOCTOR_TIMEOUT_MS = 15_000;
+
+export const imagesFeature = defineFeature({
+  name: "images",
+  configSchema: imagesConfigSchema,
+  secretPaths: ["apiKey"],
+  create: (deps) => {
+    const { settings } = deps;
+    const { baseUrl } = settings;
+    if (baseUrl === null) return {};
+    const client = new ImageClient({ ...settings, baseUrl });
+    const deliverer = mediaDelivererOf(deps);
+    if (!deliverer) throw new Error("The images feature sends through the media feature, which must come before it in the list");
+    return {
+      handlers: [
+        createImagesHandler({
+          maxImages: settings.maxImages,
+          generate: (input, ctx) => drawAndDeliver(deliverer, ctx, () => client.generate(input, ctx.signal)),
+          edit: async (input, ctx) => {
+            const path = await resolveInWorkspace(ctx.workspaceDir, input.image);
+            const data = await readFile(path).catch((err: unknown) => {
+              throw new ToolError(`Cannot read ${input.image}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, "invalid_input");
+            });
+            const name = basename(path);
+            const image = { data, name, mime: mimeFromName(name) ?? "image/png" };
+            return drawAndDeliver(deliverer, ctx, () => client.edit({ ...promptOf(input), image }, ctx.signal));
+          },
+        }),
+      ],
+    };
+  },
+  doctor: async (settings) => {
+    const { baseUrl, apiKey } = settings;
+    if (baseUrl === null) return [{ name: "images", ok: true, detail: "off (images.baseUrl is not set): no image tools" }];
+    const host = new URL(baseUrl).host;
+    try {
+      const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/models`, {
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+        signal: AbortSignal.timeout(DOCTOR_TIMEOUT_MS),
+      });
+      // A server without a model list (404) still answered; a refused key is the one thing this can tell.
+      if (response.status === 401 || response.status === 403) throw new Error(`${host} refused the key (HTTP ${response.status})`);
+      return [{ name: "images", ok: true, detail: `${host} answers (HTTP ${response.status}); model ${settings.model}` }];
+    } catch (err) {
+      return [{ name: "images", ok: false, detail: (err as Error).message, fix: "check images.baseUrl and images.apiKey" }];
+    }
+  },
+});
+
+function promptOf(input: ImageToolInput): ImageToolInput {
+  return { prompt: input.prompt, size: input.size, n: input.n };
+}
+
+/** Saves what the endpoint made under images/ and delivers each as a photo. */
+async function drawAndDeliver(deliverer: Deliverer, ctx: ToolContext, draw: () => Promise<Buffer[]>): Promise<unknown> {
+  const images = await draw().catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    throw new ToolError(`No image was made: ${(err as Error).message}`, "failed");
+  });
+  await mkdir(join(ctx.workspaceDir, IMAGES_DIR), { recursive: true });
+  const stem = randomHex(6);
+  const paths: string[] = [];
+  for (const [index, image] of images.entries()) {
+    const path = `${IMAGES_DIR}/${stem}-${index + 1}.png`;
+    await writeFile(join(ctx.workspaceDir, path), image);
+    paths.push(path);
+  }
+  const result = await deliverer.deliver({ artifacts: paths.map((path) => ({ type: "image" as const, path, dedupe_key: `image:${path}` })) }, ctx);
+  return { paths, ...result };
+}

@@ -1,0 +1,63 @@
+/**
+ * The bot speaks: after a turn's text reply, a spoken rendition as native voice messages when the chat's /voice
+ * mode asks for it (mirror: a voice message gets one), and the send_voice tool. Speech comes from the `tts`
+ * section's endpoint; the files go out through media's delivery (ffmpeg conversion, receipts).
+ */
+import { randomHex } from "../core/ids.js";
+import type { SentReply } from "../core/reply-hook.js";
+import { messageToolContext, ToolError, type ToolContext } from "../core/tools.js";
+import { createVoiceHandler } from "../handlers/voice.js";
+import type { Deliverer, DeliverResult } from "../media/deliver.js";
+import { voiceCommand } from "../voice/command.js";
+import { ttsConfigSchema, voiceConfigSchema, type TtsConfig } from "../voice/config.js";
+import { VoicePreferences } from "../voice/preferences.js";
+import { Speaker } from "../voice/speaker.js";
+import { SpeechClient } from "../voice/speech.js";
+import { defineFeature, mediaDelivererOf } from "./module.js";
+
+export const voiceFeature = defineFeature({
+  name: "voice",
+  configSchema: voiceConfigSchema,
+  reads: ["tts"],
+  create: (deps) => {
+    const tts = (deps.sections.tts as TtsConfig | undefined) ?? ttsConfigSchema.parse({});
+    const preferences = new VoicePreferences(deps.store, deps.settings.reply);
+    const { baseUrl } = tts;
+    const speaker = baseUrl === null ? null : new Speaker(new SpeechClient({ ...tts, baseUrl }), deps.settings);
+    if (!speaker) deps.log.info("replies will not be spoken: tts.baseUrl is not set");
+    const deliverer = mediaDelivererOf(deps);
+    if (!deliverer) throw new Error("The voice feature sends through the media feature, which must come before it in the list");
+    const say = (text: string, ctx: ToolContext): Promise<DeliverResult> => {
+      if (!speaker) throw new ToolError("No speech provider is set up (tts.baseUrl), so nothing can be spoken", "failed");
+      return speakAndDeliver(speaker, deliverer, text, ctx).catch((err: unknown) => {
+        if (err instanceof ToolError || ctx.signal.aborted) throw err;
+        throw new ToolError(`Could not speak: ${(err as Error).message}`, "failed");
+      });
+    };
+    return {
+      handlers: speaker ? [createVoiceHandler({ say })] : [],
+      commands: [voiceCommand(preferences, speaker !== null)],
+      afterReply: async (reply: SentReply) => {
+        if (!speaker || !(await preferences.shouldSpeak(reply.message))) return;
+        const ctx = messageToolContext(reply, reply.log);
+        try {
+          await speakAndDeliver(speaker, deliverer, reply.text, ctx);
+        } catch (err) {
+          if (ctx.signal.aborted) return;
+          // The text reply went already; the one line says why no voice followed it.
+          reply.log.warn({ err: (err as Error).message, endpoint: speaker.host }, "the reply was not spoken; it went as text only");
+        }
+      },
+    };
+  },
+});
+
+/** The parts of `text` worth hearing, synthesized and delivered as voice messages, one receipt each. */
+async function speakAndDeliver(speaker: Speaker, deliverer: Deliverer, text: string, ctx: ToolContext): Promise<DeliverResult> {
+  const parts = speaker.partsOf(text);
+  if (parts.length === 0) return { ok: true, receipts: [], note: "Nothing in the text is read aloud (only code, tables or links)." };
+  const files = await speaker.speak(parts, ctx.workspaceDir, `speech-${randomHex(6)}`, ctx.signal);
+  // Each rendition is its own message, even when the same words were spoken before.
+  const artifacts = files.map((file) => ({ type: "voice" as const, path: file.path, dedupe_key: `voice:${file.path}` }));
+  return deliverer.deliver({ artifacts }, ctx);
+}

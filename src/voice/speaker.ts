@@ -1,0 +1,46 @@
+/**
+ * Turns a reply into speech files in the session's workspace: the prose read aloud (spoken.ts), cut into parts
+ * that each fit one voice message, each part synthesized by the speech endpoint. Delivery is the caller's.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { VoiceConfig } from "./config.js";
+import type { SpeechClient } from "./speech.js";
+import { speechParts, spokenText } from "./spoken.js";
+
+/** Where speech files go, relative to the workspace. */
+export const SPEECH_DIR = "voice";
+
+export interface SpeechFile {
+  /** Relative to the workspace. */
+  path: string;
+}
+
+export class Speaker {
+  constructor(
+    private readonly client: SpeechClient,
+    private readonly limits: Pick<VoiceConfig, "maxPartChars" | "maxParts">,
+  ) {}
+
+  get host(): string {
+    return this.client.host;
+  }
+
+  /** The spoken parts of a markdown reply; empty when nothing in it is worth reading aloud (only code, say). */
+  partsOf(markdown: string): string[] {
+    return speechParts(spokenText(markdown), this.limits.maxPartChars).slice(0, this.limits.maxParts);
+  }
+
+  /** Synthesizes each part into `<workspace>/voice/<stem>-<n>.<ext>`; throws the first failure. */
+  async speak(parts: readonly string[], workspaceDir: string, stem: string, signal?: AbortSignal): Promise<SpeechFile[]> {
+    await mkdir(join(workspaceDir, SPEECH_DIR), { recursive: true });
+    const files: SpeechFile[] = [];
+    for (const [index, part] of parts.entries()) {
+      const audio = await this.client.synthesize(part, signal);
+      const path = `${SPEECH_DIR}/${stem}-${index + 1}.${audio.extension}`;
+      await writeFile(join(workspaceDir, path), audio.data);
+      files.push({ path });
+    }
+    return files;
+  }
+}

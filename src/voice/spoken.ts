@@ -1,0 +1,101 @@
+/**
+ * What of a markdown reply is read aloud: its prose. Code blocks, tables, images and bare links stay in the text
+ * reply and are left out of the speech (a link written with words is read as its words); the prose is cut into
+ * parts at paragraph and sentence ends so each fits one voice message.
+ */
+import MarkdownIt, { type Token } from "markdown-it";
+
+const md = new MarkdownIt({ linkify: true });
+
+/** Block tokens whose content is skipped, up to their closing token; code blocks and html have no inline children, so are skipped anyway. */
+const SKIPPED_BLOCKS: Readonly<Record<string, string>> = { table_open: "table_close" };
+const BLOCK_ENDS = new Set(["paragraph_close", "heading_close", "list_item_close", "blockquote_close"]);
+
+export function spokenText(markdown: string): string {
+  const tokens = md.parse(markdown, {});
+  const out: string[] = [];
+  let skipUntil: string | undefined;
+  for (const token of tokens) {
+    if (skipUntil) {
+      if (token.type === skipUntil) skipUntil = undefined;
+      continue;
+    }
+    if (SKIPPED_BLOCKS[token.type]) skipUntil = SKIPPED_BLOCKS[token.type];
+    else if (token.type === "inline") out.push(inlineSpeech(token.children ?? []));
+    else if (BLOCK_ENDS.has(token.type)) out.push("\n\n");
+  }
+  return out
+    .join("")
+    .split(/\n{2,}/)
+    .map((paragraph) => paragraph.replace(/\s+/g, " ").trim())
+    .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph))
+    .join("\n\n");
+}
+
+function inlineSpeech(children: Token[]): string {
+  let text = "";
+  // Inside a link: its words are read, unless they are the address itself (an autolink or a bare URL).
+  let link: { href: string; words: string } | undefined;
+  for (const child of children) {
+    switch (child.type) {
+      case "link_open":
+        link = { href: String(child.attrGet("href") ?? ""), words: "" };
+        break;
+      case "link_close":
+        if (link && !isAddress(link.words, link.href)) text += link.words;
+        link = undefined;
+        break;
+      case "text":
+      case "code_inline":
+        if (link) link.words += child.content;
+        else text += child.content;
+        break;
+      case "softbreak":
+      case "hardbreak":
+        text += " ";
+        break;
+      default:
+        break;
+    }
+  }
+  return text;
+}
+
+function isAddress(words: string, href: string): boolean {
+  const bare = (s: string): string => s.replace(/^(https?:\/\/|mailto:)/i, "").replace(/\/$/, "");
+  return words.trim() === "" || bare(words.trim()) === bare(href) || /^(https?:\/\/|www\.)/i.test(words.trim());
+}
+
+/** Cuts `text` into parts of at most `maxChars`, at paragraph, then sentence, then word ends. */
+export function speechParts(text: string, maxChars: number): string[] {
+  const units = text
+    .split(/\n\n/)
+    .flatMap((paragraph) => (paragraph.length <= maxChars ? [paragraph] : (paragraph.match(/[^.!?。！？]+(?:[.!?。！？]+|$)\s*/gu) ?? [paragraph])))
+    .flatMap((sentence) => (sentence.length <= maxChars ? [sentence.trim()] : wordsWithin(sentence, maxChars)));
+  return packed(units, maxChars);
+}
+
+/** A sentence too long for one part, as pieces of whole words (a word longer than a part is cut). */
+function wordsWithin(sentence: string, maxChars: number): string[] {
+  const chunks = sentence
+    .trim()
+    .split(/\s+/)
+    .flatMap((word) => Array.from({ length: Math.ceil(word.length / maxChars) }, (_, i) => word.slice(i * maxChars, (i + 1) * maxChars)));
+  return packed(chunks, maxChars);
+}
+
+/** Joins consecutive units with spaces into as few parts of at most `maxChars` as their order allows. */
+function packed(units: readonly string[], maxChars: number): string[] {
+  const parts: string[] = [];
+  let current = "";
+  for (const unit of units) {
+    if (unit === "") continue;
+    if (current && current.length + 1 + unit.length > maxChars) {
+      parts.push(current);
+      current = "";
+    }
+    current = current ? `${current} ${unit}` : unit;
+  }
+  if (current) parts.push(current);
+  return parts;
+}

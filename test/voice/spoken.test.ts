@@ -1,0 +1,33 @@
+/** What of a markdown reply is read aloud, and how a long one is cut into voice messages. */
+import { describe, expect, it } from "vitest";
+import { speechParts, spokenText } from "../../src/voice/spoken.js";
+
+describe("spokenText", () => {
+  it("reads prose, headings and list items; leaves out code blocks, tables, images and bare links", () => {
+    const markdown = [
+      "# Plan",
+      "Run `npm test` first, then read [the guide](https://example.com/guide).",
+      "```sh\nrm -rf /tmp/x\n```",
+      "| col | val |\n|---|---|\n| a | 1 |",
+      "- one\n- two",
+      "Raw link: https://example.com/raw and <https://example.com/auto>",
+      "![chart](chart.png)",
+    ].join("\n\n");
+    expect(spokenText(markdown)).toBe(["Plan", "Run npm test first, then read the guide.", "one", "two", "Raw link: and"].join("\n\n"));
+  });
+
+  it("is empty for a reply that is only code", () => {
+    expect(spokenText("```js\nconsole.log(1)\n```")).toBe("");
+  });
+});
+
+describe("speechParts", () => {
+  it("keeps paragraphs together while they fit, then cuts at sentences and words", () => {
+    expect(speechParts("Short one.\n\nShort two.", 100)).toEqual(["Short one. Short two."]);
+    expect(speechParts("First sentence here. Second sentence here.", 25)).toEqual(["First sentence here.", "Second sentence here."]);
+    const parts = speechParts(`${"word ".repeat(30).trim()}`, 40);
+    expect(parts.every((p) => p.length <= 40)).toBe(true);
+    expect(parts.join(" ")).toBe("word ".repeat(30).trim());
+    expect(speechParts("x".repeat(25), 10)).toEqual(["xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"]);
+  });
+});
