@@ -11,7 +11,7 @@ import { hasChromium } from "../helpers/browser.js";
 import { assertToolDefinitionsValid } from "../handlers/tool-rules.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { eventually } from "../helpers/wait.js";
-import { articleHtml, startSite, type Site } from "../web-fetch/site.js";
+import { articleHtml, startSite, type Site } from "../web/site.js";
 
 let site: Site;
 let internal: Site;

@@ -9,7 +9,7 @@ import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.j
 import { alice, directChat, messageOf, text } from "../fakes/telegram/updates.js";
 import { closeInOrder } from "../helpers/close.js";
 import { hasChromium } from "../helpers/browser.js";
-import { startSite, type Site } from "../web-fetch/site.js";
+import { startSite, type Site } from "../web/site.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;

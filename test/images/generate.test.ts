@@ -11,7 +11,7 @@ import { startFakeMediaAI, type FakeMediaAI, type ImageReply } from "../fakes/me
 import { solidPng } from "../fakes/media-ai-fixtures.js";
 import { startFakeTelegram } from "../fakes/telegram/server.js";
 import { directChat, messageOf, text } from "../fakes/telegram/updates.js";
-import { lastToolOutput, placeWorkspaceFile } from "../im-channel/delivery-script.js";
+import { lastToolOutput, placeWorkspaceFile } from "../media/delivery-script.js";
 import { closeInOrder } from "../helpers/close.js";
 import type { FakeOpenAI } from "../fakes/openai-server.js";
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
-import { until } from "../store-contract.js";
+import { until } from "../infra/store/store-contract.js";
 import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;

@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import type { Store } from "../../src/infra/store/index.js";
-import { until } from "../store-contract.js";
+import { until } from "../infra/store/store-contract.js";
 import { ALICE, BOB, makeScheduler, ManualClock, RecordingChannel, reminder, sqliteStore, type SchedulerParts } from "./helpers.js";
 
 const NOW = Date.parse("2026-03-28T10:00:00Z");

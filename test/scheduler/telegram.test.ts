@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { alice, directChat, text } from "../fakes/telegram/updates.js";
-import { until } from "../store-contract.js";
+import { until } from "../infra/store/store-contract.js";
 import { schedulerFeature } from "../../src/features/scheduler.js";
 
 let t: TestGateway | undefined;

@@ -22,7 +22,7 @@ import {
   type FakeSlackOptions,
 } from "../../fakes/slack/index.js";
 import { ACK_DELAY_MS } from "../../../src/gateway/acknowledge.js";
-import { FINAL_ANSWER, placeHugeFile, REPORT, scriptDelivery } from "../../im-channel/delivery-script.js";
+import { FINAL_ANSWER, placeHugeFile, REPORT, scriptDelivery } from "../../media/delivery-script.js";
 import { closeInOrder } from "../../helpers/close.js";
 import { eventually } from "../../helpers/wait.js";
 
