@@ -28,6 +28,7 @@ import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
+import { systemClock, type Clock } from "../core/clock.js";
 import type { ReplyHook, SentReply } from "../core/reply-hook.js";
 
 export interface RouterDeps {
@@ -53,6 +54,8 @@ export interface RouterDeps {
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
   workspaces: Workspaces;
+  /** Times the typing signal and the acknowledgement; the real clock when absent. */
+  clock?: Clock;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -75,8 +78,10 @@ export class Router {
   private accepting = true;
   /** Buttons under replies, and their presses. */
   readonly actions: ButtonActions;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: RouterDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
@@ -230,10 +235,10 @@ export class Router {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
-        const stopTyping = keepTyping(d.channel, d.message, d.log);
+        const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
-        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log, this.clock);
         try {
           const workspaceDir = this.deps.workspaces.dirOf(d.sessionKey);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
