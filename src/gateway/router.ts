@@ -29,7 +29,7 @@ import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
 import { systemClock, type Clock } from "../core/clock.js";
-import type { ReplyHook, SentReply } from "../core/reply-hook.js";
+import type { ReplyHook, ReplyReplacement, SentReply } from "../core/reply-hook.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -47,6 +47,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** The features' additions after a turn's text reply (a spoken rendition). */
   afterReply?: readonly ReplyHook[];
+  /** The features that may send a turn's reply in another form instead of its text (spoken only). */
+  replyInstead?: readonly ReplyReplacement[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
   /** Records the buttons under replies and runs their presses; by default one of its own. */
@@ -260,16 +262,20 @@ export class Router {
               }),
             { waitMs: 15 * 60_000 },
           );
-          // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
-          if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
+          const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
+          const plain = !result.stepLimit && !result.errorId;
+          // A reply sent in another form (spoken only) takes the place of the preview, as the Continue reply of a
+          // turn cut off at the step limit does (no preview carries buttons).
+          const replaced = plain && (await this.replacedReply(reply));
+          if (replaced || result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
-          const outcome = result.stepLimit
-            ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
-            : await this.replyOutcome(d, result.text, live);
+          const outcome = replaced
+            ? await this.answered(d, "sent")
+            : result.stepLimit
+              ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+              : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
-          if (turnOutcome === "answered" && !result.stepLimit) {
-            await this.afterReply({ message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) });
-          }
+          if (turnOutcome === "answered" && plain && !replaced) await this.afterReply(reply);
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
         } catch (err) {
@@ -292,6 +298,18 @@ export class Router {
       // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
       await turn.ticket.release();
     }
+  }
+
+  /** Whether a feature sent the reply in another form; a hook that fails is logged here and the text goes. */
+  private async replacedReply(reply: SentReply): Promise<boolean> {
+    for (const hook of this.deps.replyInstead ?? []) {
+      const replaced = await hook(reply).catch((err: unknown) => {
+        reply.log.error({ err }, "sending the reply in another form failed; sending its text");
+        return false;
+      });
+      if (replaced) return true;
+    }
+    return false;
   }
 
   /** A hook that fails is logged here; the text reply has gone out either way. */
