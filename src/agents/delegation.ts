@@ -73,7 +73,7 @@ export class Delegation {
     const slots = this.slotsOf(ctx.traceId);
     const slot = await slots.take(ctx.signal);
     try {
-      return await this.run(helper, request, ctx, { message, depth, slot });
+      return await this.run(helper, request, ctx, { message, depth, slot, slots });
     } finally {
       slots.give(slot);
       if (slots.idle()) this.turns.delete(ctx.traceId);
@@ -84,10 +84,11 @@ export class Delegation {
     helper: AgentProfile,
     request: DelegationRequest,
     ctx: ToolContext,
-    at: { message: InboundMessage; depth: number; slot: number },
+    at: { message: InboundMessage; depth: number; slot: number; slots: Slots },
   ): Promise<DelegationResult> {
     const label = helper.name ?? helper.id;
-    const show = (text: string): void => ctx.showStatus?.(`${label}: ${text}`);
+    // One status line for all of the turn's helpers, each with what it does now.
+    const show = (text: string): void => ctx.showStatus?.(at.slots.status(at.slot, `${label}: ${text}`));
     show(`working on "${clip(request.task)}"`);
     const { limits } = this.deps;
     const delegation: DelegatedTurn = { depth: at.depth, ...limits };
@@ -139,9 +140,10 @@ function clip(text: string): string {
   return text.length > STATUS_TASK_CHARS ? `${text.slice(0, STATUS_TASK_CHARS - 1)}…` : text;
 }
 
-/** Numbered places, taken in order of asking: a helper's slot also names its child session. */
+/** Numbered places, taken in order of asking: a helper's slot also names its child session and its status. */
 class Slots {
   private readonly free: number[];
+  private readonly statuses = new Map<number, string>();
   private readonly waiting: Array<(slot: number) => void> = [];
 
   constructor(private readonly size: number) {
@@ -165,7 +167,14 @@ class Slots {
     });
   }
 
+  /** Sets the status of `slot`; returns the line of every helper's status. */
+  status(slot: number, text: string): string {
+    this.statuses.set(slot, text);
+    return [...this.statuses.values()].join(" · ");
+  }
+
   give(slot: number): void {
+    this.statuses.delete(slot);
     const next = this.waiting.shift();
     if (next) next(slot);
     else this.free.push(slot);
