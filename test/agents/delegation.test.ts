@@ -14,9 +14,10 @@ const isHelper = (request: FakeRequest): boolean => systemPromptOf(request).incl
 const lastUserText = (request: FakeRequest): string => userTextsOf(request).at(-1) ?? "";
 const resultsOf = (request: FakeRequest): string => JSON.stringify(toolResultsOf(request));
 
-async function start(): Promise<TestGateway> {
+async function start(bounds: Record<string, number> = {}): Promise<TestGateway> {
   t = await startTestGateway({
     agents: {
+      ...bounds,
       default: { name: "Coordinator" },
       researcher: { name: "Researcher", prompt: "You look things up.", tools: ["get_tool_info", "delegate_task"] },
     },
@@ -101,5 +102,21 @@ describe("delegate_task", () => {
     const results = resultsOf(t.fake.requests.at(-1)!);
     expect(results).toContain("result for north");
     expect(results).toContain("result for south");
+  });
+
+  it("stops a helper after the step that spent its token budget, and says its answer may be partial", async () => {
+    const t = await start({ delegationMaxTokens: 1_000, delegationMaxSteps: 10 });
+    t.fake.respondWith((request): FakeReply => {
+      if (isHelper(request)) return { toolCalls: [{ name: "get_tool_info", arguments: { tool_name: "delegate_task" } }] };
+      if (toolResultsOf(request).length === 0) return { toolCalls: [{ name: "delegate_task", arguments: { task: "x".repeat(4_000) } }] };
+      return { text: "Partly done." };
+    });
+    await t.post({ chatId: "c3", userId: "alice", text: "a long task" });
+    // The system prompt and the task are past 1,000 tokens at the first step: the helper stops there.
+    expect(t.fake.requests.filter(isHelper)).toHaveLength(1);
+    expect(toolResultsOf(t.fake.requests.at(-1)!)[0]!.content).toMatchObject({
+      answer: expect.stringContaining("budget of 1000 tokens"),
+      note: expect.stringContaining("stopped at its bound"),
+    });
   });
 });

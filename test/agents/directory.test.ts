@@ -129,12 +129,15 @@ describe("helpers", () => {
     const directory = agents([], { researcher: { name: "Researcher" } }, 2);
     const delegation = new Delegation({ turns: runner, agents: directory, limits: { maxSteps: 3, maxTokens: 5_000, historyTokenBudget: 2_000 } });
     const status: string[] = [];
-    const ctx = makeToolContext({ message: message(), showStatus: (text) => status.push(text) });
+    const permissions = { holder: "a guest in a group chat", classes: ["chat" as const] };
+    const ctx = makeToolContext({ message: message(), permissions, showStatus: (text) => status.push(text) });
     const results = ["a", "b", "c"].map((task) => delegation.delegate({ agent: "researcher", task }, ctx));
 
     await eventually(() => running.length === 2 || undefined, "two helpers running");
     expect(running.map((r) => r.input.sessionKey)).toEqual(["web:chat-1:helper:researcher:0", "web:chat-1:helper:researcher:1"]);
-    expect(running[0]!.input).toMatchObject({ agentId: "researcher", delegation: { depth: 1, maxSteps: 3, maxTokens: 5_000 } });
+    // The sender's permissions and chat go with the helper: its tool calls are checked against them.
+    expect(running[0]!.input).toMatchObject({ agentId: "researcher", permissions, delegation: { depth: 1, maxSteps: 3, maxTokens: 5_000 } });
+    expect(running[0]!.input.message).toMatchObject({ channel: "telegram", chat: { id: "42" }, sender: { id: "7" }, text: "a" });
     running[0]!.finish("first");
     await eventually(() => running.length === 3 || undefined, "the third helper after the first finished");
     expect(running[2]!.input.sessionKey).toBe("web:chat-1:helper:researcher:0");
