@@ -7,11 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { agentProfiles, agentsConfigSchema, routingConfigSchema } from "../../src/agents/config.js";
 import { agentRoutes } from "../../src/agents/console-routes.js";
 import { Delegation } from "../../src/agents/delegation.js";
 import { Agents } from "../../src/agents/directory.js";
 import { loadConfig } from "../../src/config.js";
+import { HandlerRegistry } from "../../src/handlers/registry.js";
 import type { InboundMessage } from "../../src/core/types.js";
 import type { TurnInput, TurnResult } from "../../src/core/turn.js";
 import { createStore } from "../../src/infra/store/index.js";
@@ -148,5 +150,23 @@ describe("helpers", () => {
     expect(status).toContain('Researcher: working on "a"');
     expect(status).toContain("Researcher: running web_search · Researcher: working on \"b\"");
     expect(status.at(-1)).toMatch(/^Researcher: done( · Researcher: done)*$/);
+  });
+});
+
+describe("an agent's tool list in the registry", () => {
+  it("refuses a call outside the calling agent's tools and handlers, whoever makes it", async () => {
+    const registry = new HandlerRegistry({ log, defaultTimeoutMs: 1_000 });
+    const definition = (name: string) => ({ name, category: "Test", shortDescription: `The test tool ${name} of the agents tests`, description: "Test.", input: z.object({}), risk: "read" as const });
+    registry.register({ name: "notes", tools: [{ definition: definition("read_note"), run: async () => "note" }] });
+    registry.register({ name: "shell", tools: [{ definition: definition("run_command"), run: async () => "ran" }] });
+    const agent = agentProfiles(agentsConfigSchema.parse({ support: { tools: ["notes"] } }), dir).get("support")!;
+    const ctx = makeToolContext({ agent });
+
+    expect(await registry.executeByTool("read_note", {}, ctx)).toMatchObject({ ok: true, output: "note" });
+    expect(await registry.executeByTool("run_command", {}, ctx)).toMatchObject({
+      ok: false,
+      code: "denied",
+      error: 'The tool run_command is not among the tools of the agent "support".',
+    });
   });
 });
