@@ -11,7 +11,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
 import { isStdio, type McpConfig, type McpServerConfig } from "./config.js";
 import type { DefinitionStore, ServerDefinition } from "./definitions.js";
-import { callTool, fetchDefinition } from "./protocol.js";
+import { callTool, fetchDefinition, getPrompt, readResource, type CallOptions } from "./protocol.js";
 import type { ToolCallResult } from "./results.js";
 import { openSession, type WrapCommand } from "./transport.js";
 
@@ -100,7 +100,20 @@ export class ServerConnection {
     this.setStatus({ state: "stopped" });
   }
 
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+  call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => callTool(client, tool, args, opts), signal);
+  }
+
+  readResource(uri: string, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => readResource(client, uri, opts), signal);
+  }
+
+  getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => getPrompt(client, name, args, opts), signal);
+  }
+
+  /** One request over the live session, within this server's time limit and the output cap. */
+  private async request(send: (client: Client, opts: CallOptions) => Promise<ToolCallResult>, signal: AbortSignal | undefined): Promise<ToolCallResult> {
     const { client } = this;
     if (!client || this.statusValue.state !== "connected") {
       const why = this.statusValue.error ? `: ${this.statusValue.error}` : "";
@@ -108,7 +121,7 @@ export class ServerConnection {
     }
     const { limits, server } = this.opts;
     try {
-      return await callTool(client, tool, args, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
+      return await send(client, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
     } catch (err) {
       // An HTTP session notices a dead server only when a request fails: closing it starts the reconnect loop.
       if (err instanceof McpCallError && err.sessionLost) await client.close().catch(() => undefined);

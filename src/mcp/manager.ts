@@ -94,16 +94,28 @@ export class McpManager extends EventEmitter {
 
   /** Calls a tool of a connected server; throws McpCallError when it cannot complete. */
   async call(id: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
-    const connection = this.connections.get(id);
-    if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
     try {
-      const result = await connection.call(tool, args, signal);
+      const result = await this.connectionOf(id).call(tool, args, signal);
       mcpCalls.inc({ server: id, outcome: result.isError ? "tool_error" : "ok" });
       return result;
     } catch (err) {
       mcpCalls.inc({ server: id, outcome: err instanceof McpCallError ? err.reason : "failed" });
       throw err;
     }
+  }
+
+  async readResource(id: string, uri: string, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.connectionOf(id).readResource(uri, signal);
+  }
+
+  async getPrompt(id: string, name: string, args: Record<string, string>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.connectionOf(id).getPrompt(name, args, signal);
+  }
+
+  private connectionOf(id: string): ServerConnection {
+    const connection = this.connections.get(id);
+    if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
+    return connection;
   }
 
   /** The longest a call to any server may take, for the tool that makes calls. */

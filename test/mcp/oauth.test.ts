@@ -45,7 +45,7 @@ async function setup(serverOpts: { tokenLifetimeS?: number } = {}): Promise<Setu
   const { log } = captureLog([]);
   const store = await createStore({ url: null, dataDir, log, keyPrefix: "t:" });
   cleanup.push(() => store.close());
-  const config = mcpConfigSchema.parse({ servers: { demo: { url: server.url } }, reconnectInitialMs: 50, reconnectMaxMs: 400 });
+  const config = mcpConfigSchema.parse({ servers: { demo: { url: server.url } }, reconnectInitialMs: 50, reconnectMaxMs: 400, maxOutputChars: 5_000 });
   const clock = new ManualClock(Date.now());
   const fetchFn = mcpFetch(config, []);
   const kit = new OAuthKit({ credentials: new CredentialStore(store, () => loadSecretBox(dataDir, {})), clock, redirectUrl: REDIRECT, fetchFn });
@@ -95,6 +95,25 @@ describe("MCP over OAuth", () => {
     expect(result.parts[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^hello, client [0-9a-f-]{36}$/) });
     expect(s.server.tokensSeen.at(-1)).toMatch(/^at-/);
     expect(await s.kit.state("demo")).toMatchObject({ loggedIn: true, refreshable: true });
+  });
+
+  it("lists the server's resources and prompts, and reads them with the token, within the output cap", async () => {
+    const s = await setup();
+    await logIn(s);
+    await s.manager.start();
+    await connected(s);
+    const { definition } = s.manager.get("demo")!;
+    expect(definition?.resources).toEqual([{ uri: "docs://handbook", name: "handbook", description: "The team handbook", mimeType: "text/markdown" }]);
+    expect(definition?.prompts).toEqual([{ name: "review", description: "Review a change", arguments: [{ name: "change", description: "What changed", required: true }] }]);
+    const handbook = await s.manager.readResource("demo", "docs://handbook");
+    const text = handbook.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+    expect(text).toMatch(/^\[resource docs:\/\/handbook \(text\/markdown\)\]\n# Handbook/);
+    expect(text).toMatch(/\[\.\.\. \d+ more characters cut: the output is capped at 5000\]$/);
+    const review = await s.manager.getPrompt("demo", "review", { change: "the login page" });
+    expect(review.parts).toEqual([
+      { type: "text", text: "[user]" },
+      { type: "text", text: "Please review: the login page" },
+    ]);
   });
 
   it("keeps tokens sealed at rest: neither the store nor its file holds them in plaintext, and the key file is 0600", async () => {
