@@ -116,6 +116,7 @@ export class ServerConnection {
   private async request(send: (client: Client, opts: CallOptions) => Promise<ToolCallResult>, signal: AbortSignal | undefined): Promise<ToolCallResult> {
     const { client } = this;
     if (!client || this.statusValue.state !== "connected") {
+      if (this.statusValue.needsLogin) throw new McpCallError(this.statusValue.error ?? new LoginRequiredError(this.id).message, "failed");
       const why = this.statusValue.error ? `: ${this.statusValue.error}` : "";
       throw new McpCallError(`the MCP server "${this.id}" is not connected right now (${this.statusValue.state}${why})`, "failed");
     }
@@ -133,7 +134,9 @@ export class ServerConnection {
     const { limits } = this.opts;
     let failures = 0;
     while (!this.stopping.signal.aborted) {
-      this.setStatus({ state: "connecting" });
+      // A server that wanted a login still does until one happens: what callers are told stays that.
+      const { needsLogin, error } = this.statusValue;
+      this.setStatus({ state: "connecting", ...(needsLogin ? { needsLogin, error } : {}) });
       const closed = await this.connectOnce();
       if (this.stopping.signal.aborted) return;
       if (closed.connected) failures = 0;

@@ -13,7 +13,7 @@ import express, { type Response } from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
@@ -128,26 +128,47 @@ function mcpServer(): McpServer {
   return server;
 }
 
-export async function startOAuthMcpServer(opts: { tokenLifetimeS?: number } = {}): Promise<OAuthMcpServer> {
-  const provider = new MemoryProvider(opts.tokenLifetimeS ?? 3600);
-  const app = express();
+async function listen(app: express.Express): Promise<{ http: Server; base: URL }> {
   const http: Server = app.listen(0, "127.0.0.1");
   await once(http, "listening");
-  const base = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}`);
+  return { http, base: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}`) };
+}
+
+async function closeAll(servers: Server[]): Promise<void> {
+  for (const http of servers) {
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
+}
+
+/**
+ * `separateAuthServer`: the authorization server listens on a port of its own, and the MCP server's protected
+ * resource metadata points there (as hosted services do); otherwise both share one origin.
+ */
+export async function startOAuthMcpServer(opts: { tokenLifetimeS?: number; separateAuthServer?: boolean } = {}): Promise<OAuthMcpServer> {
+  const provider = new MemoryProvider(opts.tokenLifetimeS ?? 3600);
+  const app = express();
+  const { http, base } = await listen(app);
+  const authApp = opts.separateAuthServer ? express() : undefined;
+  const auth = authApp ? await listen(authApp) : undefined;
   const mcpUrl = new URL("/mcp", base);
   const tokensSeen: string[] = [];
   const noLimit = { rateLimit: false as const };
-  app.use(
-    mcpAuthRouter({
-      provider,
-      issuerUrl: base,
-      resourceServerUrl: mcpUrl,
-      authorizationOptions: noLimit,
-      tokenOptions: noLimit,
-      clientRegistrationOptions: noLimit,
-      revocationOptions: noLimit,
-    }),
-  );
+  const authOptions = {
+    provider,
+    issuerUrl: auth?.base ?? base,
+    resourceServerUrl: mcpUrl,
+    authorizationOptions: noLimit,
+    tokenOptions: noLimit,
+    clientRegistrationOptions: noLimit,
+    revocationOptions: noLimit,
+  };
+  if (authApp) {
+    authApp.use(mcpAuthRouter(authOptions));
+    app.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata(authOptions), resourceServerUrl: mcpUrl }));
+  } else {
+    app.use(mcpAuthRouter(authOptions));
+  }
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
   app.post("/mcp", express.json(), bearer, async (req, res) => {
     tokensSeen.push(req.auth?.token ?? "");
@@ -163,9 +184,6 @@ export async function startOAuthMcpServer(opts: { tokenLifetimeS?: number } = {}
     provider,
     tokensSeen,
     expireAccessTokens: () => provider.accessTokens.clear(),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close: () => closeAll(auth ? [http, auth.http] : [http]),
   };
 }
