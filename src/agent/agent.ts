@@ -30,6 +30,8 @@ import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
+import { BudgetRefusal } from "../core/usage-port.js";
+import { meteredModel, type MeteredCalls } from "./metered-model.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -101,6 +103,7 @@ export class Agent {
       calls: [],
       refusals: new Map(),
       stepMessages: [],
+      notices: [],
       startedAt: this.now(),
       started: performance.now(),
     };
@@ -111,6 +114,7 @@ export class Agent {
         await this.saveUnfinished(progress, input, log, {});
         throw abortError();
       }
+      if (err instanceof BudgetRefusal) return this.stopForBudget(err, progress, input, log);
       return this.failTurn(err, progress, input, log);
     }
   }
@@ -132,6 +136,13 @@ export class Agent {
 
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const { llm } = this.deps.config;
+    const refusal = await this.deps.usage?.refusal(ownerOf(input));
+    if (refusal !== undefined) {
+      log.info("turn not started: a budget is spent");
+      await this.logTurn(input, progress, { outcome: "budget" }, log);
+      return { text: refusal, steps: 0, toolCalls: [] };
+    }
+    const metered = this.meteredCalls(input, progress, log);
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
       vision: llm.vision,
@@ -144,14 +155,14 @@ export class Agent {
     loaded.messages.push(user.forHistory);
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
-    const record = await this.compact(loaded, input, log);
+    const record = await this.compact(loaded, input, metered, log);
     progress.record = record;
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
     const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
     const endModelTimer = modelLatency.startTimer(modelLabels);
-    const result = await this.generate(record, user.forModel, input, progress, log);
+    const result = await this.generate(record, user.forModel, input, { progress, metered }, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
@@ -167,15 +178,22 @@ export class Agent {
     log.info({ steps, toolCalls, durationMs, usage: result.totalUsage }, "turn finished");
     await this.logTurn(input, progress, { outcome: reply.stepLimit ? "step_limit" : "answered" }, log);
     log.debug({ reply: reply.text }, "turn reply");
-    return { text: reply.text, steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
+    return { text: withNotices(reply.text, progress), steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
   }
 
-  private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {
+  /** The usage port's view of this turn's model calls; undefined without budgets and accounting. */
+  private meteredCalls(input: TurnInput, progress: TurnProgress, log: Logger): MeteredCalls | undefined {
+    const port = this.deps.usage;
+    if (!port) return undefined;
+    return { port, owner: ownerOf(input), log, onNotice: (text) => void progress.notices.push(text) };
+  }
+
+  private async compact(record: SessionRecord, input: TurnInput, metered: MeteredCalls | undefined, log: Logger): Promise<SessionRecord> {
     const { llm } = this.deps.config;
     const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
     const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
-      model: this.deps.model,
+      model: meteredModel(this.deps.model, "compaction", metered),
       budget: llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
@@ -194,7 +212,7 @@ export class Agent {
     record: SessionRecord,
     userMessage: ModelMessage,
     input: TurnInput,
-    progress: TurnProgress,
+    { progress, metered }: { progress: TurnProgress; metered: MeteredCalls | undefined },
     log: Logger,
   ): Promise<Generation> {
     const { config, registry, catalog } = this.deps;
@@ -216,7 +234,9 @@ export class Agent {
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
-    const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
+    const watched = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
+    // Inside the history's splice, so a call is admitted and estimated with its whole prompt.
+    const model = meteredModel(watched, input.work ?? "chat", metered);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
@@ -296,6 +316,19 @@ export class Agent {
     });
   }
 
+  /**
+   * A budget ran out between two model calls: the steps that finished stay, and the person is told the limit and
+   * when it resets, after what the turn had already answered.
+   */
+  private async stopForBudget(refusal: BudgetRefusal, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
+    log.info({ steps: progress.steps }, "turn stopped: a budget is spent");
+    await this.saveUnfinished(progress, input, log, {});
+    await this.logTurn(input, progress, { outcome: "budget" }, log);
+    const answered = lastAnswerText(progress.stepMessages, this.secrets);
+    const text = answered === "" ? refusal.message : `${answered}\n\n${refusal.message}`;
+    return { text: withNotices(text, progress), steps: progress.steps, toolCalls: progress.toolCalls };
+  }
+
   /** The apology for a turn that could not finish; the steps that did finish stay in the history. */
   private async failTurn(err: unknown, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
     const errorId = randomHex(8);
@@ -345,6 +378,24 @@ interface TurnProgress {
   started: number;
   /** The response messages of the finished steps. */
   stepMessages: ModelMessage[];
+  /** Budget warnings for the person, shown after the reply. */
+  notices: string[];
+}
+
+function ownerOf(input: TurnInput): { channel: string; userId: string; chatId: string } {
+  return { channel: input.message.channel, userId: input.message.sender.id, chatId: input.message.chat.id };
+}
+
+function withNotices(text: string, progress: TurnProgress): string {
+  return progress.notices.length === 0 ? text : [text, ...progress.notices].join("\n\n");
+}
+
+/** The text of the last answer among a stopped turn's finished steps, redacted as a reply is. */
+function lastAnswerText(messages: readonly ModelMessage[], secrets: readonly string[]): string {
+  const last = messages.findLast((message) => message.role === "assistant");
+  if (!last) return "";
+  const text = typeof last.content === "string" ? last.content : last.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  return redactText(text.trim(), secrets);
 }
 
 /**

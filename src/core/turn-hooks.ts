@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { MemoryPort } from "./memory-port.js";
 import type { ToolPermissions } from "./tools.js";
 import type { PreparedMedia, TurnInput } from "./turn.js";
+import type { UsagePort } from "./usage-port.js";
 
 export interface TurnHooks {
   /** The "Skills" prompt section: the installed skills by name and description. */
@@ -18,4 +19,6 @@ export interface TurnHooks {
   prepareMedia?: (input: TurnInput, log: Logger) => Promise<PreparedMedia>;
   /** Long-term memory and the sender's profile, for the prompt; absent when memory is off. */
   memory?: MemoryPort;
+  /** Usage accounting and budgets: every model call of the turn asks it first and reports to it after. */
+  usage?: UsagePort;
 }

@@ -32,6 +32,8 @@ export interface TurnInput {
    * that took over. Absent: the history is written unchecked (scheduled turns of a task's own session).
    */
   fence?: number;
+  /** What the turn's model calls are counted as (compaction aside): a person's message by default, or a scheduled task. */
+  work?: "chat" | "task";
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
 }
