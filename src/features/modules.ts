@@ -1,6 +1,7 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
 import { browserFeature } from "./browser.js";
+import { budgetsFeature } from "./budgets.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
 import { mcpFeature } from "./mcp.js";
@@ -27,4 +28,5 @@ export const featureModules = [
   ttsFeature,
   voiceFeature,
   imagesFeature,
+  budgetsFeature,
 ] as const;
