@@ -63,7 +63,9 @@ export class UsageMeter implements UsagePort {
         const spent = limits.findIndex((applied, i) => sums[i]! >= applied.limit);
         throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods));
       }
-      notice = await this.warning(call.owner, limits, sums);
+      // What was spent before this call (its own reservation aside, a guess): the warning comes with the call after
+      // the level was passed, not with a reservation that only might pass it.
+      notice = await this.warning(call.owner, limits, sums.map((sum, i) => sum - reserved[limits[i]!.field]));
     }
     return {
       notice,
@@ -122,16 +124,16 @@ export class UsageMeter implements UsagePort {
     return [...at.keys.map((change) => ({ ...change, amounts })), breakdownChange(line, at.day, at.now)];
   }
 
-  /** The first limit this call took past the warning level that its person was not yet told of this period. */
-  private async warning(owner: UsageOwner, limits: readonly AppliedLimit[], sums: readonly number[]): Promise<string | undefined> {
+  /** The first limit past its warning level (by `spent`) that the call's person was not yet told of this period. */
+  private async warning(owner: UsageOwner, limits: readonly AppliedLimit[], spent: readonly number[]): Promise<string | undefined> {
     for (const [i, applied] of limits.entries()) {
-      if (sums[i]! < this.deps.config.warnAt * applied.limit) continue;
+      if (spent[i]! < this.deps.config.warnAt * applied.limit) continue;
       const marker = `budget-warned:${applied.key}:${applied.field}:${owner.channel}:${owner.userId}`;
       if (this.#warned.has(marker)) continue;
       if (this.#warned.size >= WARNED_KEPT) this.#warned.clear();
       this.#warned.add(marker);
       const ttlMs = Math.max(1, Math.ceil(applied.period.endsAt - this.deps.clock.now()));
-      if (await this.deps.coordinator.setIfAbsent(marker, ttlMs)) return warningText(applied, sums[i]!, this.deps.periods);
+      if (await this.deps.coordinator.setIfAbsent(marker, ttlMs)) return warningText(applied, spent[i]!, this.deps.periods);
     }
     return undefined;
   }
