@@ -9,8 +9,11 @@ export function formatTokens(tokens: number): string {
   return Math.round(tokens).toLocaleString("en-US");
 }
 
+const COST_FORMAT = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4, useGrouping: false });
+
+/** Cents at least, and small sums to four places: "20.00", "0.012". */
 export function formatCost(cost: number): string {
-  return cost.toFixed(cost !== 0 && cost < 0.01 ? 4 : 2);
+  return COST_FORMAT.format(cost);
 }
 
 function amount(applied: Pick<AppliedLimit, "field">, value: number): string {
