@@ -21,7 +21,8 @@ describe("usage accounting", () => {
     await w.h.turn("third", { agent: w.agent, onEvent: () => undefined });
     expect(w.h.fake.requests.filter((r) => r.body.stream === true).every((r) => (r.body.stream_options as { include_usage?: boolean }).include_usage)).toBe(true);
 
-    const sum = w.h.fake.usages.reduce((a, u) => ({ input: a.input + u.input, output: a.output + u.output, cached: a.cached + (u.cachedInput ?? 0) }), { input: 0, output: 0, cached: 0 });
+    const sum = { input: 0, output: 0, cached: 0 };
+    for (const u of w.h.fake.usages) Object.assign(sum, { input: sum.input + u.input, output: sum.output + u.output, cached: sum.cached + (u.cachedInput ?? 0) });
     expect(sum).toEqual({ input: 2_100, output: 90, cached: 1_100 });
     const { daily, monthly } = await w.reader.current("user", { channel: "web", userId: "user-ann", chatId: "chat-1" }, w.clock.now());
     expect(daily).toMatchObject({ input: 2_100, cachedInput: 1_100, output: 90, tokens: 2_190, calls: 3, estimated: 0 });

@@ -1,11 +1,14 @@
 /**
  * Tallies on SQLite: a row per key and field in a table of their own, with its expiry. Only this process writes the
- * file, so a bounded addition is atomic as one transaction that reads the bounds and adds.
+ * file, so a bounded addition is atomic as one transaction that reads the bounds and adds. Each step is one
+ * statement however many fields it touches (a model call's record is about fifty): a statement per field made
+ * accounting cost more than the rest of a turn's statements together.
  */
 import type { Tallies, TallyBound, TallyChange } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireTallies } from "./checks.js";
 import type { AtomicStatements, SqliteDb } from "./sqlite-db.js";
+import { bySize } from "./sqlite-batches.js";
 
 const TABLE = "tallies";
 
@@ -18,11 +21,13 @@ export async function createTallyTable(db: SqliteDb): Promise<void> {
 /** Run by the store's sweep: sums past their expiry, which reads already leave out. */
 export const SWEEP_TALLIES_SQL = `DELETE FROM ${TABLE} WHERE expires < ?`;
 
-/** An expired sum starts again from the amount. */
-const ADD = `INSERT INTO ${TABLE} (tally_key, field, sum, expires) VALUES (?, ?, ?, ?)
-  ON CONFLICT (tally_key, field) DO UPDATE SET sum = CASE WHEN expires < ? THEN excluded.sum ELSE sum + excluded.sum END, expires = excluded.expires`;
-const READ_KEY = `SELECT field, sum FROM ${TABLE} WHERE tally_key = ? AND expires >= ?`;
-const READ_FIELD = `SELECT sum FROM ${TABLE} WHERE tally_key = ? AND field = ? AND expires >= ?`;
+/** Parameters: key, field, amount, expires per row, then now. An expired sum starts again from the amount. */
+const ADD = bySize(
+  (rows) => `INSERT INTO ${TABLE} (tally_key, field, sum, expires) VALUES ${Array(rows).fill("(?, ?, ?, ?)").join(", ")}
+  ON CONFLICT (tally_key, field) DO UPDATE SET sum = CASE WHEN expires < ? THEN excluded.sum ELSE sum + excluded.sum END, expires = excluded.expires`,
+);
+/** Parameters: now, then the keys. */
+const READ_KEYS = bySize((keys) => `SELECT tally_key, field, sum FROM ${TABLE} WHERE expires >= ? AND tally_key IN (${Array(keys).fill("?").join(", ")})`);
 
 export class SqliteTallies implements Tallies {
   /** `prefix`: what the store puts before every key of this namespace's tallies. */
@@ -43,25 +48,43 @@ export class SqliteTallies implements Tallies {
     return this.guard.run("tally add", target, () =>
       this.db.atomically((db) => {
         const now = Date.now();
-        const sums = () => bounds.map(({ key, field }) => db.all<{ sum: number }>(READ_FIELD, this.prefix + key, field, now)[0]?.sum ?? 0);
-        const before = sums();
+        const boundKeys = [...new Set(bounds.map((bound) => bound.key))];
+        const sums = () => {
+          const read = this.#read(db, boundKeys, now);
+          return bounds.map(({ key, field }) => read[boundKeys.indexOf(key)]![field] ?? 0);
+        };
+        const before = bounds.length === 0 ? [] : sums();
         if (before.some((sum, i) => sum >= bounds[i]!.limit)) return { added: false, sums: before };
-        for (const change of changes) this.#apply(db, change, now);
-        return { added: true, sums: sums() };
+        this.#apply(db, changes, now);
+        return { added: true, sums: bounds.length === 0 ? [] : sums() };
       }),
     );
   }
 
   async read(keys: readonly string[]): Promise<Array<Record<string, number>>> {
     return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, () =>
-      this.db.atomically((db) => {
-        const now = Date.now();
-        return keys.map((key) => Object.fromEntries(db.all<{ field: string; sum: number }>(READ_KEY, this.prefix + key, now).map((row) => [row.field, row.sum])));
-      }),
+      this.db.atomically((db) => this.#read(db, keys, Date.now())),
     );
   }
 
-  #apply(db: AtomicStatements, { key, amounts, ttlMs }: TallyChange, now: number): void {
-    for (const [field, amount] of Object.entries(amounts)) db.run(ADD, this.prefix + key, field, amount, now + ttlMs, now);
+  /** Each key's live sums, in one statement. */
+  #read(db: AtomicStatements, keys: readonly string[], now: number): Array<Record<string, number>> {
+    if (keys.length === 0) return [];
+    const byKey = new Map(keys.map((key) => [this.prefix + key, {} as Record<string, number>]));
+    for (const row of db.all<{ tally_key: string; field: string; sum: number }>(READ_KEYS(byKey.size), now, ...byKey.keys())) byKey.get(row.tally_key)![row.field] = row.sum;
+    return keys.map((key) => byKey.get(this.prefix + key)!);
+  }
+
+  /** Every change's amounts, in one statement (a field named twice is added twice). */
+  #apply(db: AtomicStatements, changes: readonly TallyChange[], now: number): void {
+    const rows = new Map<string, [key: string, field: string, amount: number, expires: number]>();
+    for (const { key, amounts, ttlMs } of changes) {
+      for (const [field, amount] of Object.entries(amounts)) {
+        const id = `${key}\n${field}`;
+        const seen = rows.get(id);
+        rows.set(id, [this.prefix + key, field, (seen?.[2] ?? 0) + amount, now + ttlMs]);
+      }
+    }
+    if (rows.size > 0) db.run(ADD(rows.size), ...[...rows.values()].flat(), now);
   }
 }
