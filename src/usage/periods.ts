@@ -18,6 +18,8 @@ export class Periods {
   readonly #dateFormat: Intl.DateTimeFormat;
   readonly #nextDay: Cron;
   readonly #nextMonth: Cron;
+  /** The periods last worked out, kept until the day ends (cron's next run is the costly part). */
+  #current: { from: number; periods: Record<PeriodName, Period> } | undefined;
 
   constructor(readonly timeZone: string) {
     this.#dateFormat = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
@@ -31,6 +33,14 @@ export class Periods {
   }
 
   at(now: number): Record<PeriodName, Period> {
+    const current = this.#current;
+    if (current && now >= current.from && now < current.periods.daily.endsAt) return current.periods;
+    const periods = this.#compute(now);
+    this.#current = { from: now, periods };
+    return periods;
+  }
+
+  #compute(now: number): Record<PeriodName, Period> {
     const day = this.day(now);
     return {
       daily: { name: "daily", key: day, endsAt: this.#next(this.#nextDay, now) },

@@ -29,6 +29,12 @@ const ADD = bySize(
 /** Parameters: now, then the keys. */
 const READ_KEYS = bySize((keys) => `SELECT tally_key, field, sum FROM ${TABLE} WHERE expires >= ? AND tally_key IN (${Array(keys).fill("?").join(", ")})`);
 
+interface TallyRow {
+  tally_key: string;
+  field: string;
+  sum: number;
+}
+
 export class SqliteTallies implements Tallies {
   /** `prefix`: what the store puts before every key of this namespace's tallies. */
   constructor(
@@ -38,8 +44,12 @@ export class SqliteTallies implements Tallies {
     private readonly prefix: string,
   ) {}
 
+  /** One statement, atomic on its own: no transaction around it. */
   async add(changes: readonly TallyChange[]): Promise<void> {
-    await this.addWithin(changes, []);
+    requireTallies(this.name, changes, []);
+    const { sql, params } = this.#addition(changes, Date.now());
+    if (params.length === 0) return;
+    await this.guard.run("tally add", `${this.name}:${changes.map((c) => c.key).join(",")}`, () => this.db.run(sql, ...params));
   }
 
   async addWithin(changes: readonly TallyChange[], bounds: readonly TallyBound[]): Promise<{ added: boolean; sums: number[] }> {
@@ -55,28 +65,36 @@ export class SqliteTallies implements Tallies {
         };
         const before = bounds.length === 0 ? [] : sums();
         if (before.some((sum, i) => sum >= bounds[i]!.limit)) return { added: false, sums: before };
-        this.#apply(db, changes, now);
+        const { sql, params } = this.#addition(changes, now);
+        if (params.length > 0) db.run(sql, ...params);
         return { added: true, sums: bounds.length === 0 ? [] : sums() };
       }),
     );
   }
 
   async read(keys: readonly string[]): Promise<Array<Record<string, number>>> {
-    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, () =>
-      this.db.atomically((db) => this.#read(db, keys, Date.now())),
-    );
+    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, async () => {
+      if (keys.length === 0) return [];
+      const now = Date.now();
+      return this.#sumsByKey(keys, await this.db.all<TallyRow>(READ_KEYS(new Set(keys).size), now, ...new Set(keys.map((key) => this.prefix + key))));
+    });
   }
 
   /** Each key's live sums, in one statement. */
   #read(db: AtomicStatements, keys: readonly string[], now: number): Array<Record<string, number>> {
     if (keys.length === 0) return [];
+    const full = new Set(keys.map((key) => this.prefix + key));
+    return this.#sumsByKey(keys, db.all<TallyRow>(READ_KEYS(full.size), now, ...full));
+  }
+
+  #sumsByKey(keys: readonly string[], rows: readonly TallyRow[]): Array<Record<string, number>> {
     const byKey = new Map(keys.map((key) => [this.prefix + key, {} as Record<string, number>]));
-    for (const row of db.all<{ tally_key: string; field: string; sum: number }>(READ_KEYS(byKey.size), now, ...byKey.keys())) byKey.get(row.tally_key)![row.field] = row.sum;
+    for (const row of rows) byKey.get(row.tally_key)![row.field] = row.sum;
     return keys.map((key) => byKey.get(this.prefix + key)!);
   }
 
-  /** Every change's amounts, in one statement (a field named twice is added twice). */
-  #apply(db: AtomicStatements, changes: readonly TallyChange[], now: number): void {
+  /** Every change's amounts as one statement (a field named twice is added twice); no parameters when there is nothing to add. */
+  #addition(changes: readonly TallyChange[], now: number): { sql: string; params: unknown[] } {
     const rows = new Map<string, [key: string, field: string, amount: number, expires: number]>();
     for (const { key, amounts, ttlMs } of changes) {
       for (const [field, amount] of Object.entries(amounts)) {
@@ -85,6 +103,6 @@ export class SqliteTallies implements Tallies {
         rows.set(id, [this.prefix + key, field, (seen?.[2] ?? 0) + amount, now + ttlMs]);
       }
     }
-    if (rows.size > 0) db.run(ADD(rows.size), ...[...rows.values()].flat(), now);
+    return rows.size === 0 ? { sql: "", params: [] } : { sql: ADD(rows.size), params: [...[...rows.values()].flat(), now] };
   }
 }
