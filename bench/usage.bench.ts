@@ -6,7 +6,6 @@
  * a minute) on a manual clock moved through an hour: the model calls in that hour.
  */
 import { countSqlStatements } from "./sqlite-probe.js";
-import type { Channel, OutboundTarget, SentMessage } from "../src/core/types.js";
 import type { Agent } from "../src/agent/agent.js";
 import { schedulerConfigSchema } from "../src/scheduler/config.js";
 import { Scheduler } from "../src/scheduler/scheduler.js";
@@ -16,6 +15,7 @@ import { startHarness, inboundMessage, type Harness } from "../test/agent/harnes
 import { ManualClock } from "../test/helpers/clock.js";
 import { testOutbound } from "../test/helpers/outbound.js";
 import { eventually } from "../test/helpers/wait.js";
+import { timingChannel } from "./scheduler.bench.js";
 import type { BenchResult } from "./types.js";
 
 const ROUNDS = 6;
@@ -36,20 +36,10 @@ export async function run(): Promise<BenchResult> {
   try {
     const statements = countSqlStatements();
     const clock = new ManualClock(Date.now());
-    const meter = (budgets: unknown): UsageMeter =>
-      new UsageMeter({
-        config: budgetsConfigSchema.parse(budgets),
-        tallies: h.store.tallies("usage"),
-        coordinator: h.store.coordinator,
-        periods: new Periods("UTC"),
-        clock,
-        priceOf: priceLookup(h.config.llm),
-        isOwner: () => false,
-      });
     const variants: Array<[string, Agent]> = [
       ["no usage port", h.makeAgent()],
-      ["accounting", h.makeAgent({}, { usage: meter({}) })],
-      ["accounting + 6 budgets", h.makeAgent({}, { usage: meter(BUDGETS) })],
+      ["accounting", h.makeAgent({}, { usage: meterOn(h, clock, {}) })],
+      ["accounting + 6 budgets", h.makeAgent({}, { usage: meterOn(h, clock, BUDGETS) })],
     ];
     h.fake.respondWith(() => ({ text: "Here is a short answer to your question." }));
     const totals = new Map(variants.map(([name]) => [name, { cpuMs: 0, statements: 0, turns: 0 }]));
@@ -85,11 +75,9 @@ export async function run(): Promise<BenchResult> {
   }
 }
 
-/** The model calls of an idle hour: 100 sessions that said something before it, the tasks due in it. */
-async function idleHour(h: Harness): Promise<Record<string, string | number>> {
-  const clock = new ManualClock(Date.now());
-  const meter = new UsageMeter({
-    config: budgetsConfigSchema.parse(BUDGETS),
+function meterOn(h: Harness, clock: ManualClock, budgets: unknown): UsageMeter {
+  return new UsageMeter({
+    config: budgetsConfigSchema.parse(budgets),
     tallies: h.store.tallies("usage"),
     coordinator: h.store.coordinator,
     periods: new Periods("UTC"),
@@ -97,15 +85,20 @@ async function idleHour(h: Harness): Promise<Record<string, string | number>> {
     priceOf: priceLookup(h.config.llm),
     isOwner: () => false,
   });
-  const agent = h.makeAgent({}, { usage: meter });
+}
+
+/** The model calls of an idle hour: 100 sessions that said something before it, the tasks due in it. */
+async function idleHour(h: Harness): Promise<Record<string, string | number>> {
+  const clock = new ManualClock(Date.now());
+  const agent = h.makeAgent({}, { usage: meterOn(h, clock, BUDGETS) });
   for (let i = 0; i < SESSIONS; i++) await h.turn("hello", { agent, sessionKey: `web:idle-${i}`, message: inboundMessage("hello", { chat: { id: `chat-${i}`, type: "direct" } }) });
-  const sent: string[] = [];
+  const sent = new Map<string, number>();
   const scheduler = new Scheduler({
     config: schedulerConfigSchema.parse({ maxActivePerUser: 1_000 }),
     zones: new ZonePreferences(h.store, "UTC"),
     store: h.store,
     log: h.log,
-    outbound: testOutbound({ store: h.store, log: h.log, channelOf: () => recordingChannel(sent) }),
+    outbound: testOutbound({ store: h.store, log: h.log, channelOf: () => timingChannel(sent) }),
     agent,
     workspaceOf: () => h.workspaceDir,
     clock,
@@ -131,7 +124,7 @@ async function idleHour(h: Harness): Promise<Record<string, string | number>> {
   for (let minute = 1; minute <= 60; minute++) {
     clock.advanceTo(start + minute * 60_000);
     const due = Math.min(minute, REMINDERS + AGENT_TASKS);
-    await eventually(() => sent.length >= due, `${due} tasks delivered`, 10_000);
+    await eventually(() => sent.size >= due, `${due} tasks delivered`, 10_000);
   }
   await scheduler.stop(1_000);
   const calls = h.fake.requests.length - before;
@@ -140,22 +133,6 @@ async function idleHour(h: Harness): Promise<Record<string, string | number>> {
     "CPU per turn": "",
     "vs no port": "",
     "SQL statements per turn": "",
-    "added statements": `model calls in the hour: ${calls} (the agent tasks' own: ${AGENT_TASKS}; other: ${calls - AGENT_TASKS}); ${sent.length} delivered in ${HOUR_MS / 60_000} simulated minutes`,
-  };
-}
-
-function recordingChannel(sent: string[]): Channel {
-  return {
-    name: "web",
-    capabilities: { maxTextLength: 4096, maxUploadBytes: 0, edits: false, draftStreaming: false, reactions: false, buttons: false, threads: false, typing: false, voice: "any" },
-    start: async () => undefined,
-    stop: async () => undefined,
-    status: () => ({ connected: true }),
-    async sendText(_to: OutboundTarget, text: string): Promise<SentMessage[]> {
-      sent.push(text);
-      return [{ messageId: String(sent.length), sentAt: new Date() }];
-    },
-    sendFile: () => Promise.reject(new Error("not used")),
-    download: () => Promise.reject(new Error("not used")),
+    "added statements": `model calls in the hour: ${calls} (the agent tasks' own: ${AGENT_TASKS}; other: ${calls - AGENT_TASKS}); ${sent.size} delivered in ${HOUR_MS / 60_000} simulated minutes`,
   };
 }
