@@ -11,6 +11,7 @@ import { estimateTokens, withinTokens, type SessionRecord } from "../sessions/hi
 import { describeLlmError } from "./llm.js";
 import type { ProposedMemory } from "../core/memory-port.js";
 import { BudgetRefusal } from "../core/usage-port.js";
+import { modelTelemetry } from "../infra/tracing.js";
 
 export interface CompactionOptions {
   model: LanguageModel;
@@ -87,6 +88,7 @@ async function summarize(older: ModelMessage[], previous: string | null, opts: C
     prompt,
     maxRetries: opts.maxRetries,
     abortSignal: opts.signal,
+    experimental_telemetry: modelTelemetry("compaction"),
   });
   const summary = result.text.trim();
   if (summary === "") throw new Error("the model returned an empty summary");
