@@ -30,6 +30,8 @@ import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
+import { BudgetRefusal } from "../core/usage-port.js";
+import { meteredModel, type MeteredCalls } from "./metered-model.js";
 import { modelTelemetry } from "../infra/tracing.js";
 import { agentOffers, DEFAULT_AGENT_ID, defaultAgentProfile, type AgentProfile } from "../core/agents.js";
 import { resolveAgentModel } from "../agents/models.js";
@@ -108,6 +110,7 @@ export class Agent {
       calls: [],
       refusals: new Map(),
       stepMessages: [],
+      notices: [],
       startedAt: this.now(),
       started: performance.now(),
     };
@@ -118,6 +121,7 @@ export class Agent {
         await this.saveUnfinished(progress, input, log, {});
         throw abortError();
       }
+      if (err instanceof BudgetRefusal) return this.stopForBudget(err, progress, input, log);
       return this.failTurn(err, progress, input, log);
     }
   }
@@ -141,6 +145,13 @@ export class Agent {
     const { llm } = this.deps.config;
     const agent = this.profileOf(input);
     const model = resolveAgentModel(agent.model, this.deps.model, llm);
+    const refusal = await this.deps.usage?.refusal(ownerOf(input));
+    if (refusal !== undefined) {
+      log.info("turn not started: a budget is spent");
+      await this.logTurn(input, progress, { outcome: "budget" }, log);
+      return { text: refusal, steps: 0, toolCalls: [] };
+    }
+    const metered = this.meteredCalls(input, progress, log);
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
       vision: llm.vision,
@@ -153,14 +164,14 @@ export class Agent {
     loaded.messages.push(user.forHistory);
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
-    const record = await this.compact(loaded, { input, agent, model }, log);
+    const record = await this.compact(loaded, { input, agent, model, metered }, log);
     progress.record = record;
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
     const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
     const endModelTimer = modelLatency.startTimer(modelLabels);
-    const result = await this.generate(record, user.forModel, { input, agent, model }, progress, log);
+    const result = await this.generate(record, user.forModel, { input, agent, model, metered }, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
@@ -176,7 +187,14 @@ export class Agent {
     log.info({ steps, toolCalls, durationMs, usage: result.totalUsage }, "turn finished");
     await this.logTurn(input, progress, { outcome: reply.stepLimit ? "step_limit" : "answered" }, log);
     log.debug({ reply: reply.text }, "turn reply");
-    return { text: reply.text, steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
+    return { text: withNotices(reply.text, progress), steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
+  }
+
+  /** The usage port's view of this turn's model calls; undefined without budgets and accounting. */
+  private meteredCalls(input: TurnInput, progress: TurnProgress, log: Logger): MeteredCalls | undefined {
+    const port = this.deps.usage;
+    if (!port) return undefined;
+    return { port, owner: ownerOf(input), log, onNotice: (text) => void progress.notices.push(text) };
   }
 
   private async compact(record: SessionRecord, turn: TurnSetup, log: Logger): Promise<SessionRecord> {
@@ -185,7 +203,7 @@ export class Agent {
     const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
     const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
-      model: turn.model,
+      model: meteredModel(turn.model, "compaction", turn.metered),
       budget: input.delegation?.historyTokenBudget ?? llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
@@ -230,7 +248,9 @@ export class Agent {
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
-    const model = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent) : turn.model;
+    const watched = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent) : turn.model;
+    // Inside the history's splice, so a call is admitted and estimated with its whole prompt.
+    const model = meteredModel(watched, input.work ?? "chat", turn.metered);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
@@ -331,6 +351,19 @@ export class Agent {
     });
   }
 
+  /**
+   * A budget ran out between two model calls: the steps that finished stay, and the person is told the limit and
+   * when it resets, after what the turn had already answered.
+   */
+  private async stopForBudget(refusal: BudgetRefusal, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
+    log.info({ steps: progress.steps }, "turn stopped: a budget is spent");
+    await this.saveUnfinished(progress, input, log, {});
+    await this.logTurn(input, progress, { outcome: "budget" }, log);
+    const answered = lastAnswerText(progress.stepMessages, this.secrets);
+    const text = answered === "" ? refusal.message : `${answered}\n\n${refusal.message}`;
+    return { text: withNotices(text, progress), steps: progress.steps, toolCalls: progress.toolCalls };
+  }
+
   /** The apology for a turn that could not finish; the steps that did finish stay in the history. */
   private async failTurn(err: unknown, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
     const errorId = randomHex(8);
@@ -368,6 +401,8 @@ interface TurnSetup {
   input: TurnInput;
   agent: AgentProfile;
   model: LanguageModel;
+  /** The usage port's view of the turn's model calls; undefined without budgets and accounting. */
+  metered: MeteredCalls | undefined;
 }
 
 /** A person's turn stops at the step limit; a helper's also after the step that reached its token budget. */
@@ -396,6 +431,24 @@ interface TurnProgress {
   started: number;
   /** The response messages of the finished steps. */
   stepMessages: ModelMessage[];
+  /** Budget warnings for the person, shown after the reply. */
+  notices: string[];
+}
+
+function ownerOf(input: TurnInput): { channel: string; userId: string; chatId: string } {
+  return { channel: input.message.channel, userId: input.message.sender.id, chatId: input.message.chat.id };
+}
+
+function withNotices(text: string, progress: TurnProgress): string {
+  return progress.notices.length === 0 ? text : [text, ...progress.notices].join("\n\n");
+}
+
+/** The text of the last answer among a stopped turn's finished steps, redacted as a reply is. */
+function lastAnswerText(messages: readonly ModelMessage[], secrets: readonly string[]): string {
+  const last = messages.findLast((message) => message.role === "assistant");
+  if (!last) return "";
+  const text = typeof last.content === "string" ? last.content : last.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  return redactText(text.trim(), secrets);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AgentDirectory } from "./agents.js";
 import type { MemoryPort } from "./memory-port.js";
 import type { ToolPermissions } from "./tools.js";
 import type { PreparedMedia, TurnInput } from "./turn.js";
+import type { UsagePort } from "./usage-port.js";
 
 export interface TurnHooks {
   /** The "Skills" prompt section: the installed skills by name and description (only those named, when given). */
@@ -21,4 +22,6 @@ export interface TurnHooks {
   memory?: MemoryPort;
   /** The configured agents and the routing between them; absent: one default agent. */
   agents?: AgentDirectory;
+  /** Usage accounting and budgets: every model call of the turn asks it first and reports to it after. */
+  usage?: UsagePort;
 }

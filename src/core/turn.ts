@@ -36,6 +36,8 @@ export interface TurnInput {
   agentId?: string;
   /** Set for a helper's turn run by delegate_task: how deep it is and what bounds it. */
   delegation?: DelegatedTurn;
+  /** What the turn's model calls are counted as (compaction aside): a person's message by default, or a scheduled task. */
+  work?: "chat" | "task";
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
 }

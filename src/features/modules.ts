@@ -2,6 +2,7 @@
 import { accessFeature } from "./access.js";
 import { agentsFeature, routingFeature } from "./agents.js";
 import { browserFeature } from "./browser.js";
+import { budgetsFeature } from "./budgets.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
 import { mcpFeature } from "./mcp.js";
@@ -30,4 +31,5 @@ export const featureModules = [
   imagesFeature,
   routingFeature,
   agentsFeature,
+  budgetsFeature,
 ] as const;

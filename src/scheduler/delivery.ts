@@ -89,6 +89,7 @@ export class Delivery {
       signal,
       log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
+      work: "task",
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
       ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
