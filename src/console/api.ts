@@ -19,7 +19,7 @@ const afterSchema = z.coerce.number().int().min(0).default(0);
 export function registerConsoleApi(deps: ConsoleDeps): void {
   const api = new Hono();
   api.use(consoleAuth(deps.token));
-  api.get("/channels", async (c) => c.json({ channels: deps.channels(), replicas: await deps.replicas() }));
+  api.get("/channels", async (c) => c.json({ channels: deps.channels(), replicas: await deps.replicas(), models: deps.models() }));
   sessionRoutes(api, deps);
   for (const [path, routes] of Object.entries(deps.featureRoutes)) api.route(`/${path}`, routes);
   accessRoutes(api, deps);

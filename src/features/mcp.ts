@@ -7,6 +7,7 @@ import { mcpConfigSchema, mcpSecrets } from "../mcp/config.js";
 import { checkMcpServers } from "../mcp/doctor.js";
 import { createMcpManager, mcpReadiness } from "../mcp/index.js";
 import { defineFeature, type ReadinessContribution } from "./module.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 
 export const mcpFeature = defineFeature({
   name: "mcp",
@@ -32,7 +33,8 @@ export const mcpFeature = defineFeature({
     );
     if (!mcp) return { mcp: null, consoleRoutes: { mcp: servers } };
     // Only the Anthropic API takes images inside tool results; OpenAI-compatible ones would get base64 as text.
-    const vision = core.llm.vision && core.llm.provider === "anthropic";
+    const primary = primaryEntry(core.llm);
+    const vision = primary?.vision === true && primary.provider === "anthropic";
     // A server that is down does not make the gateway unready, as with the LLM; its error may quote secrets.
     const readiness = Object.fromEntries(
       mcp.list().map((server): [string, ReadinessContribution] => [

@@ -16,8 +16,21 @@ interface ReplicasView {
   live: Array<{ id: string; startedAt: string; leases: string[] }>;
 }
 
+interface ModelView {
+  name: string;
+  provider: string;
+  model: string;
+  state: "ready" | "cooling" | "refused";
+  until?: string;
+  lastError?: string;
+  lastErrorAt?: string;
+  lastOkAt?: string;
+}
+
+const MODEL_STATE_LABEL: Record<ModelView["state"], string> = { ready: "ready", cooling: "cooling down", refused: "credentials refused" };
+
 export function ChannelsPage({ onAuth }: PageProps) {
-  const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView }>("/channels", onAuth, 3000);
+  const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView; models: ModelView[] }>("/channels", onAuth, 3000);
   return (
     <section>
       <h2>Channels</h2>
@@ -30,6 +43,21 @@ export function ChannelsPage({ onAuth }: PageProps) {
               <td>{c.name}</td>
               <td><span class={c.connected ? "ok" : "bad"}>{c.connected ? "connected" : "down"}</span></td>
               <td>{c.detail ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Models</h3>
+      <table>
+        <thead><tr><th>Entry</th><th>Model</th><th>State</th><th>Last answer</th><th>Last failure</th></tr></thead>
+        <tbody>
+          {data?.models.map((m) => (
+            <tr data-model={m.name}>
+              <td>{m.name}</td>
+              <td>{m.model} ({m.provider})</td>
+              <td><span class={m.state === "ready" ? "ok" : "bad"}>{MODEL_STATE_LABEL[m.state]}</span>{m.until ? ` until ${m.until}` : ""}</td>
+              <td>{m.lastOkAt ?? ""}</td>
+              <td>{m.lastErrorAt ? `${m.lastErrorAt} (${m.lastError ?? ""})` : ""}</td>
             </tr>
           ))}
         </tbody>
