@@ -35,12 +35,14 @@ export function answeredBy(providerMetadata: Record<string, Record<string, unkno
 const CUT_SHORT = "AI_AnswerCutShort";
 
 /**
- * A streamed answer that failed after some of its text was shown: neither another entry nor the AI SDK's retry
- * may answer it again (the user would read the start twice). Not an APICallError, so the SDK does not retry it.
+ * A streamed answer that broke off after some of its text was shown: neither another entry nor the AI SDK's
+ * retry may answer it again (the user would read the start twice). Not an APICallError, so the SDK does not retry
+ * it; the failure it wraps is its cause.
  */
 export class AnswerCutShort extends AISDKError {
   constructor(cause: unknown) {
-    super({ name: CUT_SHORT, message: "the model's answer broke off after part of it was shown", cause });
+    const said = (cause as { message?: unknown } | null)?.message;
+    super({ name: CUT_SHORT, message: `the answer broke off after part of it was shown: ${typeof said === "string" ? said : String(cause)}`, cause });
   }
 
   static isCutShort(err: unknown): err is AnswerCutShort {

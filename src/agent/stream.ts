@@ -25,7 +25,7 @@ const STATUS_LABEL_MAX = 60;
 /**
  * `model` answering each step by streaming, showing it to `onEvent`; a model that cannot be wrapped as it is. A
  * chain of models is watched entry by entry (each keeps its live path), all shown as one: a step that fails after
- * its text was shown fails as AnswerCutShort, which no other entry answers again.
+ * its text was shown fails as AnswerCutShort: no other entry, and no retry, answers it again.
  */
 export function watchedModel(model: LanguageModel, secrets: readonly string[], onEvent: (event: TurnEvent) => void): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
@@ -45,7 +45,9 @@ function watched(model: ModelV3, display: StepDisplay): ModelV3 {
           if (live === undefined) return await collectStep(await doStream(), display, true);
           return await live.step(inner, params, (delta) => display.textDelta(delta), (replayed) => collectStep(replayed, display, false));
         } catch (err) {
-          throw display.showsText ? new AnswerCutShort(err) : err;
+          // A cancelled turn stays an AbortError, shown text or not.
+          if (!display.showsText || params.abortSignal?.aborted) throw err;
+          throw new AnswerCutShort(err);
         }
       },
     },
