@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { problemsOf } from "../helpers/config-problems.js";
 import { llmSetupProblem } from "../../src/agent/llm.js";
-import { collectSecrets, ConfigError, configSchema, loadConfig } from "../../src/config.js";
+import { collectSecrets, configSchema, loadConfig } from "../../src/config.js";
 import { modelChain, modelEntries, priceOf, primaryName } from "../../src/infra/config/model-entries.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-models-"));
@@ -12,16 +13,6 @@ function load(yaml: string, env: NodeJS.ProcessEnv = {}) {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(path, yaml);
   return loadConfig({ configPath: path, env });
-}
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
 }
 
 describe("model entries in the configuration", () => {

@@ -16,15 +16,11 @@ interface ReplicasView {
   live: Array<{ id: string; startedAt: string; leases: string[] }>;
 }
 
+/** One model entry: its state, and the line /status shows owners (model, provider, until when, last failure). */
 interface ModelView {
   name: string;
-  provider: string;
-  model: string;
   state: "ready" | "cooling" | "refused";
-  until?: string;
-  lastError?: string;
-  lastErrorAt?: string;
-  lastOkAt?: string;
+  detail: string;
 }
 
 const MODEL_STATE_LABEL: Record<ModelView["state"], string> = { ready: "ready", cooling: "cooling down", refused: "credentials refused" };
@@ -49,15 +45,13 @@ export function ChannelsPage({ onAuth }: PageProps) {
       </table>
       <h3>Models</h3>
       <table>
-        <thead><tr><th>Entry</th><th>Model</th><th>State</th><th>Last answer</th><th>Last failure</th></tr></thead>
+        <thead><tr><th>Entry</th><th>State</th><th>Detail</th></tr></thead>
         <tbody>
           {data?.models.map((m) => (
             <tr data-model={m.name}>
               <td>{m.name}</td>
-              <td>{m.model} ({m.provider})</td>
-              <td><span class={m.state === "ready" ? "ok" : "bad"}>{MODEL_STATE_LABEL[m.state]}</span>{m.until ? ` until ${m.until}` : ""}</td>
-              <td>{m.lastOkAt ?? ""}</td>
-              <td>{m.lastErrorAt ? `${m.lastErrorAt} (${m.lastError ?? ""})` : ""}</td>
+              <td><span class={m.state === "ready" ? "ok" : "bad"}>{MODEL_STATE_LABEL[m.state]}</span></td>
+              <td>{m.detail}</td>
             </tr>
           ))}
         </tbody>
