@@ -15,6 +15,9 @@ const CALLS = 200;
 const HANGING_CALLS = 5;
 const TIMEOUT_MS = 1_000;
 const COOLDOWN_MS = 60_000;
+const WARM_UP = 50;
+/** Nothing listens at port 9 (discard) on loopback: the connection is refused at once. */
+const DEAD_URL = "http://127.0.0.1:9/v1";
 
 /** Real time, moved past the cooldown at will: each measured call meets the primary ready again. */
 class SkippingClock implements Clock {
@@ -35,45 +38,46 @@ export async function run(): Promise<BenchResult> {
   const primary = await startFakeOpenAI({ record: false });
   const backup = await startFakeOpenAI({ record: false });
   backup.respondWith(() => ({ text: "an answer from the fallback" }));
-  const clock = new SkippingClock();
-  const chain = (primaryUrl: string) =>
+  const chain = (primaryUrl: string, clock: Clock) =>
     createModel(
       configSchema.parse({
         llm: { baseUrl: primaryUrl, model: "fake-model", timeoutMs: TIMEOUT_MS, cooldownSeconds: COOLDOWN_MS / 1000, models: { backup: { baseUrl: backup.url, model: "fake-model" } }, fallbacks: ["backup"] },
       }).llm,
       { clock },
     );
-  const model = chain(primary.url);
-  const unreachable = chain("http://127.0.0.1:9/v1");
+  const fresh = new SkippingClock();
+  const [answering, unreachable, cooling] = [chain(primary.url, fresh), chain(DEAD_URL, fresh), chain(DEAD_URL, new SkippingClock())];
   const messages = [{ role: "user" as const, content: "hi" }];
-  /** Median latency in ms of `calls` calls, one at a time, the primary answering `reply`; `fresh`: cooldown skipped first. */
-  const latency = async (reply: FakeReply, calls: number, fresh: boolean, which = model): Promise<number> => {
-    primary.respondWith(() => reply);
-    const times: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      if (fresh) clock.skipCooldown();
-      const started = performance.now();
-      await generateText({ model: which, messages, maxRetries: 0 });
-      times.push(performance.now() - started);
-    }
-    return median(times);
+  const ok: FakeReply = { text: "an answer from the primary" };
+  // The fast ways one call each in turn, so that the machine's load falls on all of them alike.
+  const ways: Array<{ scenario: string; model: typeof answering; reply: FakeReply; times: number[] }> = [
+    { scenario: "the primary answers", model: answering, reply: ok, times: [] },
+    { scenario: "the primary refuses at once (500), the fallback answers", model: answering, reply: { status: 500, body: { error: { message: "down" } } }, times: [] },
+    { scenario: "nothing listens at the primary (connection refused), the fallback answers", model: unreachable, reply: ok, times: [] },
+    { scenario: "later calls while the primary cools down (skipped, no request)", model: cooling, reply: ok, times: [] },
+  ];
+  const call = async (way: (typeof ways)[number], into: number[]): Promise<void> => {
+    primary.respondWith(() => way.reply);
+    fresh.skipCooldown();
+    const started = performance.now();
+    await generateText({ model: way.model, messages, maxRetries: 0 });
+    into.push(performance.now() - started);
   };
   try {
-    const ok: FakeReply = { text: "an answer from the primary" };
-    const refusing: FakeReply = { status: 500, body: { error: { message: "down" } } };
-    for (const reply of [ok, refusing]) await latency(reply, 50, true);
-    const healthy = await latency(ok, CALLS, true);
-    const rows: Array<[string, number, number]> = [
-      ["the primary answers", healthy, CALLS],
-      ["the primary refuses at once (500), the fallback answers", await latency(refusing, CALLS, true), CALLS],
-      ["nothing listens at the primary (connection refused), the fallback answers", await latency(ok, CALLS, true, unreachable), CALLS],
-      [`the primary hangs until llm.timeoutMs (${TIMEOUT_MS} ms), the fallback answers`, await latency({ hang: true }, HANGING_CALLS, true), HANGING_CALLS],
-      ["later calls while the primary cools down (skipped, no request)", await latency({ hang: true }, CALLS, false), CALLS],
-    ];
+    for (let i = 0; i < WARM_UP; i++) for (const way of ways) await call(way, []);
+    for (let i = 0; i < CALLS; i++) for (const way of ways) await call(way, way.times);
+    const hanging = { scenario: `the primary hangs until llm.timeoutMs (${TIMEOUT_MS} ms), the fallback answers`, model: answering, reply: { hang: true } as FakeReply, times: [] as number[] };
+    for (let i = 0; i < HANGING_CALLS; i++) await call(hanging, hanging.times);
+    const healthy = median(ways[0]!.times);
     return {
       name: "failover",
-      workload: `generateText through a chain of two entries on two fake OpenAI-compatible servers in this process, one call at a time, maxRetries 0; median of the calls shown`,
-      rows: rows.map(([scenario, ms, calls]) => ({ scenario, calls, "median latency": `${ms.toFixed(2)} ms`, "added to a healthy primary": `${(ms - healthy).toFixed(2)} ms` })),
+      workload: `generateText through a chain of two entries on two fake OpenAI-compatible servers in this process, one call at a time, the ways in turn, maxRetries 0; median of the calls`,
+      rows: [...ways, hanging].map(({ scenario, times }) => ({
+        scenario,
+        calls: times.length,
+        "median latency": `${median(times).toFixed(2)} ms`,
+        "added to a healthy primary": `${(median(times) - healthy).toFixed(2)} ms`,
+      })),
     };
   } finally {
     await primary.close();
