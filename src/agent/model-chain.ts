@@ -105,7 +105,9 @@ export class ModelChain implements ModelV3 {
         this.health.succeeded(link.entry.name);
         return { link, result };
       } catch (err) {
-        const kind = AnswerCutShort.isCutShort(err) || options.abortSignal?.aborted ? null : failoverKind(err);
+        // A cancelled turn is no failure of the model's.
+        if (options.abortSignal?.aborted) throw err;
+        const kind = AnswerCutShort.isCutShort(err) ? null : failoverKind(err);
         this.health.failed(link.entry.name, kind, err);
         if (kind === null || kind === "refused") throw err;
         if (kind === "context") minWindow = (link.entry.contextWindow ?? Infinity) + 1;
