@@ -4,6 +4,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, type LanguageModel } from "ai";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { primaryEntry } from "../infra/config/model-entries.js";
+import { modelTelemetry } from "../infra/tracing.js";
 import type { AskVision } from "./vision.js";
 
 /** Null unless the primary model entry has vision on and is fully configured. */
@@ -23,6 +24,7 @@ export function visionModelOf(llm: CoreConfig["llm"]): AskVision | null {
       model,
       maxRetries: llm.maxRetries,
       abortSignal: AbortSignal.timeout(llm.timeoutMs),
+      experimental_telemetry: modelTelemetry("desktop-vision"),
       messages: [{ role: "user", content: [{ type: "text", text: prompt }, { type: "image", image: png, mediaType: "image/png" }] }],
     });
     return { text: result.text, totalTokens: result.usage.totalTokens };
