@@ -1,7 +1,10 @@
 /** The router's own slash commands: /help, /new, /status and /stop. */
 import type { Agent } from "../agent/agent.js";
-import type { ChatCommand } from "../core/commands.js";
+import { modelStateText } from "../agent/model-health.js";
+import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 import { helpText } from "./commands.js";
 import type { SessionQueue } from "./session-queue.js";
 import type { StopRelay } from "./stop-relay.js";
@@ -10,6 +13,8 @@ export interface CoreCommandDeps {
   config: CoreConfig;
   agent: Agent | null;
   llmProblem: string | null;
+  /** Whether the sender is an owner: owners' /status shows each model's state. */
+  isOwner: (message: InboundMessage) => boolean;
   queue: SessionQueue;
   stops: StopRelay;
   /** Every command of the gateway, for /help (known only once all parts have added theirs). */
@@ -39,7 +44,7 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       name: "status",
       summary: "show the model, this session's size and whether a turn is running",
       menu: "everyone",
-      run: (_args, ctx) => statusText(deps, ctx.sessionKey, startedAt),
+      run: (_args, ctx) => statusText(deps, ctx, startedAt),
     },
     {
       name: "stop",
@@ -57,10 +62,12 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
   ];
 }
 
-async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: number): Promise<string> {
-  const { llm } = deps.config;
+async function statusText(deps: CoreCommandDeps, ctx: CommandContext, startedAt: number): Promise<string> {
+  const { sessionKey } = ctx;
   const lines = [`Session: ${sessionKey}`];
-  lines.push(deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${deps.llmProblem})`);
+  const primary = primaryEntry(deps.config.llm);
+  lines.push(deps.agent && primary ? `Model: ${primary.model} (${primary.provider})` : `Model: not configured (${deps.llmProblem})`);
+  if (deps.agent && deps.isOwner(ctx.message)) lines.push(...deps.agent.modelStates().map((state) => `- ${modelStateText(state)}`));
   if (deps.agent) {
     const info = await deps.agent.sessionInfo(sessionKey);
     lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
@@ -70,3 +77,4 @@ async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: 
   lines.push(`Uptime: ${Math.round((Date.now() - startedAt) / 1000)} s`);
   return lines.join("\n");
 }
+
