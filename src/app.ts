@@ -11,7 +11,8 @@ import { describeLocalTime } from "./core/time.js";
 import type { Channel, ChannelName } from "./core/types.js";
 import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
-import { ButtonActions } from "./gateway/actions.js";
+import { ButtonActions, buttonMessages } from "./gateway/actions.js";
+import { systemClock, type Clock } from "./core/clock.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
@@ -44,10 +45,12 @@ export interface GatewayOptions {
   modules?: Modules;
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
+  /** The features' clock (approvals' timeouts); default the system's. */
+  clock?: Clock;
 }
 
 /** What create() settles before anything is built. */
-type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null };
+type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null; clock: Clock };
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
 interface Parts {
@@ -100,7 +103,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail, clock: opts.clock ?? systemClock });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -109,7 +112,7 @@ export class Gateway {
 
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
   private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir"> & Start): Promise<Gateway> {
-    const { config, modules, log, secrets, releaseDataDir, logTail } = start;
+    const { config, modules, log, secrets, releaseDataDir, logTail, clock } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -136,6 +139,8 @@ export class Gateway {
     const features = await createFeatures(modules.features, (module) => featureSettings(config, module), {
       ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
       sandbox: await Sandbox.create(config.sandbox, log),
+      buttons: buttonMessages(actions, outbound, channelOf),
+      clock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
     });

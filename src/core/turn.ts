@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Attachment, InboundMessage } from "./types.js";
 import type { ToolDefinition, ToolPermissions } from "./tools.js";
+import type { ApprovalRoute } from "./approval-context.js";
 
 export interface TurnInput {
   sessionKey: string;
@@ -32,6 +33,8 @@ export interface TurnInput {
    * that took over. Absent: the history is written unchecked (scheduled turns of a task's own session).
    */
   fence?: number;
+  /** Where the turn's approvals are asked when not in its chat from its sender (a scheduled run). */
+  approval?: ApprovalRoute;
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
 }

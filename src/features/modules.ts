@@ -1,5 +1,6 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
+import { approvalsFeature } from "./approvals.js";
 import { browserFeature } from "./browser.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
@@ -14,6 +15,7 @@ import { voiceFeature } from "./voice.js";
 import { webFeature } from "./web.js";
 
 export const featureModules = [
+  approvalsFeature,
   accessFeature,
   sandboxFeature,
   mediaFeature,
