@@ -32,9 +32,13 @@ export interface TestGateway {
 
 /**
  * `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules;
- * `clock` is the channels' live-reply clock and the fake model's (its streaming delays).
+ * `clock` is the channels' live-reply clock and the fake model's (its streaming delays); `featureClock` the
+ * features' (an approval's timeout).
  */
-export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules; clock?: Clock } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  overrides: ConfigInput = {},
+  opts: { withLlm?: boolean; modules?: Modules; clock?: Clock; featureClock?: Clock } = {},
+): Promise<TestGateway> {
   const { clock } = opts;
   const given = opts.modules ?? {};
   const modules = clock ? { ...given, channels: withClock(given.channels ?? channelModules, clock) } : given;
@@ -74,7 +78,7 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
     },
   };
   const boot = async () => {
-    t.gateway = await Gateway.create(config, { log, modules });
+    t.gateway = await Gateway.create(config, { log, modules, ...(opts.featureClock ? { clock: opts.featureClock } : {}) });
     t.url = (await t.gateway.start()).url;
   };
   await boot();
