@@ -150,7 +150,7 @@ describe("approvals on Telegram", () => {
     await t.restart();
     // The message comes back from the inbox after the restart and its turn makes the same call.
     t.fake.enqueue({ toolCalls: [WRITE] }, { text: "Written after the restart." });
-    await eventually(() => t.logs.find((r) => r.msg === "approval request found from before"), "the resumed turn finding its request");
+    await eventually(() => t.logs.find((r) => r.msg.startsWith("approval request found from before")), "the resumed turn finding its request");
     await answered(tg, tg.press(String(groupChat.id), prompt.messageId, "Approve once", bob));
     await sentText(tg, /^Written after the restart\.$/);
     const results = t.fake.requests.flatMap((r) => toolResultsOf(r)).filter((r) => (r.content as { bytesWritten?: number }).bytesWritten === 5);
