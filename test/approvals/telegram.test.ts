@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ManualClock } from "../helpers/clock.js";
 import { eventually } from "../helpers/wait.js";
+import { MEMBERS_WRITE_IN_GROUPS, WRITE_NOTE } from "./fixtures.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -30,7 +31,7 @@ async function startSite(): Promise<string> {
 }
 
 const carol: TgUser = { id: 1003, is_bot: false, first_name: "Carol", username: "carol" };
-const WRITE = { name: "write_file", arguments: { path: "note.txt", content: "hello" } };
+const WRITE = WRITE_NOTE;
 
 /** alice owns the bot; bob and carol are members, who may write files in the group. */
 async function start(approvals: ConfigInput["approvals"], clock = new ManualClock(Date.now())): Promise<{ t: TestGateway; tg: FakeTelegram; clock: ManualClock }> {
@@ -44,7 +45,7 @@ async function start(approvals: ConfigInput["approvals"], clock = new ManualCloc
         owners: [`telegram:${alice.id}`],
         allowFrom: [`telegram:${bob.id}`, `telegram:${carol.id}`],
         groups: [{ chat: `telegram:${groupChat.id}` }],
-        permissions: { member: { direct: ["read", "chat", "web", "workspace", "exec"], group: ["read", "chat", "web", "workspace"] } },
+        permissions: MEMBERS_WRITE_IN_GROUPS,
       },
       ...(port ? { web: { allowPrivate: [`127.0.0.1:${port}`] } } : {}),
       sessions: { shutdownGraceMs: 100 },
