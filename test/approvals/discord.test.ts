@@ -4,6 +4,7 @@ import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type PostedMessage } from "../fakes/discord/index.js";
 import { toolResultsOf } from "../fakes/openai-server.js";
 import { closeInOrder } from "../helpers/close.js";
+import { buttonRows, postedMatching } from "../channels/discord/helpers.js";
 import { WRITE_NOTE, MEMBERS_WRITE_IN_GROUPS } from "./fixtures.js";
 
 let fake: FakeDiscord;
@@ -29,12 +30,7 @@ async function start(): Promise<TestGateway> {
   return t;
 }
 
-const posted = async (pattern: RegExp): Promise<PostedMessage> => {
-  await until(() => fake.messages.some((m) => pattern.test(String(m.payload.content ?? ""))), `a message matching ${pattern}`);
-  return fake.messages.find((m) => pattern.test(String(m.payload.content ?? "")))!;
-};
-const labels = (message: PostedMessage) =>
-  ((message.payload.components ?? []) as Array<{ components: Array<{ label: string }> }>).map((row) => row.components.map((b) => b.label));
+const posted = (pattern: RegExp): Promise<PostedMessage> => postedMatching(fake, pattern);
 
 /** A press in the server's channel carries the server, as Discord's interaction does. */
 const inGuild = () => ({ guildId: fake.world.guild.id });
@@ -50,7 +46,7 @@ describe("approvals on Discord", () => {
   it("waits for the button: another member's press is refused, the asker's Approve runs the tool", async () => {
     const gw = await start();
     const prompt = await askToWrite(gw, "Written.");
-    expect(labels(prompt)).toEqual([["Approve once", "Deny"], ["Always for this tool in this chat"]]);
+    expect(buttonRows(prompt)).toEqual([["Approve once", "Deny"], ["Always for this tool in this chat"]]);
 
     const refused = fake.pressButton(prompt, "Approve once", other, inGuild());
     await until(() => refused.responseType !== undefined, "the refusal");

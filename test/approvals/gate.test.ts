@@ -85,7 +85,7 @@ describe("the approval gate", () => {
     expect(await off.gate.admit({ tool: shell, input: { command: "ls" }, ctx: makeToolContext() })).toEqual({ run: true });
     await store?.close();
     const always = await gateWith({ mode: "always" });
-    const byServer: ToolDefinition = { ...lookup, riskOf: (input: { command: string }) => (input.command === "exec-server" ? "exec" : "read") };
+    const byServer: ToolDefinition = { ...lookup, riskOf: (input) => ((input as { command: string }).command === "exec-server" ? "exec" : "read") };
     expect(await always.gate.admit({ tool: byServer, input: { command: "read-server" }, ctx: makeToolContext() })).toEqual({ run: true });
     void always.gate.admit({ tool: byServer, input: { command: "exec-server" }, ctx: makeToolContext() });
     await eventually(() => always.sent[0], "the request for the exec-class call");
