@@ -45,12 +45,15 @@ export interface GatewayOptions {
   modules?: Modules;
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
-  /** The features' clock (approvals' timeouts); default the system's. */
+  /**
+   * Times what people see while a turn runs (typing, the acknowledgement) and what the features wait for (an
+   * approval's timeout); the real clock when absent.
+   */
   clock?: Clock;
 }
 
 /** What create() settles before anything is built. */
-type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null; clock: Clock };
+type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null; clock?: Clock };
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
 interface Parts {
@@ -103,7 +106,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail, clock: opts.clock ?? systemClock });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail, clock: opts.clock });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -140,7 +143,7 @@ export class Gateway {
       ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
       sandbox: await Sandbox.create(config.sandbox, log),
       buttons: buttonMessages(actions, outbound, channelOf),
-      clock,
+      clock: clock ?? systemClock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
     });
@@ -150,7 +153,7 @@ export class Gateway {
     // The LLM as the last model call found it: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
-    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, channelOf, outbound, sessions, zones, actions, workspaces });
+    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),

@@ -102,8 +102,9 @@ export class ApprovalGate implements ToolGate {
       status: "pending",
     };
     if (!(await this.deps.requests.create(request))) return (await this.deps.requests.get(id)) ?? request;
-    log.info({ requestId: id, reason, audit: "approval" }, "approval requested");
     await this.ask(request, ctx);
+    // Logged once it is out: the wait (and its timeout on the clock) starts right after, without another await.
+    log.info({ requestId: id, reason, audit: "approval" }, "approval requested");
     return request;
   }
 

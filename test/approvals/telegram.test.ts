@@ -50,7 +50,7 @@ async function start(approvals: ConfigInput["approvals"], clock = new ManualCloc
       ...(port ? { web: { allowPrivate: [`127.0.0.1:${port}`] } } : {}),
       sessions: { shutdownGraceMs: 100 },
     },
-    { featureClock: clock },
+    { clock },
   );
   return { t, tg, clock };
 }
@@ -58,6 +58,9 @@ async function start(approvals: ConfigInput["approvals"], clock = new ManualCloc
 const prompted = (fake: FakeTelegram): Promise<SentRecord> => fake.waitFor(() => fake.sent.find((s) => /^Approval needed/.test(s.text ?? "")), 10_000);
 const answered = (fake: FakeTelegram, queryId: string) => fake.waitFor(() => fake.callbackAnswers.find((a) => a.queryId === queryId));
 const sentText = (fake: FakeTelegram, pattern: RegExp) => fake.waitFor(() => fake.sent.find((s) => pattern.test(s.text ?? "")), 10_000);
+
+/** The request went out, so its timeout is armed on the clock. */
+const requestedOut = (gateway: TestGateway) => eventually(() => gateway.logs.find((r) => r.msg === "approval requested"), "the request sent");
 
 /** The result the model was given for its one tool call (in its second request). */
 async function toolResult(gateway: TestGateway): Promise<unknown> {
@@ -118,8 +121,7 @@ describe("approvals on Telegram", () => {
     t.fake.enqueue({ toolCalls: [WRITE] }, { text: "Nobody answered." });
     tg.addUpdate(text(groupChat, "@switchboard_test_bot write a note", { from: bob }));
     const prompt = await prompted(tg);
-    // The timeout and the store re-check: armed once the request went out.
-    await eventually(() => clock.pendingTimers >= 2 || undefined, "the approval's timers");
+    await requestedOut(t);
     clock.advance(60_000);
     expect(await toolResult(t)).toMatchObject({ code: "timeout", error: expect.stringMatching(/^timed out/) });
     await sentText(tg, /^Nobody answered\.$/);
@@ -173,7 +175,7 @@ describe("approvals on Telegram", () => {
     const prompt = await prompted(tg);
     expect(prompt.chatId).toBe(String(bob.id));
     expect(prompt.keyboard?.flat().map((b) => b.text)).toEqual(["Approve once", "Deny"]);
-    await eventually(() => clock.pendingTimers >= 2 || undefined, "the approval's timers");
+    await requestedOut(t);
     clock.advance(60_000);
     expect(await run).toMatchObject({ status: "skipped", error: expect.stringMatching(/^approval timed out: nobody approved write_file/) });
     await sentText(tg, /Could not write it\./);

@@ -32,13 +32,10 @@ export interface TestGateway {
 
 /**
  * `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules;
- * `clock` is the channels' live-reply clock and the fake model's (its streaming delays); `featureClock` the
- * features' (an approval's timeout).
+ * `clock` is the channels' live-reply clock, the router's (typing, the acknowledgement) and the fake model's (its
+ * streaming delays).
  */
-export async function startTestGateway(
-  overrides: ConfigInput = {},
-  opts: { withLlm?: boolean; modules?: Modules; clock?: Clock; featureClock?: Clock } = {},
-): Promise<TestGateway> {
+export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules; clock?: Clock } = {}): Promise<TestGateway> {
   const { clock } = opts;
   const given = opts.modules ?? {};
   const modules = clock ? { ...given, channels: withClock(given.channels ?? channelModules, clock) } : given;
@@ -78,7 +75,7 @@ export async function startTestGateway(
     },
   };
   const boot = async () => {
-    t.gateway = await Gateway.create(config, { log, modules, ...(opts.featureClock ? { clock: opts.featureClock } : {}) });
+    t.gateway = await Gateway.create(config, { log, modules, clock });
     t.url = (await t.gateway.start()).url;
   };
   await boot();
