@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Logger } from "pino";
 import type { ChannelName, ChatType, InboundMessage } from "./types.js";
 import { messageTaintSources, TurnTaint, type ApprovalNote, type ApprovalRoute } from "./approval-context.js";
+import type { AgentProfile } from "./agents.js";
 
 /** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
 export const RISK_CLASSES = ["read", "chat", "web", "workspace", "exec", "admin"] as const;
@@ -59,6 +60,12 @@ export interface ToolContext {
   taint?: TurnTaint;
   /** Where approvals are asked when not in this chat from this sender (a scheduled run: the creator's DM). */
   approval?: ApprovalRoute;
+  /** The agent whose turn called the tool; absent outside a turn (the CLI, tests): the default agent. */
+  agent?: AgentProfile;
+  /** How many helper turns deep the calling turn is (0 or absent: a person's own turn). */
+  delegationDepth?: number;
+  /** Shows a line in the live reply's status while the tool works (a helper's progress); absent when nobody watches. */
+  showStatus?: (text: string) => void;
 }
 
 /** What a context for the chat a message came from is made of. */
@@ -72,6 +79,8 @@ export interface MessageTurn {
   /** Other people's group messages the turn was given as context: they taint it. */
   earlierMessages?: readonly unknown[] | undefined;
   approval?: ApprovalRoute | undefined;
+  /** A delegated turn shares its parent's: what either took in taints both. */
+  taint?: TurnTaint | undefined;
 }
 
 /** The tool context of a turn answering `turn.message`: its chat, sender, workspace and permissions. */
@@ -90,7 +99,7 @@ export function messageToolContext(turn: MessageTurn, log: Logger, disclosedTool
     traceId: turn.traceId,
     disclosedTools,
     ...(turn.permissions ? { permissions: turn.permissions } : {}),
-    taint: turnTaintOf(turn),
+    taint: turn.taint ?? turnTaintOf(turn),
     ...(turn.approval ? { approval: turn.approval } : {}),
   };
 }

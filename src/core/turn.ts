@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { Attachment, InboundMessage } from "./types.js";
 import type { ToolDefinition, ToolPermissions } from "./tools.js";
-import type { ApprovalRoute } from "./approval-context.js";
+import type { ApprovalRoute, TurnTaint } from "./approval-context.js";
 
 export interface TurnInput {
   sessionKey: string;
@@ -35,8 +35,24 @@ export interface TurnInput {
   fence?: number;
   /** Where the turn's approvals are asked when not in its chat from its sender (a scheduled run). */
   approval?: ApprovalRoute;
+  /** A delegated turn's is its parent's, so that a helper neither starts clean nor hides what it took in. */
+  taint?: TurnTaint;
+  /** The agent that answers (an id of `agents`); absent: the default agent. */
+  agentId?: string;
+  /** Set for a helper's turn run by delegate_task: how deep it is and what bounds it. */
+  delegation?: DelegatedTurn;
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
+}
+
+/** The bounds of a helper's turn: a level below its parent, fewer steps, a token budget, a short history. */
+export interface DelegatedTurn {
+  /** 1 for a helper of a person's turn, 2 for a helper's helper... */
+  depth: number;
+  maxSteps: number;
+  /** Input and output tokens of all its model calls together; it stops after the step that reaches them. */
+  maxTokens: number;
+  historyTokenBudget: number;
 }
 
 /**

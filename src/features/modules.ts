@@ -1,6 +1,7 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
 import { approvalsFeature } from "./approvals.js";
+import { agentsFeature, routingFeature } from "./agents.js";
 import { browserFeature } from "./browser.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
@@ -29,4 +30,6 @@ export const featureModules = [
   ttsFeature,
   voiceFeature,
   imagesFeature,
+  routingFeature,
+  agentsFeature,
 ] as const;

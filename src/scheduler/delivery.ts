@@ -97,6 +97,7 @@ export class Delivery {
       log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
+      ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
       approval: { direct: true, onTimeout: (reason) => timedOut.push(reason) },
     });
