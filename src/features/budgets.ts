@@ -31,7 +31,7 @@ export const budgetsFeature = defineFeature({
       reader,
       turn: { usage: meter },
       commands: usageCommands({ reader, clock: deps.clock, isOwner: deps.isOwner }),
-      consoleRoutes: { usage: usageRoutes(reader, systemClock) },
+      consoleRoutes: { usage: usageRoutes(reader, deps.clock) },
     };
   },
   cli: (program, ctx) =>
