@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { Gateway } from "./app.js";
+import { registerBackupCommands } from "./backup-commands.js";
 import { channelModules } from "./channels/modules.js";
 import { collectSecrets, ConfigError, featureSettings, loadConfig, type Config } from "./config.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
@@ -85,6 +86,8 @@ program
     const cfg = config();
     process.stdout.write(toYaml(redactSecrets(cfg, collectSecrets(cfg))));
   });
+
+registerBackupCommands(program, config, version);
 
 /** The configuration and a quiet logger, for the commands that work beside (or without) a running gateway. */
 function commandSetup(): { cfg: Config; log: Logger } {
