@@ -4,7 +4,6 @@ import type { Config } from "./config.js";
 import { writeBackup } from "./infra/backup/backup.js";
 import type { Manifest, StoreLocation } from "./infra/backup/manifest.js";
 import { migrateToRedis, restoreBackup } from "./infra/backup/restore.js";
-import { parseStoreUrl } from "./infra/store/store-url.js";
 
 export function registerBackupCommands(program: Command, config: () => Config, version: string): void {
   const location = (): StoreLocation => {
@@ -35,8 +34,7 @@ export function registerBackupCommands(program: Command, config: () => Config, v
     .requiredOption("--to <url>", "the Redis URL (redis:// or rediss://)")
     .option("--force", "replace the gateway's keys already in that Redis")
     .action(async (opts: { to: string; force?: boolean }) => {
-      const { keys, skipped } = await migrateToRedis({ location: location(), to: opts.to, force: opts.force === true });
-      const safeUrl = (parseStoreUrl(opts.to, ".") as { safeUrl: string }).safeUrl;
+      const { keys, skipped, safeUrl } = await migrateToRedis({ location: location(), to: opts.to, force: opts.force === true });
       console.log(`copied ${keys} keys to ${safeUrl}${skipped > 0 ? ` (${skipped} rows of another key prefix left behind)` : ""}`);
       console.log("Now set store.url (or REDIS_URL) to that URL and start the gateway; each replica keeps its own data dir.");
     });

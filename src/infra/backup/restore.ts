@@ -50,7 +50,7 @@ export async function restoreBackup(opts: { location: StoreLocation; file: strin
 }
 
 /** Copies a stopped SQLite gateway's store into the Redis at `to`, under the configured key prefix. */
-export async function migrateToRedis(opts: { location: StoreLocation; to: string; force: boolean }): Promise<{ keys: number; skipped: number }> {
+export async function migrateToRedis(opts: { location: StoreLocation; to: string; force: boolean }): Promise<{ keys: number; skipped: number; safeUrl: string }> {
   const { location, force } = opts;
   const source = parseStoreUrl(location.url, location.dataDir);
   if (source.kind !== "sqlite") throw new BackupRefusedError("The gateway's store is Redis already; migrate moves a SQLite store (back it up and restore it to move Redis).");
@@ -68,7 +68,7 @@ export async function migrateToRedis(opts: { location: StoreLocation; to: string
       await deleteRedisKeys(client, location.keyPrefix);
       const writer = new RedisKeyWriter(client);
       const { skipped } = await readSqliteRows(copy, (rows) => copySqliteRowsToRedis(rows, writer, location.keyPrefix, location.keyPrefix));
-      return { keys: writer.written, skipped };
+      return { keys: writer.written, skipped, safeUrl: target.safeUrl };
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
