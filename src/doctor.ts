@@ -72,7 +72,7 @@ async function checkStore(config: Config, log: Logger): Promise<CheckResult> {
   return { ...result, warning: true, detail: `${result.detail}; ${warnings.join("; ")}`, fix: "Redis must keep the gateway's keys: appendonly yes (or save points) and maxmemory-policy noeviction" };
 }
 
-async function checkLlm(config: Config): Promise<CheckResult> {
+export async function checkLlm(config: Config): Promise<CheckResult> {
   const problem = llmSetupProblem(config.llm);
   if (problem) return { name: "llm", ok: false, detail: "not configured", fix: problem };
   return attempt("llm", "check LLM_BASE_URL, LLM_API_KEY and LLM_MODEL; the endpoint must answer a chat request", async () => {
@@ -86,6 +86,6 @@ async function checkLlm(config: Config): Promise<CheckResult> {
   });
 }
 
-function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {
+export function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {
   return attempt(`channel:${module.name}`, module.fix, () => module.check(channelSettings(config, module), config));
 }
