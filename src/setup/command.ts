@@ -1,5 +1,5 @@
 /** `switchboard setup`: the wizard on a terminal, or with `--yes` the same from flags. */
-import { Command, Option } from "commander";
+import { Option, type Command } from "commander";
 import { SETUP_CHANNELS } from "./answers.js";
 import type { Logger } from "../infra/log.js";
 import { PROVIDERS } from "./providers.js";
