@@ -73,6 +73,7 @@ module.exports = {
       "^src/(channels|features)/|^src/[^/]+\\.ts$",
       "The owner's console reads the parts the app hands it (features' routes included), never an adapter, a plug or the app.",
     ),
+    forbidUp("setup-is-app-level", "^src/(?!setup/)[^/]+/", "^src/setup/", "The set-up wizard is a command of the app: only src/*.ts (the CLI) uses it."),
     { name: "no-orphans", severity: "error", from: { orphan: true, path: "^src/", pathNot: "\\.d\\.ts$" }, to: {} },
   ],
   options: {

@@ -25,10 +25,9 @@ import { assertPortFree } from "./infra/http/port-check.js";
 import { HttpServer } from "./infra/http/server.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { LogTail } from "./infra/log-tail.js";
-import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
 import { Workspaces } from "./infra/workspace.js";
-import { createAccess, createChannels, llmReadiness, senderZone, storeStatus } from "./parts.js";
+import { createAccess, createChannels, llmReadiness, openGatewayStore, senderZone, storeStatus } from "./parts.js";
 import { Replicas } from "./replicas.js";
 import { Sandbox } from "./infra/sandbox/index.js";
 import { startTracing } from "./infra/tracing.js";
@@ -121,7 +120,7 @@ export class Gateway {
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
   private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir" | "stopTracing"> & Start): Promise<Gateway> {
     const { config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock } = start;
-    const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
+    const store = await openGatewayStore(config, log);
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
     const channels = await createChannels(config, modules.channels, { store, log, http });

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /** The `switchboard` command: start the gateway, check the set-up, show the configuration. */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Command } from "commander";
 import { stringify as toYaml } from "yaml";
 import { Gateway } from "./app.js";
+import { registerBackupCommands } from "./backup-commands.js";
 import { channelModules } from "./channels/modules.js";
 import { collectSecrets, ConfigError, featureSettings, loadConfig, type Config } from "./config.js";
 import { formatDoctor, runDoctor } from "./doctor.js";
@@ -15,6 +16,8 @@ import { createLogger, type Logger } from "./infra/log.js";
 import { packageFile } from "./infra/package-files.js";
 import { createStore } from "./infra/store/index.js";
 import type { Store } from "./infra/store/types.js";
+import { registerSetupCommand } from "./setup/command.js";
+import { DEFAULT_CONFIG_FILE, loadEnvFile } from "./setup/files.js";
 
 const { version } = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
 
@@ -24,8 +27,16 @@ const program = new Command()
   .description("Self-hosted IM chatbot gateway")
   .option("-c, --config <path>", "configuration file (default: $SWITCHBOARD_CONFIG)");
 
+/** --config, else $SWITCHBOARD_CONFIG, else ./switchboard.yaml when there is one (what `setup` writes). */
+function configPath(): string | undefined {
+  const given = program.opts<{ config?: string }>().config ?? (process.env.SWITCHBOARD_CONFIG || undefined);
+  return given ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+}
+
+/** The configuration, with the `.env` beside it loaded first (variables already set win). */
 function config(): Config {
-  return loadConfig({ configPath: program.opts<{ config?: string }>().config });
+  loadEnvFile(configPath());
+  return loadConfig({ configPath: configPath() });
 }
 
 program
@@ -85,6 +96,9 @@ program
     const cfg = config();
     process.stdout.write(toYaml(redactSecrets(cfg, collectSecrets(cfg))));
   });
+
+registerBackupCommands(program, config, version);
+registerSetupCommand(program, configPath, () => createLogger({ level: "silent", secrets: [] }));
 
 /** The configuration and a quiet logger, for the commands that work beside (or without) a running gateway. */
 function commandSetup(): { cfg: Config; log: Logger } {

@@ -15,6 +15,7 @@ import { featureModules } from "./features/modules.js";
 import { redactText } from "./infra/config/secrets.js";
 import type { Logger } from "./infra/log.js";
 import { createStore } from "./infra/store/index.js";
+import { schemaVersion, STORE_SCHEMA_VERSION } from "./infra/store/schema.js";
 import { listReplicas } from "./replicas.js";
 
 export type { CheckResult } from "./features/module.js";
@@ -52,12 +53,16 @@ async function attempt(name: string, fix: string, check: () => Promise<string>):
   }
 }
 
-function checkStore(config: Config, log: Logger): Promise<CheckResult> {
-  return attempt("store", "check store.url / REDIS_URL, or that the data dir is writable", async () => {
+async function checkStore(config: Config, log: Logger): Promise<CheckResult> {
+  const warnings: string[] = [];
+  const result = await attempt("store", "check store.url / REDIS_URL, or that the data dir is writable", async () => {
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     try {
       await store.ping();
+      const version = await schemaVersion(store);
+      if (version > STORE_SCHEMA_VERSION) throw new Error(`schema version ${version} is newer than this switchboard's ${STORE_SCHEMA_VERSION}`);
       if (store.backend === "sqlite") return `sqlite in ${config.dataDir}`;
+      warnings.push(...(await store.durabilityWarnings()));
       const live = await listReplicas(store);
       const listed = live.map((r) => (r.leases.length > 0 ? `${r.id} (holds ${r.leases.join(", ")})` : r.id));
       return `redis answers; ${live.length} live replica${live.length === 1 ? "" : "s"}${listed.length > 0 ? `: ${listed.join(", ")}` : ""}`;
@@ -65,10 +70,12 @@ function checkStore(config: Config, log: Logger): Promise<CheckResult> {
       await store.close();
     }
   });
+  if (!result.ok || warnings.length === 0) return result;
+  return { ...result, warning: true, detail: `${result.detail}; ${warnings.join("; ")}`, fix: "Redis must keep the gateway's keys: appendonly yes (or save points) and maxmemory-policy noeviction" };
 }
 
 /** One live call to each model of the chain, on its own: a fallback with a refused key shows before it is needed. */
-async function checkLlm(config: Config): Promise<CheckResult[]> {
+export async function checkLlm(config: Config): Promise<CheckResult[]> {
   const problem = llmSetupProblem(config.llm);
   if (problem) return [{ name: "llm", ok: false, detail: "not configured", fix: problem }];
   const { links } = createModel(config.llm);
@@ -90,6 +97,6 @@ async function checkLlm(config: Config): Promise<CheckResult[]> {
   );
 }
 
-function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {
+export function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {
   return attempt(`channel:${module.name}`, module.fix, () => module.check(channelSettings(config, module), config));
 }

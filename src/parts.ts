@@ -12,6 +12,8 @@ import { redactText } from "./infra/config/secrets.js";
 import type { ComponentStatus, HttpServer } from "./infra/http/server.js";
 import { modelStateText } from "./agent/model-health.js";
 import type { Logger } from "./infra/log.js";
+import { createStore } from "./infra/store/index.js";
+import { prepareSchema } from "./infra/store/schema.js";
 import type { Store } from "./infra/store/types.js";
 
 /** One Channel per enabled module, built from its own settings section. */
@@ -79,4 +81,24 @@ export function createAccess(deps: {
     webAuthenticated: config.http.token !== null,
     onPairingRequest: ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, log: log.child({ component: "pairing" }) }),
   });
+}
+
+/**
+ * The gateway's store, its schema brought up to date (a newer store is refused), and a warning in the start-up log
+ * when the backend's own settings may lose what the gateway keeps.
+ */
+export async function openGatewayStore(config: Config, log: Logger): Promise<Store> {
+  const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
+  try {
+    await prepareSchema(store, log.child({ component: "store" }));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  try {
+    for (const warning of await store.durabilityWarnings()) log.warn({ component: "store" }, warning);
+  } catch (err) {
+    log.warn({ err, component: "store" }, "could not read the store's persistence settings");
+  }
+  return store;
 }

@@ -37,3 +37,13 @@ export async function lockDataDir(dataDir: string, onCompromised: (err: Error) =
     throw err;
   }
 }
+
+/** Whether a gateway holds the data dir's lock now (a lock gone stale is nobody's). */
+export async function dataDirInUse(dataDir: string): Promise<boolean> {
+  try {
+    return await lockfile.check(dataDir, { lockfilePath: join(dataDir, "gateway.lock"), stale: STALE_MS });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
+}

@@ -102,6 +102,7 @@ describe("when the store fails", () => {
       coordinator: h.store.coordinator,
       bus: h.store.bus,
       ping: () => h.store.ping(),
+      durabilityWarnings: () => h.store.durabilityWarnings(),
       close: () => Promise.resolve(),
       lists: (name) => h.store.lists(name),
       sets: (name) => h.store.sets(name),

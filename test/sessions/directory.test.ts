@@ -30,6 +30,7 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
     tallies: (name) => store.tallies(name),
     write: (change) => (failures.left-- > 0 ? Promise.reject(new Error("disk full")) : store.write(change)),
     ping: () => store.ping(),
+    durabilityWarnings: () => store.durabilityWarnings(),
     close: () => store.close(),
     namespace: <T>(name: NamespaceName): Namespace<T> => {
       const real = store.namespace<T>(name);

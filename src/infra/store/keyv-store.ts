@@ -20,6 +20,8 @@ export interface KeyvStoreParts {
   write(change: PreparedWrite): Promise<void>;
   /** A round trip to the backend. */
   roundTrip(): Promise<unknown>;
+  /** What the backend's settings may lose (see Store.durabilityWarnings); absent: nothing. */
+  durabilityWarnings?(): Promise<string[]>;
   /** Closes the connection; called once. */
   shutdown(): Promise<void>;
 }
@@ -68,6 +70,11 @@ export class KeyvStore implements Store {
 
   async ping(): Promise<void> {
     await this.#parts.guard.run("ping", this.backend, this.#parts.roundTrip);
+  }
+
+  async durabilityWarnings(): Promise<string[]> {
+    const read = this.#parts.durabilityWarnings;
+    return read ? this.#parts.guard.run("read settings", this.backend, read) : [];
   }
 
   close(): Promise<void> {

@@ -12,6 +12,7 @@ import { raceDeadline } from "./deadline.js";
 import { jsonKeyv, KeyvNamespace } from "./keyv-namespace.js";
 import { KeyvStore } from "./keyv-store.js";
 import { RedisBus } from "./redis-bus.js";
+import { redisDurabilityWarnings } from "./redis-durability.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
 import { RedisLists } from "./redis-lists.js";
 import { RedisSets } from "./redis-sets.js";
@@ -55,6 +56,7 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
       await transaction.exec();
     },
     roundTrip: () => client.ping(),
+    durabilityWarnings: () => redisDurabilityWarnings(client),
     shutdown: async () => {
       await bus.close();
       await disconnect(client);

@@ -211,5 +211,7 @@ export interface Store {
   write(change: StoreWrite): Promise<void>;
   /** Round trip to the backend; throws when it does not answer. */
   ping(): Promise<void>;
+  /** What the backend's own settings may lose of what it keeps (Redis without persistence, or evicting keys); [] when nothing. */
+  durabilityWarnings(): Promise<string[]>;
   close(): Promise<void>;
 }

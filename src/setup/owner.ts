@@ -1,0 +1,46 @@
+/**
+ * The owner, found by the platform itself: the set-up runs the channel on its own for a moment and waits for the
+ * first direct message "/start", whose sender becomes `access.owners`. Only channels that receive over their own
+ * connection (long polling, a gateway session) can; a webhook needs the gateway reachable, so those are set later
+ * with `switchboard pairing`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChannelModule } from "../channels/module.js";
+import { channelSettings, type Config } from "../config.js";
+import { HttpServer } from "../infra/http/server.js";
+import type { Logger } from "../infra/log.js";
+import { createStore } from "../infra/store/index.js";
+
+export const OWNER_WAIT_MS = 5 * 60_000;
+
+/** The sender id of the first direct "/start"; null when the channel cannot receive without the gateway. */
+export async function waitForOwner(config: Config, module: ChannelModule, log: Logger, signal: AbortSignal): Promise<string | null> {
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-setup-"));
+  const store = await createStore({ url: null, dataDir, log });
+  try {
+    const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log });
+    const channel = await module.create({ settings: channelSettings(config, module), core: config, store, log, http });
+    if (channel.singleConnection === undefined) return null;
+    let found: (id: string) => void = () => undefined;
+    const owner = new Promise<string>((resolve, reject) => {
+      found = resolve;
+      signal.addEventListener("abort", () => reject(new Error("no /start arrived in time")), { once: true });
+    });
+    await channel.start(async (message) => {
+      if (message.chat.type !== "direct" || !message.text.trim().startsWith("/start")) return "ignored";
+      await channel.sendText({ channel: module.name, chatId: message.chat.id }, "You are this bot's owner now. Finish the set-up, then start the gateway.");
+      found(message.sender.id);
+      return "answered";
+    });
+    try {
+      return await owner;
+    } finally {
+      await channel.stop();
+    }
+  } finally {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
