@@ -65,6 +65,8 @@ export interface SubjectOptions {
   cli?: string;
   /** Node's flags for Switchboard (none by default, as `node dist/cli.js start`). */
   nodeFlags?: string[];
+  /** YAML added to Switchboard's configuration, to compare settings (BENCH_TG_CONFIG). */
+  extraConfig?: string;
   /** Writes Switchboard's heap snapshots here on SIGUSR2 (`--heapsnapshot-signal`). */
   heapDir?: string;
 }
@@ -76,12 +78,14 @@ export class Subject {
     private readonly dataDir: string,
     private readonly logFile: string,
     private readonly heapDir: string | undefined,
+    /** From the spawn to its first getUpdates, in ms: its cold start. */
+    readonly startMs: number,
   ) {}
 
   static async start(opts: SubjectOptions): Promise<Subject> {
     const dataDir = await mkdtemp(join(tmpdir(), `switchboard-bench-${opts.kind}-`));
     const configFile = join(dataDir, "bench.yaml");
-    writeFileSync(configFile, BENCH_CONFIG);
+    writeFileSync(configFile, `${BENCH_CONFIG}${opts.extraConfig ?? ""}\n`);
     const heapFlags = opts.heapDir ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${opts.heapDir}`] : [];
     const args =
       opts.kind === "grammy"
@@ -90,6 +94,7 @@ export class Subject {
     const logFile = join(dataDir, "stdout.log");
     const log = openSync(logFile, "w");
     const pollsBefore = opts.tg.callsOf("getUpdates").length;
+    const spawned = performance.now();
     const child = spawn(process.execPath, args, {
       cwd: dataDir,
       env: {
@@ -111,7 +116,8 @@ export class Subject {
     });
     await Promise.race([opts.tg.waitFor(() => opts.tg.callsOf("getUpdates").length > pollsBefore, 60_000), exited]);
     exited.catch(() => undefined);
-    return new Subject(child, dataDir, logFile, opts.kind === "switchboard" ? opts.heapDir : undefined);
+    const startMs = performance.now() - spawned;
+    return new Subject(child, dataDir, logFile, opts.kind === "switchboard" ? opts.heapDir : undefined, startMs);
   }
 
   stats(): ProcessStats {

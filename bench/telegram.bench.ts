@@ -35,6 +35,8 @@ const modelRequestAt = new Map<number, number>();
 const VERSUS = (process.env.BENCH_TG_VERSUS ?? "").split(",").filter(Boolean).map((folder) => resolve(folder));
 /** Node's flags for Switchboard: none, as `node dist/cli.js start` (BENCH_TG_NODE_FLAGS to compare settings). */
 const NODE_FLAGS = process.env.BENCH_TG_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
+/** BENCH_TG_CONFIG: YAML added to Switchboard's configuration, to compare settings (e.g. "log: { level: warn }"). */
+const EXTRA_CONFIG = process.env.BENCH_TG_CONFIG;
 /** BENCH_TG_HEAP=<dir>: a heap snapshot of Switchboard after the new users (`npx tsx bench/heap-summary.ts <file>`). */
 const HEAP_DIR = process.env.BENCH_TG_HEAP ? resolve(process.env.BENCH_TG_HEAP) : undefined;
 
@@ -43,6 +45,7 @@ interface Measures {
   perSecond: number;
   rates: Array<{ p50: number; p99: number }>;
   oneSession: { cpuMsPerMessage: number; cpuFirst100: number; cpuLast100: number; first100Ms: number; last100Ms: number };
+  startMs: number;
   rssIdle: number;
   rssAfterUsers: number;
 }
@@ -116,6 +119,7 @@ function table(trials: Trial[]): Array<Record<string, string>> {
     ]),
     row("one session: CPU of the last 100 / the first 100", (m) => m.oneSession.cpuLast100 / m.oneSession.cpuFirst100, "x"),
     row("one session: time of the last 100 / the first 100", (m) => m.oneSession.last100Ms / m.oneSession.first100Ms, "x"),
+    row("start to the first getUpdates", (m) => m.startMs, "ms"),
     row("RSS idle", (m) => mib(m.rssIdle), "MiB"),
     row(`RSS after ${NEW_USERS} new users`, (m) => mib(m.rssAfterUsers), "MiB", "<= 200 MiB"),
   ];
@@ -134,7 +138,15 @@ function versusColumns(trials: Trial[], of: (m: Measures) => number, unit: strin
 
 async function measureSubject(kind: SubjectKind, llm: FakeOpenAI, cli = compiledCli): Promise<Measures> {
   const tg = await startFakeTelegram();
-  const bot = await Subject.start({ kind, tg, llmUrl: llm.url, cli, nodeFlags: NODE_FLAGS, ...(HEAP_DIR ? { heapDir: HEAP_DIR } : {}) });
+  const bot = await Subject.start({
+    kind,
+    tg,
+    llmUrl: llm.url,
+    cli,
+    nodeFlags: NODE_FLAGS,
+    ...(EXTRA_CONFIG ? { extraConfig: EXTRA_CONFIG } : {}),
+    ...(HEAP_DIR ? { heapDir: HEAP_DIR } : {}),
+  });
   const subject = kind === "switchboard" && cli !== compiledCli ? `switchboard (${cli})` : kind;
   try {
     const replies = new Replies(tg);
@@ -175,7 +187,7 @@ async function measureSubject(kind: SubjectKind, llm: FakeOpenAI, cli = compiled
     progress(subject, `${NEW_USERS} new users answered, RSS ${(rssAfterUsers / 2 ** 20).toFixed(1)} MiB, lost ${replies.lost}`);
     const snapshot = await bot.heapSnapshot();
     if (snapshot) progress(subject, `heap snapshot: ${snapshot}`);
-    return { cpuMsPerMessage, perSecond: BURST.messages / seconds, rates, oneSession, rssIdle, rssAfterUsers };
+    return { cpuMsPerMessage, perSecond: BURST.messages / seconds, rates, oneSession, startMs: bot.startMs, rssIdle, rssAfterUsers };
   } finally {
     await bot.stop();
     await tg.close();
