@@ -20,7 +20,21 @@ async function answer(chatId: number, messageId: number, text: string): Promise<
   });
   if (!response.ok) throw new Error(`the model answered HTTP ${response.status}`);
   const completion = (await response.json()) as { choices: Array<{ message: { content: string } }> };
-  await bot.api.sendMessage(chatId, completion.choices[0]?.message.content ?? "", { reply_parameters: { message_id: messageId } });
+  const reply = completion.choices[0]?.message.content ?? "";
+  await twice(() => bot.api.sendMessage(chatId, reply, { reply_parameters: { message_id: messageId } }));
+}
+
+/**
+ * A second try after a failed connection, as Switchboard's outbound service makes: under a burst on a loaded machine
+ * the fake's connections are sometimes reset, and a baseline that lost those replies would be timed at the deadline.
+ */
+async function twice<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return call();
+  }
 }
 
 // Not awaited: messages are answered concurrently, as the gateway answers different chats concurrently.
