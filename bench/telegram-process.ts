@@ -111,6 +111,8 @@ export class Subject {
       stdio: ["ignore", log, "inherit"],
     });
     closeSync(log);
+    // A bench stopped half-way leaves no bot polling on.
+    process.once("exit", () => child.kill());
     const exited = once(child, "exit").then(([code]) => {
       throw new Error(`the ${opts.kind} bench subject exited (code ${String(code)}) before its first getUpdates; its log: ${logFile}`);
     });
