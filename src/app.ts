@@ -9,6 +9,7 @@ import { registerConsole } from "./console/index.js";
 import type { TurnRunner } from "./core/turn.js";
 import { describeLocalTime } from "./core/time.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import type { Clock } from "./core/clock.js";
 import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
 import { ButtonActions } from "./gateway/actions.js";
@@ -44,10 +45,12 @@ export interface GatewayOptions {
   modules?: Modules;
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
+  /** Times what people see while a turn runs (typing, the acknowledgement); the real clock when absent. */
+  clock?: Clock;
 }
 
 /** What create() settles before anything is built. */
-type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null };
+type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null; clock?: Clock };
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
 interface Parts {
@@ -100,7 +103,7 @@ export class Gateway {
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail, clock: opts.clock });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -109,7 +112,7 @@ export class Gateway {
 
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
   private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir"> & Start): Promise<Gateway> {
-    const { config, modules, log, secrets, releaseDataDir, logTail } = start;
+    const { config, modules, log, secrets, releaseDataDir, logTail, clock } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -145,7 +148,7 @@ export class Gateway {
     // The LLM as the last model call found it: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
-    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, channelOf, outbound, sessions, zones, actions, workspaces });
+    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),

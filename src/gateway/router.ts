@@ -28,7 +28,8 @@ import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
-import type { ReplyHook, SentReply } from "../core/reply-hook.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import type { ReplyHook, ReplyReplacement, SentReply } from "../core/reply-hook.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -46,6 +47,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** The features' additions after a turn's text reply (a spoken rendition). */
   afterReply?: readonly ReplyHook[];
+  /** The features that may send a turn's reply in another form instead of its text (spoken only). */
+  replyInstead?: readonly ReplyReplacement[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
   /** Records the buttons under replies and runs their presses; by default one of its own. */
@@ -53,6 +56,8 @@ export interface RouterDeps {
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
   workspaces: Workspaces;
+  /** Times the typing signal and the acknowledgement; the real clock when absent. */
+  clock?: Clock;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -75,8 +80,10 @@ export class Router {
   private accepting = true;
   /** Buttons under replies, and their presses. */
   readonly actions: ButtonActions;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: RouterDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
@@ -230,10 +237,10 @@ export class Router {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
       return await this.queue.run(d.sessionKey, async (signal) => {
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
-        const stopTyping = keepTyping(d.channel, d.message, d.log);
+        const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
         const live = LiveTurn.open(d.channel, d.message);
-        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log, this.clock);
         try {
           const workspaceDir = this.deps.workspaces.dirOf(d.sessionKey);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
@@ -255,16 +262,20 @@ export class Router {
               }),
             { waitMs: 15 * 60_000 },
           );
-          // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
-          if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
+          const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
+          const plain = !result.stepLimit && !result.errorId;
+          // A reply sent in another form (spoken only) takes the place of the preview, as the Continue reply of a
+          // turn cut off at the step limit does (no preview carries buttons).
+          const replaced = plain && (await this.replacedReply(reply));
+          if (replaced || result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
-          const outcome = result.stepLimit
-            ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
-            : await this.replyOutcome(d, result.text, live);
+          const outcome = replaced
+            ? await this.answered(d, "sent")
+            : result.stepLimit
+              ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+              : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
-          if (turnOutcome === "answered" && !result.stepLimit) {
-            await this.afterReply({ message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) });
-          }
+          if (turnOutcome === "answered" && plain && !replaced) await this.afterReply(reply);
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
         } catch (err) {
@@ -287,6 +298,18 @@ export class Router {
       // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
       await turn.ticket.release();
     }
+  }
+
+  /** Whether a feature sent the reply in another form; a hook that fails is logged here and the text goes. */
+  private async replacedReply(reply: SentReply): Promise<boolean> {
+    for (const hook of this.deps.replyInstead ?? []) {
+      const replaced = await hook(reply).catch((err: unknown) => {
+        reply.log.error({ err }, "sending the reply in another form failed; sending its text");
+        return false;
+      });
+      if (replaced) return true;
+    }
+    return false;
   }
 
   /** A hook that fails is logged here; the text reply has gone out either way. */
