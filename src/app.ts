@@ -31,6 +31,7 @@ import { Workspaces } from "./infra/workspace.js";
 import { createAccess, createChannels, llmReadiness, senderZone, storeStatus } from "./parts.js";
 import { Replicas } from "./replicas.js";
 import { Sandbox } from "./infra/sandbox/index.js";
+import { startTracing } from "./infra/tracing.js";
 import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { SessionDirectory } from "./sessions/directory.js";
 import { SessionHistory } from "./sessions/history.js";
@@ -66,6 +67,8 @@ interface Parts {
   outbound: OutboundService;
   /** Releases the SQLite data dir's lock; null on Redis. */
   releaseDataDir: (() => Promise<void>) | null;
+  /** Sends the traces still buffered and stops tracing; null when tracing is off. */
+  stopTracing: (() => Promise<void>) | null;
 }
 
 export class Gateway {
@@ -97,13 +100,15 @@ export class Gateway {
     const logTail = opts.logTail ?? (opts.log ? null : new LogTail());
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets, ...(logTail ? { tap: logTail.write } : {}) });
     routeSdkWarnings(log);
+    const stopTracing = startTracing();
+    if (stopTracing) log.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, "sending traces over OTLP");
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
     await assertPortFree(config.http.host, config.http.port);
     const releaseDataDir = config.store.url?.startsWith("redis")
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail, clock: opts.clock });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock: opts.clock });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -111,8 +116,8 @@ export class Gateway {
   }
 
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
-  private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir"> & Start): Promise<Gateway> {
-    const { config, modules, log, secrets, releaseDataDir, logTail, clock } = start;
+  private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir" | "stopTracing"> & Start): Promise<Gateway> {
+    const { config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -157,7 +162,7 @@ export class Gateway {
       resetSession: (key) => router.resetSession(key),
       featureRoutes: features.consoleRoutes,
     });
-    return new Gateway({ config, log, store, http, channels, replicas, features, router, registry, outbound, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, replicas, features, router, registry, outbound, releaseDataDir, stopTracing });
   }
 
   /** Starts the channels (which add their routes), then the features, then the HTTP server. Returns its base URL. */
@@ -184,7 +189,7 @@ export class Gateway {
   }
 
   private async shutdown(): Promise<void> {
-    const { config, log, replicas, router, outbound, features, http, store, releaseDataDir } = this.parts;
+    const { config, log, replicas, router, outbound, features, http, store, releaseDataDir, stopTracing } = this.parts;
     log.info("shutting down");
     const graceMs = config.sessions.shutdownGraceMs;
     await router.drain(graceMs);
@@ -195,6 +200,7 @@ export class Gateway {
     await http.stop();
     await store.close();
     await releaseDataDir?.();
+    await stopTracing?.().catch((err: unknown) => log.warn({ err }, "could not send the last traces"));
     log.info("stopped");
   }
 }

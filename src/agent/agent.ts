@@ -30,6 +30,7 @@ import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
+import { modelTelemetry } from "../infra/tracing.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -227,6 +228,7 @@ export class Agent {
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
       stopWhen: stepCountIs(config.llm.maxSteps),
+      experimental_telemetry: modelTelemetry("chat-turn"),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
       ...(providerOptions ? { providerOptions } : {}),

@@ -28,6 +28,7 @@ import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
+import { activeTraceId, inSpan, inTrace, startSpan } from "../infra/tracing.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import type { ReplyHook, ReplyReplacement, SentReply } from "../core/reply-hook.js";
 
@@ -107,8 +108,15 @@ export class Router {
   }
 
   /** The InboundHandler given to every channel. */
-  readonly handle = async (message: InboundMessage): Promise<HandleOutcome> => {
-    const traceId = randomHex(12);
+  readonly handle = (message: InboundMessage): Promise<HandleOutcome> =>
+    inTrace("message", { "messaging.system": message.channel, "switchboard.chat_type": message.chat.type }, async (span) => {
+      const outcome = await this.handleMessage(message);
+      span.setAttribute("switchboard.outcome", outcome);
+      return outcome;
+    });
+
+  private async handleMessage(message: InboundMessage): Promise<HandleOutcome> {
+    const traceId = activeTraceId() ?? randomHex(12);
     const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
     // The message's one logger, made from the gateway's: a child of a child makes its parent a prototype, which
     // costs V8 a hidden class of its own on every message.
@@ -154,7 +162,7 @@ export class Router {
       const settle = outcome === "deferred" ? this.dedup.release(message.id) : this.dedup.finish(message.id);
       await settle.catch((err: unknown) => log.error({ err, outcome }, "could not record the message's outcome in the dedup"));
     }
-  };
+  }
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
   readonly handlePress = async (press: ButtonPress): Promise<void> => {
@@ -180,7 +188,11 @@ export class Router {
       log.debug({ reason }, "message ignored");
       return now("ignored");
     }
-    const admission = await this.deps.access.admit(message, log);
+    const admission = await inSpan("access", {}, async (span) => {
+      const admitted = await this.deps.access.admit(message, log);
+      span.setAttribute("switchboard.admission", admitted.kind);
+      return admitted;
+    });
     if (admission.kind === "drop") return now(admission.outcome);
     const delivery: Delivery = { message, channel, sessionKey, log, traceId };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
@@ -235,7 +247,9 @@ export class Router {
   private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
+      const waiting = startSpan("queue wait");
       return await this.queue.run(d.sessionKey, async (signal) => {
+        waiting.end();
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
@@ -247,7 +261,7 @@ export class Router {
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await turn.ticket.run(
             (fence) =>
-              agent.runTurn({
+              inSpan("turn", {}, () => agent.runTurn({
                 sessionKey: d.sessionKey,
                 message: d.message,
                 workspaceDir,
@@ -259,7 +273,7 @@ export class Router {
                 earlierMessages,
                 fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
-              }),
+              })),
             { waitMs: 15 * 60_000 },
           );
           const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
