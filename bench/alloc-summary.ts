@@ -1,6 +1,6 @@
 /**
- * `npx tsx bench/alloc-summary.ts <file.heapprofile> [messages] [by]`: what a sampling heap profile (BENCH_TG_ALLOC
- * of the telegram bench) allocated, by function or by package (`by`: fn or pkg), per message when `messages` is
+ * `npx tsx bench/alloc-summary.ts <file.heapprofile> [messages] [by]`: what a sampling heap profile (the telegram
+ * bench with BENCH_TG_NODE_FLAGS="--heap-prof --heap-prof-dir=<dir>", written when Switchboard stops) allocated, by function or by package (`by`: fn or pkg), per message when `messages` is
  * given: the garbage the young generation scavenges and the GC time that goes with it.
  */
 import { readFileSync } from "node:fs";

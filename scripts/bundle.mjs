@@ -96,9 +96,8 @@ function narrow(code, map) {
 }
 
 const { outputFiles } = await build({
-  // The command, and the modules bench/telegram-subject.ts loads to run the gateway in its own process.
   absWorkingDir: root,
-  entryPoints: ["src/cli.ts", "src/app.ts", "src/config.ts", "src/infra/log.ts"],
+  entryPoints: ["src/cli.ts"],
   outbase: "src",
   outdir,
   chunkNames: "chunks/[name]-[hash]",

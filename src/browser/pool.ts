@@ -8,7 +8,7 @@ import { accessSync, constants } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { AddressGuard } from "../infra/net/address-guard.js";
 import type { BrowserConfig } from "./config.js";
 import { FilteringProxy } from "./proxy.js";
@@ -124,6 +124,9 @@ export class BrowserPool {
     const proxy = await this.proxyUrl;
     this.proxyAddress = proxy;
     const profileDir = await mkdtemp(join(tmpdir(), "switchboard-chromium-"));
+    // Loaded with the first browser, not at start: playwright-core is ~14 MiB of source (and more once compiled)
+    // that a gateway whose users never browse would hold for its whole life.
+    const { chromium } = await import("playwright-core");
     const browser = await chromium.launch({
       executablePath,
       // Only what Chromium needs: never the gateway's environment and its keys.

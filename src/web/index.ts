@@ -4,7 +4,6 @@ import { AddressGuard, type Resolver } from "../infra/net/address-guard.js";
 import type { WebConfig } from "./config.js";
 import { guardedAgent } from "../infra/net/guarded-agent.js";
 import { WebError } from "./errors.js";
-import { extract } from "./extract.js";
 import { guardedGet } from "./fetch.js";
 import { search, type SearchQuery, type SearchResult } from "./search.js";
 
@@ -35,6 +34,9 @@ export class WebEngine {
   async fetchPage(url: string, maxChars: number, signal: AbortSignal): Promise<FetchedPage> {
     const res = await guardedGet(this.agent, url, this.config.fetch, signal);
     if (res.status >= 400) throw new WebError(`${res.url} answered HTTP ${res.status}`, "http_status");
+    // Loaded with the first page: the DOM, Readability, turndown and the PDF reader are megabytes a gateway that
+    // never fetches would hold for its whole life.
+    const { extract } = await import("./extract.js");
     const { title, markdown } = await extract(res.contentType, res.body);
     const cut = markdown.length > maxChars;
     return {

@@ -3,7 +3,7 @@
  * own inside the package, and that build starts, knows its version, finds its shipped files (the configuration's
  * defaults, the bundled skills, the chat page), answers a Telegram message through a tool call with the model
  * behind either provider, answers on Discord and calls MCP tools with those SDKs bundled, and reads a reminder
- * written in Chinese. What the bundle could break is what runs bundled: a package that looks for its own files or
+ * written in Chinese; it loads the browser's and the page readers' packages only when they are used. What the bundle could break is what runs bundled: a package that looks for its own files or
  * checks a class by name, a path taken relative to a module's file, the regular expressions the build escapes. The
  * build refuses an output folder outside the package.
  */
@@ -112,6 +112,30 @@ describe("the bundled build", () => {
     }
     return [...folders];
   }
+
+  /** The packages the build's command loads at start: what it imports statically, directly or through its chunks. */
+  async function packagesLoadedAtStart(): Promise<Set<string>> {
+    const packages = new Set<string>();
+    const seen = new Set<string>();
+    const visit = async (file: string): Promise<void> => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const code = await readFile(join(outDir!, file), "utf8");
+      // Static imports only (`import{a}from"x"`, `import "x"`); `import("x")` loads when that code first runs.
+      for (const [, specifier] of code.matchAll(/(?:^|[;\n])\s*import\s*(?:[^"();]*?from\s*)?"([^"]+)"/g)) {
+        if (specifier!.startsWith(".")) await visit(join(dirname(file), specifier!));
+        else packages.add(specifier!);
+      }
+    };
+    await visit("cli.js");
+    return packages;
+  }
+
+  it("loads the browser's and the page readers' packages when they are first used, not at start", async () => {
+    const atStart = await packagesLoadedAtStart();
+    expect(atStart).toContain("better-sqlite3");
+    expect([...atStart].filter((name) => /^(?:playwright-core|linkedom|@mozilla\/readability|turndown|unpdf)$/.test(name))).toEqual([]);
+  });
 
   it("prints the package's version", async () => {
     const { version } = JSON.parse(await readFile("package.json", "utf8")) as { version: string };
