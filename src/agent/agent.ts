@@ -22,7 +22,8 @@ import { estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
-import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
+import { buildSystemPrompt, systemPromptText, turnNotes, type SystemPrompt } from "./prompt.js";
+import { exposedToolsModel, toolCatalogText, toolExposure } from "./exposure.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
@@ -46,7 +47,7 @@ export interface AgentDeps extends TurnHooks {
   turnLog: TurnLog;
   thinking: ThinkingSettings;
   log: Logger;
-  /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
+  /** The sender's time zone (set with /timezone), so the local time in a turn's notes is theirs; default agent.timezone. */
   timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
   now?: () => Date;
 }
@@ -133,7 +134,14 @@ export class Agent {
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const { llm } = this.deps.config;
     const media = await this.deps.prepareMedia?.(input, log);
+    const notes = turnNotes({
+      message: input.message,
+      now: this.now(),
+      timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
+      recall: await this.recall(input.message, log),
+    });
     const user = await buildUserMessage(input.message, {
+      notes,
       vision: llm.vision,
       download: media?.download ?? input.download,
       transcripts: media?.transcripts,
@@ -202,17 +210,16 @@ export class Agent {
     const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
     const context = messageToolContext(input, log, progress.disclosedTools);
     const allowed = registry.listTools().filter(permitted);
+    const exposure = toolExposure(allowed, record.disclosedTools, record.summary !== null);
     const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       message: input.message,
-      now: this.now(),
-      timezone: await this.deps.timezoneOf?.(input.message),
+      toolCatalog: toolCatalogText(exposure.listed),
       skillsCatalog: this.deps.skillsCatalog?.(),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       mcpServers: this.deps.mcpSection?.(input.permissions),
       summary: record.summary,
-      recall: await this.recall(input.message, log),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
@@ -220,9 +227,10 @@ export class Agent {
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: refusalWordsModel(history.model, progress.refusals),
+      model: exposedToolsModel(refusalWordsModel(history.model, progress.refusals), exposure.sent),
       system: systemFor(config.llm.provider, prompt),
       messages: history.messages,
+      // Every permitted tool can be called; exposedToolsModel sends the definitions of the exposed ones.
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
@@ -354,10 +362,8 @@ interface TurnProgress {
  */
 function systemFor(provider: CoreConfig["llm"]["provider"], prompt: SystemPrompt): string | SystemModelMessage[] {
   if (provider !== "anthropic") return systemPromptText(prompt);
-  return [
-    { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
-    { role: "system", content: prompt.volatile },
-  ];
+  const stable: SystemModelMessage = { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } };
+  return prompt.volatile === "" ? [stable] : [stable, { role: "system", content: prompt.volatile }];
 }
 
 /** Errors of the model call itself (HTTP, timeout, bad response), as opposed to our own bugs or the store. */

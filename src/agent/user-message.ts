@@ -12,6 +12,8 @@ import { formatBytes } from "../core/text.js";
 import { ATTACHMENTS_HEADING, type EarlierChatMessage, type Transcription } from "../core/turn.js";
 
 export interface UserMessageOptions {
+  /** The gateway's own notes on the message (turnNotes in prompt.ts), after the frames; kept in the history. */
+  notes?: string;
   vision: boolean;
   download: ((attachment: Attachment) => Promise<string>) | undefined;
   log: Logger;
@@ -33,6 +35,7 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export async function buildUserMessage(message: InboundMessage, opts: UserMessageOptions): Promise<UserTurnMessage> {
   const framed = [...frameEarlier(opts.earlier ?? []), frameMessage(message), ...frameTranscripts(message, opts.transcripts ?? [])];
+  if (opts.notes) framed.push(opts.notes);
   const text: TextPart = { type: "text", text: framed.join("\n") };
   const images = await Promise.all(
     message.attachments.map((attachment, index) => imagePart(attachment, index + 1, opts)),

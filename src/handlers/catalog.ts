@@ -1,8 +1,8 @@
 /**
  * The tool catalog: progressive disclosure of the registry's tools to the model.
- * Level 1 is each permitted tool's name, short description and compact schema, sent with every request
- * (compactSchema), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
- * error), level 3 the call itself (HandlerRegistry.executeByTool).
+ * Level 1 is each permitted tool's name and short description (the core tools with their compact schema, see
+ * agent/exposure.ts), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
+ * error) with the compact forms of its family (brief), level 3 the call itself (HandlerRegistry.executeByTool).
  */
 import { z } from "zod";
 import type { HandlerRegistry } from "./registry.js";
@@ -15,6 +15,13 @@ export interface ToolInfo {
   description: string;
   inputSchema: object;
   risk: RiskClass;
+}
+
+/** A tool in brief: what the tools array of a request would carry for it. */
+export interface ToolBrief {
+  name: string;
+  description: string;
+  parameters: object;
 }
 
 export class ToolCatalog {
@@ -52,6 +59,16 @@ export class ToolCatalog {
     };
   }
 
+  /** The other tools of `name`'s category that `visible` lets through, in brief. */
+  family(name: string, visible: (tool: ToolDefinition) => boolean): ToolBrief[] {
+    const tool = this.resolve(name);
+    if (!tool) return [];
+    return this.registry
+      .listTools()
+      .filter((other) => other.category === tool.category && other !== tool && visible(other))
+      .map((other) => ({ name: other.name, description: other.shortDescription, parameters: this.compactSchema(other.name) }));
+  }
+
   /** JSON Schema of the tool's input, for the LLM request; computed once per definition (a reload makes a new one). */
   jsonSchema(name: string): object {
     const tool = this.registry.getTool(name);
@@ -65,7 +82,7 @@ export class ToolCatalog {
   }
 
   /**
-   * The tool's schema as sent with every request: types, enums, required fields and defaults stay, descriptions
+   * The tool's schema as sent with the core tools and a family in brief: types, enums, required fields and defaults stay, descriptions
    * are cut to their first sentence. The full schema comes with get_tool_info and with an invalid call's error.
    */
   compactSchema(name: string): object {
