@@ -39,6 +39,8 @@ export interface FakeRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
   body: FakeRequestBody;
+  /** The body as it came over the wire (what a tokenizer should count). */
+  raw: string;
 }
 
 export interface FakeRequestBody {
@@ -143,14 +145,15 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       sendJson(res, 404, { error: { message: `fake-openai: no route for ${req.method} ${path}` } });
       return;
     }
+    const raw = await readBody(req);
     let body: FakeRequestBody;
     try {
-      body = JSON.parse(await readBody(req)) as FakeRequestBody;
+      body = JSON.parse(raw) as FakeRequestBody;
     } catch {
       sendJson(res, 400, { error: { message: "fake-openai: the request body is not JSON" } });
       return;
     }
-    const request: FakeRequest = { path, headers: req.headers, body };
+    const request: FakeRequest = { path, headers: req.headers, body, raw };
     if (opts.record !== false) requests.push(request);
     arrivals.emit("request");
     const reply = nextReply(request);
