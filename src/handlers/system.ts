@@ -102,7 +102,7 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
     requirePermission(ctx, info.risk, info.name);
     const family = catalog.family(info.name, (tool) => permits(ctx.permissions, tool.risk));
     for (const name of [info.name, ...family.map((tool) => tool.name)]) ctx.disclosedTools.add(name);
-    return { ...info, family };
+    return { ...info, family: family.map((tool) => tool.brief) };
   });
 
   const enableThinking = implementTool(enableThinkingDefinition, async (input, ctx) => {

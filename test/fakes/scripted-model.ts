@@ -158,9 +158,16 @@ export function parametersShown(request: FakeRequest, name: string): boolean {
   return toolResultsOf(request).some(({ content }) => definitionsIn(content).includes(name));
 }
 
-/** Names of the tool definitions (an object with a name and its schema) in a tool result, at any depth. */
+/**
+ * Names of the tool definitions in a tool result, at any depth: an object with a name and its schema, or a
+ * signature line, `name(parameters): description`.
+ */
 function definitionsIn(value: unknown): string[] {
-  if (typeof value === "string") return value.startsWith("{") ? definitionsIn(parseJson(value)) : [];
+  if (typeof value === "string") {
+    if (value.startsWith("{") || value.startsWith("[")) return definitionsIn(parseJson(value));
+    const signature = /^([a-z][a-z0-9_]*)\(/.exec(value);
+    return signature ? [signature[1]!] : [];
+  }
   if (Array.isArray(value)) return value.flatMap(definitionsIn);
   if (typeof value !== "object" || value === null) return [];
   const record = value as Record<string, unknown>;
