@@ -218,6 +218,16 @@ export function toolNamesOf(request: FakeRequest): string[] {
   return (request.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "?");
 }
 
+/**
+ * Every tool the request offered: those sent with their schemas, then those the system prompt's "Tools on Request"
+ * catalog names (callable by name as well).
+ */
+export function offeredToolNamesOf(request: FakeRequest): string[] {
+  const catalog = /## Tools on Request\n\n([\s\S]*?)(?:\n\n## |$)/.exec(systemPromptOf(request))?.[1] ?? "";
+  const listed = [...catalog.matchAll(/^- ([a-z0-9_]+): /gm)].map((match) => match[1]!);
+  return [...toolNamesOf(request), ...listed];
+}
+
 /** The system prompt of the request (OpenAI system messages or Anthropic `system` blocks), parts joined. */
 export function systemPromptOf(request: FakeRequest): string {
   const { system, messages = [] } = request.body;
