@@ -27,7 +27,7 @@ import { exposedToolsModel, toolCatalogText, toolExposure } from "./exposure.js"
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
-import { buildUserMessage } from "./user-message.js";
+import { buildUserMessage, withNotes } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
@@ -134,14 +134,7 @@ export class Agent {
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const { llm } = this.deps.config;
     const media = await this.deps.prepareMedia?.(input, log);
-    const notes = turnNotes({
-      message: input.message,
-      now: this.now(),
-      timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
-      recall: await this.recall(input.message, log),
-    });
     const user = await buildUserMessage(input.message, {
-      notes,
       vision: llm.vision,
       download: media?.download ?? input.download,
       transcripts: media?.transcripts,
@@ -153,13 +146,21 @@ export class Agent {
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
     const record = await this.compact(loaded, input, log);
+    // After compaction, so that memories it proposed are recalled in this turn; compaction keeps the last message.
+    const notes = turnNotes({
+      message: input.message,
+      now: this.now(),
+      timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
+      recall: await this.recall(input.message, log),
+    });
+    record.messages[record.messages.length - 1] = withNotes(user.forHistory, notes);
     progress.record = record;
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
     const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
     const endModelTimer = modelLatency.startTimer(modelLabels);
-    const result = await this.generate(record, user.forModel, input, progress, log);
+    const result = await this.generate(record, withNotes(user.forModel, notes), input, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);

@@ -12,8 +12,6 @@ import { formatBytes } from "../core/text.js";
 import { ATTACHMENTS_HEADING, type EarlierChatMessage, type Transcription } from "../core/turn.js";
 
 export interface UserMessageOptions {
-  /** The gateway's own notes on the message (turnNotes in prompt.ts), after the frames; kept in the history. */
-  notes?: string;
   vision: boolean;
   download: ((attachment: Attachment) => Promise<string>) | undefined;
   log: Logger;
@@ -35,7 +33,6 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export async function buildUserMessage(message: InboundMessage, opts: UserMessageOptions): Promise<UserTurnMessage> {
   const framed = [...frameEarlier(opts.earlier ?? []), frameMessage(message), ...frameTranscripts(message, opts.transcripts ?? [])];
-  if (opts.notes) framed.push(opts.notes);
   const text: TextPart = { type: "text", text: framed.join("\n") };
   const images = await Promise.all(
     message.attachments.map((attachment, index) => imagePart(attachment, index + 1, opts)),
@@ -51,6 +48,14 @@ export async function buildUserMessage(message: InboundMessage, opts: UserMessag
     forModel: { role: "user", content: [text, ...shown.map(({ part }) => part)] },
     forHistory: { role: "user", content: [text, ...placeholders] },
   };
+}
+
+/** `message` with the gateway's own notes (turnNotes in prompt.ts) after its text; the history keeps them too. */
+export function withNotes(message: UserModelMessage, notes: string): UserModelMessage {
+  if (typeof message.content === "string") return { ...message, content: `${message.content}\n${notes}` };
+  const [first, ...rest] = message.content;
+  if (first?.type !== "text") return message;
+  return { ...message, content: [{ ...first, text: `${first.text}\n${notes}` }, ...rest] };
 }
 
 /** The quoted reply (if any), the message itself and its attachment list, each untrusted piece framed. */

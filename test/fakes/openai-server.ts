@@ -228,6 +228,16 @@ export function offeredToolNamesOf(request: FakeRequest): string[] {
   return [...toolNamesOf(request), ...listed];
 }
 
+/** The gateway's notes after the sender's latest message (local time, profile, memories); "" when there are none. */
+export function turnNotesOf(request: FakeRequest): string {
+  const texts = (request.body.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .filter((text) => text.includes("</untrusted_message>"));
+  const last = texts.at(-1) ?? "";
+  return last.slice(last.lastIndexOf("</untrusted_message>") + "</untrusted_message>".length).trim();
+}
+
 /** The system prompt of the request (OpenAI system messages or Anthropic `system` blocks), parts joined. */
 export function systemPromptOf(request: FakeRequest): string {
   const { system, messages = [] } = request.body;
