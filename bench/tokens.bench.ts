@@ -22,6 +22,9 @@ import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import { startFakeOpenAI, type FakeRequest } from "../test/fakes/openai-server.js";
 import { CONVERSATIONS, DELEGATION, GREETING, scriptedModel, webConversations, type ScriptedConversation } from "../test/fakes/scripted-model.js";
+import type * as AppModule from "../src/app.js";
+import type * as ConfigModule from "../src/config.js";
+import type * as LogModule from "../src/infra/log.js";
 import type { BenchResult } from "./types.js";
 
 /** The design before this one: every permitted tool's compact schema on every request. BENCH_TOKENS_BASELINE overrides. */
@@ -33,9 +36,9 @@ type Provider = (typeof PROVIDERS)[number];
 /** What the bench needs of a build's source: the same three modules in both. */
 interface Build {
   label: string;
-  app: typeof import("../src/app.js");
-  config: typeof import("../src/config.js");
-  log: typeof import("../src/infra/log.js");
+  app: typeof AppModule;
+  config: typeof ConfigModule;
+  log: typeof LogModule;
 }
 
 async function loadBuild(label: string, srcDir: string): Promise<Build> {

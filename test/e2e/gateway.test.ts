@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemPromptOf, turnNotesOf } from "../fakes/openai-server.js";
+import { turnNotesOf } from "../fakes/openai-server.js";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "./harness.js";
 
 let t: TestGateway | undefined;
