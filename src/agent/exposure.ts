@@ -45,7 +45,7 @@ export function toolCatalogText(listed: readonly ToolDefinition[]): string {
   const byCategory = new Map<string, string[]>();
   for (const tool of listed) {
     const lines = byCategory.get(tool.category) ?? [];
-    lines.push(`- ${tool.name}: ${tool.shortDescription}`);
+    lines.push(`${tool.name}: ${tool.shortDescription}`);
     byCategory.set(tool.category, lines);
   }
   return [...byCategory].map(([category, lines]) => `${category}:\n${lines.join("\n")}`).join("\n");

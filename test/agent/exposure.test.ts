@@ -48,7 +48,7 @@ describe.each(["openai-compatible", "anthropic"] as const)("tool exposure, %s", 
     expect(result).toMatchObject({ text: "It says tea.", toolCalls: ["read_file"] });
     const [first, second] = fake.requests;
     expect(toolNamesOf(first!)).toEqual(["get_tool_info", "write_file"]);
-    expect(systemPromptOf(first!)).toContain("- read_file: Read a text file from the workspace");
+    expect(systemPromptOf(first!)).toContain("\nread_file: Read a text file from the workspace");
     expect(offeredToolNamesOf(first!)).toEqual(["get_tool_info", "write_file", "enable_thinking", "get_session_logs", "read_file", "list_directory"]);
     expect(resultText(second!)).toContain("step one: tea");
   });
@@ -111,7 +111,7 @@ describe.each(["openai-compatible", "anthropic"] as const)("tool exposure, %s", 
     // The definition is still in the history: nothing more is sent.
     expect(toolNamesOf(uncompacted!)).toEqual(["get_tool_info", "write_file"]);
     expect(toolNamesOf(compacted!)).toEqual(["get_tool_info", "read_file", "write_file", "list_directory"]);
-    expect(systemPromptOf(compacted!)).not.toContain("- read_file:");
-    expect(systemPromptOf(compacted!)).toContain("- get_session_logs:");
+    expect(systemPromptOf(compacted!)).not.toContain("\nread_file:");
+    expect(systemPromptOf(compacted!)).toContain("\nget_session_logs:");
   });
 });

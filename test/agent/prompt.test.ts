@@ -12,7 +12,7 @@ function parts(overrides: Partial<PromptInput> = {}): ReturnType<typeof buildSys
   return buildSystemPrompt({
     agent: agentConfig,
     message: inboundMessage("hi"),
-    toolCatalog: "Web:\n- web_search: Search the web",
+    toolCatalog: "Web:\nweb_search: Search the web",
     skillsCatalog: undefined,
     summary: null,
     ...overrides,
@@ -64,7 +64,7 @@ describe("the system prompt", () => {
     expect(text).toContain("You are Relay. Terse and kind.");
     expect(text).toContain("- Channel: telegram");
     expect(text).toContain('- Chat: a group chat titled "Book club", inside a thread');
-    expect(text).toContain("## Tools on Request\n\nWeb:\n- web_search: Search the web");
+    expect(text).toContain("## Tools on Request\n\nWeb:\nweb_search: Search the web");
     expect(text).not.toContain("Ann");
     expect(text).not.toContain("2026");
     expect(text).toMatch(/get_tool_info\(tool_name\)/);

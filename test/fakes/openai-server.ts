@@ -224,7 +224,7 @@ export function toolNamesOf(request: FakeRequest): string[] {
  */
 export function offeredToolNamesOf(request: FakeRequest): string[] {
   const catalog = /## Tools on Request\n\n([\s\S]*?)(?:\n\n## |$)/.exec(systemPromptOf(request))?.[1] ?? "";
-  const listed = [...catalog.matchAll(/^- ([a-z0-9_]+): /gm)].map((match) => match[1]!);
+  const listed = [...catalog.matchAll(/^([a-z0-9_]+): /gm)].map((match) => match[1]!);
   return [...toolNamesOf(request), ...listed];
 }
 
