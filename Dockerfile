@@ -15,9 +15,11 @@ RUN npm run build && npm prune --omit=dev
 FROM node:22-bookworm-slim
 # python3: .py skill scripts; bubblewrap: the sandbox every script and run_shell command runs in; ffmpeg: voice; chromium: the browser tools.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap ffmpeg chromium && rm -rf /var/lib/apt/lists/*
-# The virtual desktop of the desktop tools (docker build --build-arg DESKTOP=true): Xvfb, openbox, xdotool, wmctrl.
+# The virtual desktop of the desktop tools (docker build --build-arg DESKTOP=true): Xvfb, openbox, xdotool, wmctrl,
+# and the accessibility tree (a session bus, at-spi2-core, pyatspi).
 ARG DESKTOP=false
 RUN if [ "$DESKTOP" = "true" ]; then apt-get update && apt-get install -y --no-install-recommends xvfb openbox xdotool wmctrl \
+      dbus at-spi2-core python3-pyatspi \
       && rm -rf /var/lib/apt/lists/*; fi
 ENV NODE_ENV=production \
     SWITCHBOARD_HOST=0.0.0.0 \

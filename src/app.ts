@@ -9,6 +9,7 @@ import { registerConsole } from "./console/index.js";
 import type { TurnRunner } from "./core/turn.js";
 import { describeLocalTime } from "./core/time.js";
 import type { Channel, ChannelName } from "./core/types.js";
+import type { Clock } from "./core/clock.js";
 import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
 import { ButtonActions } from "./gateway/actions.js";
@@ -30,6 +31,7 @@ import { Workspaces } from "./infra/workspace.js";
 import { createAccess, createChannels, llmReadiness, senderZone, storeStatus } from "./parts.js";
 import { Replicas } from "./replicas.js";
 import { Sandbox } from "./infra/sandbox/index.js";
+import { startTracing } from "./infra/tracing.js";
 import { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { SessionDirectory } from "./sessions/directory.js";
 import { SessionHistory } from "./sessions/history.js";
@@ -44,10 +46,12 @@ export interface GatewayOptions {
   modules?: Modules;
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
+  /** Times what people see while a turn runs (typing, the acknowledgement); the real clock when absent. */
+  clock?: Clock;
 }
 
 /** What create() settles before anything is built. */
-type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null };
+type Start = { modules: Required<Modules>; secrets: string[]; logTail: LogTail | null; clock?: Clock };
 
 /** The parts the gateway starts and stops, built by Gateway.create. */
 interface Parts {
@@ -63,6 +67,8 @@ interface Parts {
   outbound: OutboundService;
   /** Releases the SQLite data dir's lock; null on Redis. */
   releaseDataDir: (() => Promise<void>) | null;
+  /** Sends the traces still buffered and stops tracing; null when tracing is off. */
+  stopTracing: (() => Promise<void>) | null;
 }
 
 export class Gateway {
@@ -94,13 +100,15 @@ export class Gateway {
     const logTail = opts.logTail ?? (opts.log ? null : new LogTail());
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets, ...(logTail ? { tap: logTail.write } : {}) });
     routeSdkWarnings(log);
+    const stopTracing = startTracing();
+    if (stopTracing) log.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, "sending traces over OTLP");
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
     await assertPortFree(config.http.host, config.http.port);
     const releaseDataDir = config.store.url?.startsWith("redis")
       ? null
       : await lockDataDir(config.dataDir, (err) => log.error({ err }, "the data dir lock was lost"));
     try {
-      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, logTail });
+      return await Gateway.assemble({ config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock: opts.clock });
     } catch (err) {
       await releaseDataDir?.();
       throw err;
@@ -108,8 +116,8 @@ export class Gateway {
   }
 
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
-  private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir"> & Start): Promise<Gateway> {
-    const { config, modules, log, secrets, releaseDataDir, logTail } = start;
+  private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir" | "stopTracing"> & Start): Promise<Gateway> {
+    const { config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock } = start;
     const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
@@ -145,7 +153,7 @@ export class Gateway {
     // The LLM as the last model call found it: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
-    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, channelOf, outbound, sessions, zones, actions, workspaces });
+    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),
@@ -154,7 +162,7 @@ export class Gateway {
       resetSession: (key) => router.resetSession(key),
       featureRoutes: features.consoleRoutes,
     });
-    return new Gateway({ config, log, store, http, channels, replicas, features, router, registry, outbound, releaseDataDir });
+    return new Gateway({ config, log, store, http, channels, replicas, features, router, registry, outbound, releaseDataDir, stopTracing });
   }
 
   /** Starts the channels (which add their routes), then the features, then the HTTP server. Returns its base URL. */
@@ -181,7 +189,7 @@ export class Gateway {
   }
 
   private async shutdown(): Promise<void> {
-    const { config, log, replicas, router, outbound, features, http, store, releaseDataDir } = this.parts;
+    const { config, log, replicas, router, outbound, features, http, store, releaseDataDir, stopTracing } = this.parts;
     log.info("shutting down");
     const graceMs = config.sessions.shutdownGraceMs;
     await router.drain(graceMs);
@@ -192,6 +200,7 @@ export class Gateway {
     await http.stop();
     await store.close();
     await releaseDataDir?.();
+    await stopTracing?.().catch((err: unknown) => log.warn({ err }, "could not send the last traces"));
     log.info("stopped");
   }
 }

@@ -3,13 +3,13 @@
  * the tool loop, save what it said and did, and return the reply. The router runs one turn per session at a time.
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
-import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
+import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type StopCondition, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { messageToolContext, permits, type ToolDefinition } from "../core/tools.js";
+import { messageToolContext, permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { ThinkingSettings} from "../sessions/thinking.js";
 import { reasoningProviderOptions, type ProviderOptions } from "../sessions/thinking.js";
@@ -31,6 +31,9 @@ import { buildUserMessage, withNotes } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
+import { modelTelemetry } from "../infra/tracing.js";
+import { agentOffers, DEFAULT_AGENT_ID, defaultAgentProfile, type AgentProfile } from "../core/agents.js";
+import { resolveAgentModel } from "../agents/models.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -65,6 +68,10 @@ export function llmFailureReply(errorId: string): string {
 
 export function stepLimitReply(maxSteps: number): string {
   return `I stopped after ${maxSteps} steps without finishing. Tell me to continue if you want me to go on.`;
+}
+
+export function tokenLimitReply(maxTokens: number): string {
+  return `I stopped after using my budget of ${maxTokens} tokens without finishing.`;
 }
 
 export function internalFailureReply(errorId: string): string {
@@ -133,6 +140,8 @@ export class Agent {
 
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const { llm } = this.deps.config;
+    const agent = this.profileOf(input);
+    const model = resolveAgentModel(agent.model, this.deps.model, llm);
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
       vision: llm.vision,
@@ -145,13 +154,13 @@ export class Agent {
     loaded.messages.push(user.forHistory);
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
-    const record = await this.compact(loaded, input, log);
+    const record = await this.compact(loaded, { input, agent, model }, log);
     // After compaction, so that memories it proposed are recalled in this turn; compaction keeps the last message.
     const notes = turnNotes({
       message: input.message,
       now: this.now(),
       timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
-      recall: await this.recall(input.message, log),
+      recall: await this.recall(input.message, agent, log),
     });
     record.messages[record.messages.length - 1] = withNotes(user.forHistory, notes);
     progress.record = record;
@@ -160,11 +169,11 @@ export class Agent {
 
     const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
     const endModelTimer = modelLatency.startTimer(modelLabels);
-    const result = await this.generate(record, withNotes(user.forModel, notes), input, progress, log);
+    const result = await this.generate(record, withNotes(user.forModel, notes), { input, agent, model }, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
-    const reply = this.replyText(result);
+    const reply = this.replyText(result, input);
     record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
@@ -179,13 +188,14 @@ export class Agent {
     return { text: reply.text, steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
   }
 
-  private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {
+  private async compact(record: SessionRecord, turn: TurnSetup, log: Logger): Promise<SessionRecord> {
+    const { input, agent } = turn;
     const { llm } = this.deps.config;
     const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
     const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
-      model: this.deps.model,
-      budget: llm.historyTokenBudget,
+      model: turn.model,
+      budget: input.delegation?.historyTokenBudget ?? llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
       log,
@@ -194,7 +204,7 @@ export class Agent {
     if (compacted === null) return record;
     await this.history.save(input.sessionKey, compacted, input.fence);
     if (keepProposals && proposals.length > 0) {
-      await keepProposals(input.message, proposals, log).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
+      await keepProposals(input.message, proposals, log, agent).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
     }
     return compacted;
   }
@@ -202,29 +212,33 @@ export class Agent {
   private async generate(
     record: SessionRecord,
     userMessage: ModelMessage,
-    input: TurnInput,
+    turn: TurnSetup,
     progress: TurnProgress,
     log: Logger,
   ): Promise<Generation> {
+    const { input, agent } = turn;
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
-    const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
-    const context = messageToolContext(input, log, progress.disclosedTools);
+    const permitted = (tool: ToolDefinition): boolean =>
+      allowTool(tool) && permits(input.permissions, tool.risk) && agentOffers(agent, tool.name, registry.handlerOf(tool.name));
+    const context = this.toolContext(input, agent, log, progress);
     const allowed = registry.listTools().filter(permitted);
     const exposure = toolExposure(allowed, record.disclosedTools, record.summary !== null);
     const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
+      profile: agent,
+      ...(input.delegation ? { delegationDepth: input.delegation.depth } : {}),
       message: input.message,
       toolCatalog: toolCatalogText(exposure.listed),
-      skillsCatalog: this.deps.skillsCatalog?.(),
+      skillsCatalog: this.deps.skillsCatalog?.(agent.skills),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
-      mcpServers: this.deps.mcpSection?.(input.permissions),
+      mcpServers: this.deps.mcpSection?.(input.permissions, agent.mcpServers),
       summary: record.summary,
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
-    const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
+    const model = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent) : turn.model;
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
@@ -235,7 +249,8 @@ export class Agent {
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
-      stopWhen: stepCountIs(config.llm.maxSteps),
+      stopWhen: stopConditions(config.llm.maxSteps, input),
+      experimental_telemetry: modelTelemetry("chat-turn"),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
       ...(providerOptions ? { providerOptions } : {}),
@@ -246,6 +261,25 @@ export class Agent {
         progress.stepMessages = step.response.messages;
       },
     });
+  }
+
+  /** The profile of the agent the turn is for; a task or a rule naming an agent no longer configured is an error. */
+  private profileOf(input: TurnInput): AgentProfile {
+    const id = input.agentId ?? DEFAULT_AGENT_ID;
+    const profile = this.deps.agents ? this.deps.agents.profile(id) : id === DEFAULT_AGENT_ID ? defaultAgentProfile() : undefined;
+    if (!profile) throw new Error(`The agent "${id}" is not configured (agents.${id}); the turn cannot run`);
+    return profile;
+  }
+
+  /** The turn's tool context: its chat and sender, the agent, and the live reply's status line for helpers. */
+  private toolContext(input: TurnInput, agent: AgentProfile, log: Logger, progress: TurnProgress): ToolContext {
+    const { onEvent } = input;
+    return {
+      ...messageToolContext(input, log, progress.disclosedTools),
+      agent,
+      delegationDepth: input.delegation?.depth ?? 0,
+      ...(onEvent ? { showStatus: (text: string) => onEvent({ type: "status", text }) } : {}),
+    };
   }
 
   /** The provider's reasoning option when the session turned thinking on and the model can reason. */
@@ -277,19 +311,20 @@ export class Agent {
   }
 
   /** A memory store that fails costs the turn its memories, not its answer. */
-  private async recall(message: InboundMessage, log: Logger): Promise<TurnRecall | undefined> {
+  private async recall(message: InboundMessage, agent: AgentProfile, log: Logger): Promise<TurnRecall | undefined> {
     try {
-      return await this.deps.memory?.recall(message, log);
+      return await this.deps.memory?.recall(message, log, agent);
     } catch (err) {
       log.warn({ err }, "recalling memories failed; the turn goes on without them");
       return undefined;
     }
   }
 
-  private replyText(result: Generation): { text: string; stepLimit: boolean } {
-    const { maxSteps } = this.deps.config.llm;
-    const stoppedMidTask = result.finishReason === "tool-calls" && result.steps.length >= maxSteps;
-    if (stoppedMidTask) return { text: stepLimitReply(maxSteps), stepLimit: true };
+  private replyText(result: Generation, input: TurnInput): { text: string; stepLimit: boolean } {
+    const maxSteps = input.delegation?.maxSteps ?? this.deps.config.llm.maxSteps;
+    const stoppedMidTask = result.finishReason === "tool-calls";
+    if (stoppedMidTask && result.steps.length >= maxSteps) return { text: stepLimitReply(maxSteps), stepLimit: true };
+    if (stoppedMidTask && input.delegation) return { text: tokenLimitReply(input.delegation.maxTokens), stepLimit: true };
     const text = redactText(result.text.trim(), this.secrets);
     return { text: text === "" ? EMPTY_ANSWER_REPLY : text, stepLimit: false };
   }
@@ -335,6 +370,22 @@ function plainTextReply<M extends ModelMessage>(message: M): M {
 function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
   if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
   if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
+}
+
+/** Who answers and with which model: settled at the start of the turn. */
+interface TurnSetup {
+  input: TurnInput;
+  agent: AgentProfile;
+  model: LanguageModel;
+}
+
+/** A person's turn stops at the step limit; a helper's also after the step that reached its token budget. */
+function stopConditions(maxSteps: number, input: TurnInput): StopCondition<ToolSet> | Array<StopCondition<ToolSet>> {
+  const { delegation } = input;
+  if (!delegation) return stepCountIs(maxSteps);
+  const tokensSpent: StopCondition<ToolSet> = ({ steps }) =>
+    steps.reduce((sum, step) => sum + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0), 0) >= delegation.maxTokens;
+  return [stepCountIs(delegation.maxSteps), tokensSpent];
 }
 
 /** What a turn has done so far, kept outside the try so a failure can still save it. */

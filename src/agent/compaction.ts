@@ -10,6 +10,7 @@ import { frame } from "../core/framing.js";
 import { estimateTokens, withinTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 import type { ProposedMemory } from "../core/memory-port.js";
+import { modelTelemetry } from "../infra/tracing.js";
 
 export interface CompactionOptions {
   model: LanguageModel;
@@ -85,6 +86,7 @@ async function summarize(older: ModelMessage[], previous: string | null, opts: C
     prompt,
     maxRetries: opts.maxRetries,
     abortSignal: opts.signal,
+    experimental_telemetry: modelTelemetry("compaction"),
   });
   const summary = result.text.trim();
   if (summary === "") throw new Error("the model returned an empty summary");

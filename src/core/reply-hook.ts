@@ -1,6 +1,7 @@
 /**
- * What a feature may add after an agent turn's text reply has gone out (a spoken rendition of it, for one): the
- * router calls each hook with the reply it sent, and a hook's failure never takes the text reply back.
+ * What a feature may do with an agent turn's reply: add to it after its text went out (a spoken rendition), or
+ * send it in another form instead of the text (spoken, for a person who asked for no text). The router calls each
+ * hook with the reply; a hook's failure never takes the text reply back, nor keeps it from going.
  */
 import type { Logger } from "pino";
 import type { ToolPermissions } from "./tools.js";
@@ -20,3 +21,6 @@ export interface SentReply {
 }
 
 export type ReplyHook = (reply: SentReply) => Promise<void>;
+
+/** True when the reply went out in another form and its text must not; false leaves the text to go as usual. */
+export type ReplyReplacement = (reply: SentReply) => Promise<boolean>;

@@ -12,8 +12,8 @@ export interface ChunkOptions {
   /** Most lines in one chunk (Discord collapses long messages beyond about 17). At least 3. */
   maxLines?: number;
   /**
-   * Length of a string as the platform counts it; default: UTF-16 code units (String.length). Must be additive
-   * (the length of a + b is the length of a plus that of b), as character counts are.
+   * Length of a string as the platform counts it; default: UTF-16 code units (String.length). A text should not
+   * measure shorter than its own prefix (cuts are found by bisection); every chunk is measured within the limit.
    */
   measure?: (text: string) => number;
 }
@@ -32,10 +32,12 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
   const maxLines = opts.maxLines ?? Number.POSITIVE_INFINITY;
   if (opts.maxLength < 40 || maxLines < 3) throw new Error("chunkText needs maxLength >= 40 and maxLines >= 3");
 
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const rawLines = text.replace(/\r\n/g, "\n").split("\n");
   // Room for a reopened fence line and a closing fence around any line.
-  const longestFence = Math.max(0, ...lines.filter((l) => FENCE.test(l)).map((l) => measure(l.trim())));
+  const longestFence = Math.max(0, ...rawLines.filter((l) => FENCE.test(l)).map((l) => measure(l.trim())));
   const lineCap = Math.max(10, opts.maxLength - 2 * (Math.min(longestFence, 20) + 1));
+  const lines = breakLongLines(rawLines, lineCap, measure);
+  const fenceAfter = openFences(lines);
 
   const chunks: string[] = [];
   let current: string[] = [];
@@ -47,18 +49,56 @@ export function chunkText(text: string, opts: ChunkOptions): string[] {
     if (!isEmptyChunk(chunk)) chunks.push(chunk);
     current = openFence ? [openFence] : [];
   };
+  /** Whether `current` with lines[next..end] added is still one chunk. */
+  const fitsThrough = (next: number, end: number) => {
+    const candidate = current.concat(lines.slice(next, end + 1));
+    const fence = fenceAfter[end]!;
+    return measure(candidate.join("\n") + closingFor(fence)) <= opts.maxLength && candidate.length + (fence ? 1 : 0) <= maxLines;
+  };
 
-  for (const line of breakLongLines(lines, lineCap, measure)) {
-    const fenceAfter = FENCE.test(line) ? (openFence ? null : line.trim()) : openFence;
-    const candidate = [...current, line];
-    const fits =
-      measure(candidate.join("\n") + closingFor(fenceAfter)) <= opts.maxLength && candidate.length + (fenceAfter ? 1 : 0) <= maxLines;
-    if (!fits && current.length > 0) flush();
-    current.push(line);
-    openFence = FENCE.test(line) ? (openFence ? null : line.trim()) : openFence;
+  // Lines join the current chunk while it fits. Where it fits is found by doubling and halving rather than line by
+  // line: a rendered measure (Telegram's) costs a Markdown render per probe.
+  let knownToFit = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (i > knownToFit) knownToFit = furthestFit(i, lines.length, fitsThrough);
+    if (i > knownToFit && current.length > 0) {
+      flush();
+      knownToFit = -1;
+    }
+    current.push(lines[i]!);
+    openFence = fenceAfter[i]!;
   }
   flush();
   return chunks;
+}
+
+/**
+ * The last line through which `fits(next, end)` holds, probing ahead by doubling and then halving; next - 1 when
+ * not even line `next` fits. Exact because a longer candidate never measures shorter.
+ */
+function furthestFit(next: number, count: number, fits: (next: number, end: number) => boolean): number {
+  if (!fits(next, next)) return next - 1;
+  let good = next;
+  let bad = count;
+  for (let step = 1; good + step < count; step *= 2) {
+    if (!fits(next, good + step)) {
+      bad = good + step;
+      break;
+    }
+    good += step;
+  }
+  while (bad - good > 1) {
+    const mid = (good + bad) >> 1;
+    if (fits(next, mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
+}
+
+/** For each line, the opening line of the code block still open after it (null outside one). */
+function openFences(lines: readonly string[]): Array<string | null> {
+  let open: string | null = null;
+  return lines.map((line) => (open = FENCE.test(line) ? (open ? null : line.trim()) : open));
 }
 
 /** Blank, or a code block with nothing in it (left when a block's last line ended the previous chunk). */

@@ -4,6 +4,4 @@ export { DesktopDisplay, desktopUnavailable } from "./display.js";
 export { DesktopControl, DesktopError, type DesktopWindow, type MouseButton, type Region, type ScrollDirection, type WindowAction } from "./control.js";
 export { locateByVision, type AskVision, type LocatedElement } from "./vision.js";
 export { visionModelOf } from "./vision-model.js";
-
-/** Why the accessibility tree is not used: no AT-SPI client is built in, so find/inspect rely on vision and window lists. */
-export const ACCESSIBILITY_UNAVAILABLE = "accessibility tree unavailable: this gateway has no AT-SPI (D-Bus) client built in";
+export { AccessibilityTree, accessibilityUnavailable, type AccessibleMatch } from "./accessibility.js";

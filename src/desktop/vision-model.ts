@@ -3,6 +3,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, type LanguageModel } from "ai";
 import type { CoreConfig } from "../infra/config/core-schema.js";
+import { modelTelemetry } from "../infra/tracing.js";
 import type { AskVision } from "./vision.js";
 
 /** Null unless llm.vision is on and the model is fully configured. */
@@ -21,6 +22,7 @@ export function visionModelOf(llm: CoreConfig["llm"]): AskVision | null {
       model,
       maxRetries: llm.maxRetries,
       abortSignal: AbortSignal.timeout(llm.timeoutMs),
+      experimental_telemetry: modelTelemetry("desktop-vision"),
       messages: [{ role: "user", content: [{ type: "text", text: prompt }, { type: "image", image: png, mediaType: "image/png" }] }],
     });
     return { text: result.text, totalTokens: result.usage.totalTokens };

@@ -49,7 +49,7 @@ export const mcpFeature = defineFeature({
     return {
       mcp,
       handlers: [createMcpHandler(mcp, { vision })],
-      turn: { mcpSection: (permissions) => mcpPromptSection(mcp, permissions) },
+      turn: { mcpSection: (permissions, only) => mcpPromptSection(mcp, permissions, only) },
       readiness,
       consoleRoutes: { mcp: servers },
       // Servers connect in the background: a slow one never holds up the gateway.

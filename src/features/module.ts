@@ -12,7 +12,7 @@ import type { Command } from "commander";
 import type { Hono } from "hono";
 import type { z } from "zod";
 import type { TurnHooks } from "../core/turn-hooks.js";
-import type { ReplyHook } from "../core/reply-hook.js";
+import type { ReplyHook, ReplyReplacement } from "../core/reply-hook.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ToolHandlerSpec } from "../core/tools.js";
@@ -86,6 +86,8 @@ export interface FeatureParts {
   turn?: TurnHooks;
   /** Runs after each agent turn's text reply went out. */
   afterReply?: ReplyHook;
+  /** Runs before it: may send the reply in another form instead of the text. */
+  replyInstead?: ReplyReplacement;
   /** Components of /readyz, by name. */
   readiness?: Readonly<Record<string, ReadinessContribution>>;
   /** Routes of the owner's console, mounted at /api/v1/console/<path> behind its auth. */

@@ -1,5 +1,6 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
+import { agentsFeature, routingFeature } from "./agents.js";
 import { browserFeature } from "./browser.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
@@ -27,4 +28,6 @@ export const featureModules = [
   ttsFeature,
   voiceFeature,
   imagesFeature,
+  routingFeature,
+  agentsFeature,
 ] as const;

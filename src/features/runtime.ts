@@ -4,7 +4,7 @@
  */
 import type { ChatCommand } from "../core/commands.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
-import type { ReplyHook } from "../core/reply-hook.js";
+import type { ReplyHook, ReplyReplacement } from "../core/reply-hook.js";
 import type { Hono } from "hono";
 import type { FeatureModule, FeatureParts, FeatureServices } from "./module.js";
 
@@ -13,6 +13,8 @@ export interface RunningFeatures {
   turn: TurnHooks;
   /** The features' hooks after a turn's reply, in list order. */
   afterReply: ReplyHook[];
+  /** The features' hooks that may send a turn's reply in another form instead of its text, in list order. */
+  replyInstead: ReplyReplacement[];
   consoleRoutes: Record<string, Hono>;
   /** What the named feature's create() returned; undefined for a module not built. */
   partsOf(name: string): FeatureParts | undefined;
@@ -42,6 +44,7 @@ export async function createFeatures(
     commands: built.flatMap(({ parts }) => parts.commands ?? []),
     turn: mergeTurnHooks(built),
     afterReply: built.flatMap(({ parts }) => (parts.afterReply ? [parts.afterReply] : [])),
+    replyInstead: built.flatMap(({ parts }) => (parts.replyInstead ? [parts.replyInstead] : [])),
     partsOf: (name) => built.find((feature) => feature.name === name)?.parts,
     consoleRoutes: Object.assign({}, ...built.map(({ parts }) => parts.consoleRoutes ?? {})) as Record<string, Hono>,
     start: async () => {

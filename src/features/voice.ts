@@ -1,6 +1,7 @@
 /**
  * The bot speaks: after a turn's text reply, a spoken rendition as native voice messages when the chat's /voice
- * mode asks for it (mirror: a voice message gets one), and the send_voice tool. Speech comes from the `tts`
+ * mode asks for it (mirror: a voice message gets one), or instead of the text for a person who turned the text off
+ * (when all of it is read aloud; the text goes if speaking fails), and the send_voice tool. Speech comes from the `tts`
  * section's endpoint; the files go out through media's delivery (ffmpeg conversion, receipts).
  */
 import { randomHex } from "../core/ids.js";
@@ -34,19 +35,31 @@ export const voiceFeature = defineFeature({
         throw new ToolError(`Could not speak: ${(err as Error).message}`, "failed");
       });
     };
+    /** How a reply is spoken: not at all, instead of its text (all of it read aloud, the person asked for no text), or after it. */
+    const speakingOf = async (reply: SentReply): Promise<"no" | "instead" | "after"> => {
+      if (!speaker || !(await preferences.shouldSpeak(reply.message))) return "no";
+      const { channel, sender } = reply.message;
+      return !(await preferences.wantsText(channel, sender.id)) && speaker.partsOf(reply.text).whole ? "instead" : "after";
+    };
+    const speakReply = async (reply: SentReply, instead: boolean): Promise<boolean> => {
+      const ctx = messageToolContext(reply, reply.log);
+      try {
+        await speakAndDeliver(speaker!, deliverer, reply.text, ctx);
+        return true;
+      } catch (err) {
+        if (ctx.signal.aborted) return false;
+        // The one line that says why no voice came (and, instead of it, the text).
+        const msg = instead ? "the reply was not spoken; it goes as text instead" : "the reply was not spoken; it went as text only";
+        reply.log.warn({ err: (err as Error).message, endpoint: speaker!.host }, msg);
+        return false;
+      }
+    };
     return {
       handlers: speaker ? [createVoiceHandler({ say })] : [],
       commands: [voiceCommand(preferences, speaker !== null)],
+      replyInstead: async (reply: SentReply) => (await speakingOf(reply)) === "instead" && speakReply(reply, true),
       afterReply: async (reply: SentReply) => {
-        if (!speaker || !(await preferences.shouldSpeak(reply.message))) return;
-        const ctx = messageToolContext(reply, reply.log);
-        try {
-          await speakAndDeliver(speaker, deliverer, reply.text, ctx);
-        } catch (err) {
-          if (ctx.signal.aborted) return;
-          // The text reply went already; the one line says why no voice followed it.
-          reply.log.warn({ err: (err as Error).message, endpoint: speaker.host }, "the reply was not spoken; it went as text only");
-        }
+        if ((await speakingOf(reply)) === "after") await speakReply(reply, false);
       },
     };
   },
@@ -54,7 +67,7 @@ export const voiceFeature = defineFeature({
 
 /** The parts of `text` worth hearing, synthesized and delivered as voice messages, one receipt each. */
 async function speakAndDeliver(speaker: Speaker, deliverer: Deliverer, text: string, ctx: ToolContext): Promise<DeliverResult> {
-  const parts = speaker.partsOf(text);
+  const { parts } = speaker.partsOf(text);
   if (parts.length === 0) return { ok: true, receipts: [], note: "Nothing in the text is read aloud (only code, tables or links)." };
   const files = await speaker.speak(parts, ctx.workspaceDir, `speech-${randomHex(6)}`, ctx.signal);
   // Each rendition is its own message, even when the same words were spoken before.

@@ -13,6 +13,7 @@ import { asSendError, isRetryableSend, repeatWindowAfter, SendError } from "../c
 import type { Channel, ChannelName, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
+import { inSpan } from "../infra/tracing.js";
 import type { Store } from "../infra/store/types.js";
 import { Outbox, type OutboxEntry } from "./outbox.js";
 
@@ -97,7 +98,7 @@ export class OutboundService implements Outbound {
   async sendFile(to: OutboundTarget, file: OutboundFile, opts: SendTextOptions = {}): Promise<SentMessage> {
     const sendOpts = { ...opts, idempotencyKey: opts.idempotencyKey ?? randomUUID() };
     let repeatableUntil: number | undefined;
-    const { value } = await this.withRetries(to, `file ${file.name}`, async (channel) => {
+    const { value } = await this.withRetries(to, "file", async (channel) => {
       try {
         return await channel.sendFile(to, file, sendOpts);
       } catch (err) {
@@ -121,33 +122,38 @@ export class OutboundService implements Outbound {
   }
 
   /** Runs `attempt` under the retry policy; answers its value and the number of tries, which a failure carries too. */
-  private async withRetries<T>(to: OutboundTarget, what: string, attempt: (channel: Channel) => Promise<T>): Promise<{ value: T; attempts: number }> {
-    const { attempts, baseDelayMs, maxRetryAfterMs } = this.deps.config;
-    let tries = 0;
-    const tryOnce = (): Promise<T> => {
-      tries += 1;
-      return attempt(this.channel(to));
-    };
-    try {
-      const value = await pRetry(tryOnce, {
-        retries: attempts - 1,
-        minTimeout: baseDelayMs,
-        factor: 2,
-        randomize: true,
-        shouldRetry: ({ error }) => isRetryableSend(error) && (retryAfterOf(error) ?? 0) <= maxRetryAfterMs,
-        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          if (!isRetryableSend(error) || retriesLeft === 0) return;
-          const retryAfterMs = retryAfterOf(error) ?? 0;
-          if (retryAfterMs > maxRetryAfterMs) return;
-          this.deps.log.debug({ channel: to.channel, chatId: to.chatId, what, attemptNumber, kind: error.kind, retryAfterMs }, "send failed; retrying");
-          // The platform's wait comes first; p-retry's own short backoff follows it.
-          if (retryAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
-        },
-      });
-      return { value, attempts: tries };
-    } catch (err) {
-      throw err instanceof SendError ? err.with({ attempts: tries }) : err;
-    }
+  private withRetries<T>(to: OutboundTarget, what: "text" | "file", attempt: (channel: Channel) => Promise<T>): Promise<{ value: T; attempts: number }> {
+    return inSpan(`send ${what}`, { "messaging.system": to.channel, "messaging.destination.name": to.chatId }, async (span) => {
+      const { attempts, baseDelayMs, maxRetryAfterMs } = this.deps.config;
+      let tries = 0;
+      const tryOnce = (): Promise<T> => {
+        tries += 1;
+        return attempt(this.channel(to));
+      };
+      try {
+        const value = await pRetry(tryOnce, {
+          retries: attempts - 1,
+          minTimeout: baseDelayMs,
+          factor: 2,
+          randomize: true,
+          shouldRetry: ({ error }) => isRetryableSend(error) && (retryAfterOf(error) ?? 0) <= maxRetryAfterMs,
+          onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+            if (!isRetryableSend(error) || retriesLeft === 0) return;
+            const retryAfterMs = retryAfterOf(error) ?? 0;
+            if (retryAfterMs > maxRetryAfterMs) return;
+            this.deps.log.debug({ channel: to.channel, chatId: to.chatId, what, attemptNumber, kind: error.kind, retryAfterMs }, "send failed; retrying");
+            span.addEvent("retry", { attempt: attemptNumber, kind: error.kind, retryAfterMs });
+            // The platform's wait comes first; p-retry's own short backoff follows it.
+            if (retryAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
+          },
+        });
+        return { value, attempts: tries };
+      } catch (err) {
+        throw err instanceof SendError ? err.with({ attempts: tries }) : err;
+      } finally {
+        span.setAttribute("switchboard.send.attempts", tries);
+      }
+    });
   }
 
   private channel(to: OutboundTarget): Channel {

@@ -16,7 +16,8 @@ import type { ChatCommand, CommandContext, CommandReply } from "../core/commands
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, parseCommand } from "./commands.js";
 import { coreCommands } from "./core-commands.js";
-import { sessionKeyOf } from "../core/session-key.js";
+import { agentSessionKey, sessionKeyOf } from "../core/session-key.js";
+import type { AgentDirectory, AgentProfile } from "../core/agents.js";
 import type { Workspaces } from "../infra/workspace.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
@@ -28,7 +29,9 @@ import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
 import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
-import type { ReplyHook, SentReply } from "../core/reply-hook.js";
+import { activeTraceId, inSpan, inTrace, startSpan } from "../infra/tracing.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import type { ReplyHook, ReplyReplacement, SentReply } from "../core/reply-hook.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -46,6 +49,8 @@ export interface RouterDeps {
   commands?: ChatCommand[];
   /** The features' additions after a turn's text reply (a spoken rendition). */
   afterReply?: readonly ReplyHook[];
+  /** The features that may send a turn's reply in another form instead of its text (spoken only). */
+  replyInstead?: readonly ReplyReplacement[];
   /** Where each turn notes its session, for the console's list. */
   sessions?: SessionDirectory;
   /** Records the buttons under replies and runs their presses; by default one of its own. */
@@ -53,6 +58,10 @@ export interface RouterDeps {
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
   workspaces: Workspaces;
+  /** Which agent answers a chat; absent: the one default agent. */
+  agents?: AgentDirectory;
+  /** Times the typing signal and the acknowledgement; the real clock when absent. */
+  clock?: Clock;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -60,6 +69,8 @@ interface Delivery {
   message: InboundMessage;
   channel: Channel;
   sessionKey: string;
+  /** The agent that answers; undefined without configured agents. */
+  agent: AgentProfile | undefined;
   log: Logger;
   traceId: string;
 }
@@ -75,8 +86,10 @@ export class Router {
   private accepting = true;
   /** Buttons under replies, and their presses. */
   readonly actions: ButtonActions;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: RouterDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
@@ -100,9 +113,18 @@ export class Router {
   }
 
   /** The InboundHandler given to every channel. */
-  readonly handle = async (message: InboundMessage): Promise<HandleOutcome> => {
-    const traceId = randomHex(12);
-    const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+  readonly handle = (message: InboundMessage): Promise<HandleOutcome> =>
+    inTrace("message", { "messaging.system": message.channel, "switchboard.chat_type": message.chat.type }, async (span) => {
+      const outcome = await this.handleMessage(message);
+      span.setAttribute("switchboard.outcome", outcome);
+      return outcome;
+    });
+
+  private async handleMessage(message: InboundMessage): Promise<HandleOutcome> {
+    const traceId = activeTraceId() ?? randomHex(12);
+    const agent = (await this.deps.agents?.choose(message))?.agent;
+    const baseKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    const sessionKey = agent ? agentSessionKey(baseKey, agent.id) : baseKey;
     // The message's one logger, made from the gateway's: a child of a child makes its parent a prototype, which
     // costs V8 a hidden class of its own on every message.
     const log = this.deps.log.child({ traceId, channel: message.channel, chatId: message.chat.id, messageId: message.id, sessionKey });
@@ -121,7 +143,7 @@ export class Router {
       const claim = await this.dedup.claim(message.id);
       if (claim !== "claimed") return claim;
       // Settled here, so a failure is handled below, where the claim is finished, and not inside the intake.
-      return this.route(message, channel, sessionKey, log, traceId).then(
+      return this.route({ message, channel, sessionKey, agent, log, traceId }).then(
         (routed) => ({ routed }),
         (err: unknown) => ({ failure: err }),
       );
@@ -147,7 +169,7 @@ export class Router {
       const settle = outcome === "deferred" ? this.dedup.release(message.id) : this.dedup.finish(message.id);
       await settle.catch((err: unknown) => log.error({ err, outcome }, "could not record the message's outcome in the dedup"));
     }
-  };
+  }
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
   readonly handlePress = async (press: ButtonPress): Promise<void> => {
@@ -160,22 +182,20 @@ export class Router {
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
    * its way) with the outcome still to come, so the caller can let the session's next message in.
    */
-  private async route(
-    message: InboundMessage,
-    channel: Channel,
-    sessionKey: string,
-    log: Logger,
-    traceId: string,
-  ): Promise<{ outcome: Promise<HandleOutcome> }> {
+  private async route(delivery: Delivery): Promise<{ outcome: Promise<HandleOutcome> }> {
+    const { message, channel, log } = delivery;
     const now = (outcome: HandleOutcome) => ({ outcome: Promise.resolve(outcome) });
     const reason = ignoreReason(message, channel);
     if (reason) {
       log.debug({ reason }, "message ignored");
       return now("ignored");
     }
-    const admission = await this.deps.access.admit(message, log);
+    const admission = await inSpan("access", {}, async (span) => {
+      const admitted = await this.deps.access.admit(message, log);
+      span.setAttribute("switchboard.admission", admitted.kind);
+      return admitted;
+    });
     if (admission.kind === "drop") return now(admission.outcome);
-    const delivery: Delivery = { message, channel, sessionKey, log, traceId };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
@@ -228,19 +248,21 @@ export class Router {
   private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
+      const waiting = startSpan("queue wait");
       return await this.queue.run(d.sessionKey, async (signal) => {
+        waiting.end();
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
-        const stopTyping = keepTyping(d.channel, d.message, d.log);
+        const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
-        const live = LiveTurn.open(d.channel, d.message);
-        const endAck = acknowledgeTurn(d.channel, d.message, d.log);
+        const live = d.agent?.liveReply === false ? undefined : LiveTurn.open(d.channel, d.message);
+        const endAck = acknowledgeTurn(d.channel, d.message, d.log, this.clock);
         try {
           const workspaceDir = this.deps.workspaces.dirOf(d.sessionKey);
           // Taken when the turn starts, so chatter that arrived while it waited in the queue is included.
           const earlierMessages = await this.deps.access.takeEarlierMessages(d.message);
           const result = await turn.ticket.run(
             (fence) =>
-              agent.runTurn({
+              inSpan("turn", {}, () => agent.runTurn({
                 sessionKey: d.sessionKey,
                 message: d.message,
                 workspaceDir,
@@ -249,22 +271,27 @@ export class Router {
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: turn.permissions,
+                ...(d.agent ? { agentId: d.agent.id } : {}),
                 earlierMessages,
                 fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
-              }),
+              })),
             { waitMs: 15 * 60_000 },
           );
-          // A turn cut off at the step limit ends in a plain reply with a Continue button (no preview carries buttons).
-          if (result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
+          const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
+          const plain = !result.stepLimit && !result.errorId;
+          // A reply sent in another form (spoken only) takes the place of the preview, as the Continue reply of a
+          // turn cut off at the step limit does (no preview carries buttons).
+          const replaced = plain && (await this.replacedReply(reply));
+          if (replaced || result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
-          const outcome = result.stepLimit
-            ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
-            : await this.replyOutcome(d, result.text, live);
+          const outcome = replaced
+            ? await this.answered(d, "sent")
+            : result.stepLimit
+              ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+              : await this.replyOutcome(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
-          if (turnOutcome === "answered" && !result.stepLimit) {
-            await this.afterReply({ message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) });
-          }
+          if (turnOutcome === "answered" && plain && !replaced) await this.afterReply(reply);
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
         } catch (err) {
@@ -289,6 +316,18 @@ export class Router {
     }
   }
 
+  /** Whether a feature sent the reply in another form; a hook that fails is logged here and the text goes. */
+  private async replacedReply(reply: SentReply): Promise<boolean> {
+    for (const hook of this.deps.replyInstead ?? []) {
+      const replaced = await hook(reply).catch((err: unknown) => {
+        reply.log.error({ err }, "sending the reply in another form failed; sending its text");
+        return false;
+      });
+      if (replaced) return true;
+    }
+    return false;
+  }
+
   /** A hook that fails is logged here; the text reply has gone out either way. */
   private async afterReply(reply: SentReply): Promise<void> {
     for (const hook of this.deps.afterReply ?? []) {
@@ -298,7 +337,7 @@ export class Router {
 
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
-    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId };
+    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId, ...(d.agent ? { agentId: d.agent.id } : {}) };
     let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);

@@ -8,7 +8,16 @@ import { join, relative } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import { implementTool, ToolError, type ToolContext, type ToolHandlerSpec, type ToolImplementation, type ToolMediaOutput } from "../core/tools.js";
-import { ACCESSIBILITY_UNAVAILABLE, DesktopError, locateByVision, type AskVision, type DesktopControl, type LocatedElement, type Region } from "../desktop/index.js";
+import {
+  DesktopError,
+  locateByVision,
+  type AccessibilityTree,
+  type AccessibleMatch,
+  type AskVision,
+  type DesktopControl,
+  type LocatedElement,
+  type Region,
+} from "../desktop/index.js";
 
 const CATEGORY = "Desktop";
 const MAX_WAIT_MS = 60_000;
@@ -27,6 +36,9 @@ export interface DesktopHandlerDeps {
   deliver: DeliverToChat | null;
   /** The vision model, when llm.vision is on and a model is configured. */
   ask: AskVision | null;
+  /** The applications' accessibility tree, and why it cannot be read here (or null). */
+  tree: AccessibilityTree;
+  treeUnavailable: () => Promise<string | null>;
   /** Longest side of the screenshot the model sees; default 1568. */
   modelImageMaxEdge?: number;
 }
@@ -58,9 +70,15 @@ function desktopTools(deps: DesktopHandlerDeps): ToolImplementation[] {
       }
     });
 
-  const locate = async (target: string, title: string | undefined, method: "auto" | "vision" | "accessibility"): Promise<LocatedElement> => {
-    if (method === "accessibility") throw new ToolError(ACCESSIBILITY_UNAVAILABLE);
-    if (!deps.ask) throw new ToolError(`${ACCESSIBILITY_UNAVAILABLE}; and vision needs llm.vision: true with a configured model`);
+  /** By the accessibility tree first ("auto"), then by the vision model; says what is missing when neither can look. */
+  const locate = async (target: string, title: string | undefined, method: "auto" | "vision" | "accessibility"): Promise<LocatedElement | AccessibleMatch> => {
+    const noTree = method === "vision" ? "not asked for" : await deps.treeUnavailable();
+    if (!noTree) {
+      const match = await deps.tree.find(target, title);
+      if (match.found || method === "accessibility" || !deps.ask) return match;
+    }
+    if (method === "accessibility") throw new ToolError(`The accessibility tree cannot be read: ${noTree}`);
+    if (!deps.ask) throw new ToolError(`Cannot find elements: the accessibility tree is unavailable (${noTree}), and vision needs llm.vision: true with a configured model`);
     const region = title ? await focusedRegion(deps.control, title) : undefined;
     const png = await deps.control.screenshot(region);
     const size = region ?? (await deps.control.resolution());
@@ -109,7 +127,8 @@ function desktopTools(deps: DesktopHandlerDeps): ToolImplementation[] {
       "Find a UI element on screen; returns its centre and box",
       [
         "Locates an element (a button, a field, a text) and returns {found, center: {x, y}, box, method}.",
-        'method "accessibility" uses the accessibility tree, "vision" asks the vision model, "auto" tries both.',
+        'method "accessibility" reads the applications\' accessibility tree (no model call), "vision" asks the vision model',
+        'about a screenshot, "auto" tries the tree first. A tree match also names the element\'s role and name.',
         'Example: desktop_find_element({"target": "the Accept button", "window_title": "Terms"})',
       ],
       z.object({
@@ -221,16 +240,23 @@ function desktopTools(deps: DesktopHandlerDeps): ToolImplementation[] {
     ),
     tool(
       "desktop_inspect",
-      "Describe the desktop: windows, the focused one, a window's geometry",
-      ["Lists the windows, the focused one, the display size and (with window_title) that window's geometry.", 'Example: desktop_inspect({"window_title": "Terminal"})'],
+      "Describe the desktop: windows, the focused one, UI elements",
+      [
+        "Lists the windows, the focused one, the display size, (with window_title) that window's geometry, and the",
+        "named elements the applications expose in their accessibility tree (role, name, box), or why there is none.",
+        'Example: desktop_inspect({"window_title": "Terminal"})',
+      ],
       z.object({ window_title: windowTitle.optional() }),
-      async (input) => ({
-        display: await deps.control.resolution(),
-        active: await deps.control.activeWindowTitle(),
-        windows: await deps.control.windows(),
-        ...(input.window_title ? { geometry: await deps.control.windowGeometry(input.window_title) } : {}),
-        accessibility: ACCESSIBILITY_UNAVAILABLE,
-      }),
+      async (input) => {
+        const noTree = await deps.treeUnavailable();
+        return {
+          display: await deps.control.resolution(),
+          active: await deps.control.activeWindowTitle(),
+          windows: await deps.control.windows(),
+          ...(input.window_title ? { geometry: await deps.control.windowGeometry(input.window_title) } : {}),
+          ...(noTree ? { accessibility: `unavailable: ${noTree}` } : { elements: await deps.tree.elements(input.window_title) }),
+        };
+      },
     ),
   ];
 }

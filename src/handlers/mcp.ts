@@ -35,9 +35,9 @@ export function canUseServer(server: ServerView, permissions: ToolPermissions | 
   return permits(permissions, server.config.risk) && (!server.config.ownersOnly || permits(permissions, "admin"));
 }
 
-/** The "MCP Servers" section for this sender: only the servers they may use; undefined when none. */
-export function mcpPromptSection(manager: McpManager, permissions: ToolPermissions | undefined): string | undefined {
-  return renderMcpSection(manager.list().filter((server) => canUseServer(server, permissions)));
+/** The "MCP Servers" section for this sender: only the servers they (and the agent, `only`) may use; undefined when none. */
+export function mcpPromptSection(manager: McpManager, permissions: ToolPermissions | undefined, only: readonly string[] | null = null): string | undefined {
+  return renderMcpSection(manager.list().filter((server) => canUseServer(server, permissions) && (only === null || only.includes(server.id))));
 }
 
 /** The server, after checking the sender may use it; a refusal names the missing permission. */
@@ -46,6 +46,9 @@ function serverFor(manager: McpManager, id: string, ctx: ToolContext): ServerVie
   if (!server) {
     const known = manager.list().filter((s) => canUseServer(s, ctx.permissions)).map((s) => s.id);
     throw new ToolError(`No MCP server "${id}". Servers: ${known.join(", ") || "none"}.`, "invalid_input");
+  }
+  if (ctx.agent?.mcpServers && !ctx.agent.mcpServers.includes(id)) {
+    throw new ToolError(`The MCP server "${id}" is not among the servers of this agent (${ctx.agent.mcpServers.join(", ") || "none"}).`, "denied");
   }
   requirePermission(ctx, server.config.risk, `The MCP server "${id}"`);
   if (server.config.ownersOnly) requirePermission(ctx, "admin", `The owners-only MCP server "${id}"`);

@@ -90,6 +90,7 @@ export class Delivery {
       log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
+      ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
     });
     if (result.errorId) throw new DeliveryError(`the agent turn failed (error id ${result.errorId})`, 0);

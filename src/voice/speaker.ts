@@ -26,9 +26,14 @@ export class Speaker {
     return this.client.host;
   }
 
-  /** The spoken parts of a markdown reply; empty when nothing in it is worth reading aloud (only code, say). */
-  partsOf(markdown: string): string[] {
-    return speechParts(spokenText(markdown), this.limits.maxPartChars).slice(0, this.limits.maxParts);
+  /**
+   * The spoken parts of a markdown reply (none when nothing in it is worth reading aloud: only code, say), and
+   * whether they carry all of it: nothing left out for the text alone, no part beyond maxParts.
+   */
+  partsOf(markdown: string): { parts: string[]; whole: boolean } {
+    const spoken = spokenText(markdown);
+    const parts = speechParts(spoken.text, this.limits.maxPartChars);
+    return { parts: parts.slice(0, this.limits.maxParts), whole: spoken.whole && parts.length <= this.limits.maxParts };
   }
 
   /** Synthesizes each part into `<workspace>/voice/<stem>-<n>.<ext>`; throws the first failure. */

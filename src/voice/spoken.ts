@@ -11,9 +11,18 @@ const md = new MarkdownIt({ linkify: true });
 const SKIPPED_BLOCKS: Readonly<Record<string, string>> = { table_open: "table_close" };
 const BLOCK_ENDS = new Set(["paragraph_close", "heading_close", "list_item_close", "blockquote_close"]);
 
-export function spokenText(markdown: string): string {
+/** What is read aloud, and whether that is all of the reply (no code, table, image or bare link left out). */
+export interface SpokenText {
+  text: string;
+  whole: boolean;
+}
+
+const UNSPOKEN_BLOCKS = new Set(["fence", "code_block", "html_block"]);
+
+export function spokenText(markdown: string): SpokenText {
   const tokens = md.parse(markdown, {});
   const out: string[] = [];
+  const left = { out: false };
   let skipUntil: string | undefined;
   for (const token of tokens) {
     if (skipUntil) {
@@ -21,18 +30,20 @@ export function spokenText(markdown: string): string {
       continue;
     }
     if (SKIPPED_BLOCKS[token.type]) skipUntil = SKIPPED_BLOCKS[token.type];
-    else if (token.type === "inline") out.push(inlineSpeech(token.children ?? []));
+    else if (token.type === "inline") out.push(inlineSpeech(token.children ?? [], left));
     else if (BLOCK_ENDS.has(token.type)) out.push("\n\n");
+    left.out ||= Boolean(SKIPPED_BLOCKS[token.type]) || UNSPOKEN_BLOCKS.has(token.type);
   }
-  return out
+  const text = out
     .join("")
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.replace(/\s+/g, " ").trim())
     .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph))
     .join("\n\n");
+  return { text, whole: !left.out };
 }
 
-function inlineSpeech(children: Token[]): string {
+function inlineSpeech(children: Token[], left: { out: boolean }): string {
   let text = "";
   // Inside a link: its words are read, unless they are the address itself (an autolink or a bare URL).
   let link: { href: string; words: string } | undefined;
@@ -43,7 +54,11 @@ function inlineSpeech(children: Token[]): string {
         break;
       case "link_close":
         if (link && !isAddress(link.words, link.href)) text += link.words;
+        else left.out = true;
         link = undefined;
+        break;
+      case "image":
+        left.out = true;
         break;
       case "text":
       case "code_inline":

@@ -9,7 +9,15 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isToolMediaOutput, type ToolContext } from "../../src/core/tools.js";
-import { DesktopControl, DesktopDisplay, desktopConfigSchema, desktopUnavailable, visionModelOf } from "../../src/desktop/index.js";
+import {
+  AccessibilityTree,
+  accessibilityUnavailable,
+  DesktopControl,
+  DesktopDisplay,
+  desktopConfigSchema,
+  desktopUnavailable,
+  visionModelOf,
+} from "../../src/desktop/index.js";
 import { createDesktopHandler, type DeliverToChat } from "../../src/handlers/desktop.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
 import { coreConfigSchema } from "../../src/infra/config/core-schema.js";
@@ -19,6 +27,7 @@ import { eventually } from "../helpers/wait.js";
 
 const config = desktopConfigSchema.parse({ enabled: true, display: "auto", size: "1024x640" });
 const missing = await desktopUnavailable(config);
+const noTree = (await accessibilityUnavailable()) ?? ((await execa("sh", ["-c", "command -v zenity"], { reject: false })).exitCode === 0 ? null : "no zenity");
 const TOOLS = ["desktop_screenshot", "desktop_find_element", "desktop_click", "desktop_type", "desktop_hotkey", "desktop_scroll", "desktop_window", "desktop_wait", "desktop_inspect"];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -46,7 +55,8 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
       return { ok: true, receipts: [{ status: "delivered" }] };
     };
     registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 30_000 });
-    registry.register(createDesktopHandler({ control, unavailable: async () => null, deliver, ask: visionModelOf(llm), modelImageMaxEdge: 512 }));
+    const tree = new AccessibilityTree(() => display.env());
+    registry.register(createDesktopHandler({ control, unavailable: async () => null, deliver, ask: visionModelOf(llm), modelImageMaxEdge: 512, tree, treeUnavailable: accessibilityUnavailable }));
     const name = await display.display();
     xterm = execa("xterm", ["-T", "sb-term", "-e", "sh"], { env: { ...process.env, DISPLAY: name }, cwd: dir, reject: false, stdio: "ignore" });
     await eventually(async () => (await control.windows()).some((w) => w.title === "sb-term"), "the xterm window", 10_000);
@@ -116,14 +126,42 @@ describe.skipIf(missing !== null)(`desktop tools on a virtual X display${missing
     expect(bad).toMatchObject({ ok: false, code: "invalid_input", error: expect.stringContaining("give both x and y") });
   });
 
-  it("says the accessibility tree is unavailable and why, and refuses a box outside the screen", async () => {
-    await expect(call("desktop_find_element", { target: "OK", method: "accessibility" })).rejects.toThrow(/accessibility tree unavailable: /);
+  it("refuses a box outside the screen, and says what the vision model answered instead of a box", async () => {
     fake.enqueue({ text: '{"found": true, "x": 5000, "y": 5, "width": 10, "height": 10}' });
     await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/outside the 1024x640 screen/);
     fake.enqueue({ text: "I cannot see any button" });
     await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/answer is not a box: I cannot see any button/);
     fake.enqueue({ status: 500, body: { error: { message: "model overloaded" } } });
     await expect(call("desktop_find_element", { target: "OK", method: "vision" })).rejects.toThrow(/the vision model did not answer: model overloaded/);
+  });
+
+  it.skipIf(noTree !== null)(`finds and clicks a GTK dialog's button through the accessibility tree, with no model call${noTree ? ` (skipped: ${noTree})` : ""}`, async () => {
+    const dialog = execa("zenity", ["--question", "--title=Terms", "--text=Proceed?", "--ok-label=Accept", "--cancel-label=Decline"], {
+      env: { ...process.env, ...(await display.env()) },
+      reject: false,
+      stdio: "ignore",
+    });
+    try {
+      await eventually(async () => (await control.windows()).some((w) => w.title === "Terms"), "the dialog's window", 15_000);
+      const inspected = await eventually(async () => {
+        const seen = (await call("desktop_inspect", { window_title: "Terms" })) as { elements?: Array<{ role: string; name: string }> };
+        return seen.elements?.some((e) => e.name === "Accept") && seen.elements;
+      }, "the dialog's accessibility tree", 15_000);
+      expect(inspected).toEqual(expect.arrayContaining([expect.objectContaining({ role: "push button", name: "Accept" }), expect.objectContaining({ role: "push button", name: "Decline" })]));
+
+      const requests = fake.requests.length;
+      const found = (await call("desktop_find_element", { target: "the Accept button", window_title: "Terms" })) as { center: { x: number; y: number }; box: { x: number; y: number; width: number; height: number } };
+      expect(found).toMatchObject({ found: true, method: "accessibility", role: "push button", name: "Accept" });
+      expect(found.center.x).toBeGreaterThan(found.box.x);
+      expect(found.center.x).toBeLessThan(found.box.x + found.box.width);
+      expect(await call("desktop_find_element", { target: "Nonexistent", method: "accessibility" })).toEqual({ found: false, method: "accessibility" });
+      expect(fake.requests.length).toBe(requests);
+
+      await call("desktop_click", { target: "Accept" });
+      expect((await dialog).exitCode).toBe(0);
+    } finally {
+      dialog.kill("SIGKILL");
+    }
   });
 
   it("refuses a member every desktop tool, naming the admin permission", async () => {
@@ -140,9 +178,22 @@ describe("desktop without a usable display", () => {
   it("a tool says why the desktop is unavailable", async () => {
     const registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 5_000 });
     const control = new DesktopControl(new DesktopDisplay(config));
-    registry.register(createDesktopHandler({ control, unavailable: async () => "the desktop tools work only on Linux with X11; this is darwin", deliver: null, ask: null }));
+    const tree = new AccessibilityTree(async () => ({}));
+    registry.register(createDesktopHandler({ control, unavailable: async () => "the desktop tools work only on Linux with X11; this is darwin", deliver: null, ask: null, tree, treeUnavailable: accessibilityUnavailable }));
     const outcome = await registry.executeByTool("desktop_window", { action: "list" }, makeToolContext());
     expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("unavailable: the desktop tools work only on Linux") });
+  });
+
+  it("finding an element says what is missing: the accessibility tree's client, and vision", async () => {
+    const registry = new HandlerRegistry({ log: pino({ level: "silent" }), defaultTimeoutMs: 5_000 });
+    const control = new DesktopControl(new DesktopDisplay(config));
+    const tree = new AccessibilityTree(async () => ({}));
+    const treeUnavailable = async () => "no AT-SPI client: install python3-pyatspi and at-spi2-core (Debian)";
+    registry.register(createDesktopHandler({ control, unavailable: async () => null, deliver: null, ask: null, tree, treeUnavailable }));
+    const byTree = await registry.executeByTool("desktop_find_element", { target: "OK", method: "accessibility" }, makeToolContext());
+    expect(byTree).toMatchObject({ ok: false, error: expect.stringContaining("The accessibility tree cannot be read: no AT-SPI client") });
+    const either = await registry.executeByTool("desktop_find_element", { target: "OK" }, makeToolContext());
+    expect(either).toMatchObject({ ok: false, error: expect.stringMatching(/unavailable \(no AT-SPI client.*\), and vision needs llm.vision: true/) });
   });
 
   it("an existing display that does not answer is named in the error", async () => {

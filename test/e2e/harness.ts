@@ -32,7 +32,8 @@ export interface TestGateway {
 
 /**
  * `withLlm: false` leaves the model unconfigured; `modules` replaces the lists of channel and feature modules;
- * `clock` is the channels' live-reply clock and the fake model's (its streaming delays).
+ * `clock` is the channels' live-reply clock, the router's (typing, the acknowledgement) and the fake model's (its
+ * streaming delays).
  */
 export async function startTestGateway(overrides: ConfigInput = {}, opts: { withLlm?: boolean; modules?: Modules; clock?: Clock } = {}): Promise<TestGateway> {
   const { clock } = opts;
@@ -74,7 +75,7 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
     },
   };
   const boot = async () => {
-    t.gateway = await Gateway.create(config, { log, modules });
+    t.gateway = await Gateway.create(config, { log, modules, clock });
     t.url = (await t.gateway.start()).url;
   };
   await boot();

@@ -26,6 +26,21 @@ describe("chunkText", () => {
     expect(chunkText("   \n", { maxLength: 100 })).toEqual([]);
   });
 
+  it("cuts where a line-by-line fill would, measuring each chunk a logarithmic number of times", () => {
+    const text = Array.from({ length: 1_000 }, (_, i) => `line ${i} ${"x".repeat(i % 37)}`).join("\n");
+    let measured = 0;
+    // Candidates of several lines; single lines are measured once each, to break those too long.
+    const chunks = chunkText(text, { maxLength: 4_096, measure: (s) => ((measured += s.includes("\n") ? 1 : 0), s.length) });
+
+    const greedy: string[][] = [[]];
+    for (const line of text.split("\n")) {
+      if ([...greedy.at(-1)!, line].join("\n").length > 4_096) greedy.push([]);
+      greedy.at(-1)!.push(line);
+    }
+    expect(chunks).toEqual(greedy.map((lines) => lines.join("\n")));
+    expect(measured).toBeLessThan(chunks.length * 40);
+  });
+
   it("closes a code block at the cut and reopens it with its language", () => {
     const code = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
     const chunks = chunkText(`Intro\n\`\`\`python\n${code}\n\`\`\`\nOutro`, { maxLength: 120 });

@@ -13,11 +13,18 @@ describe("spokenText", () => {
       "Raw link: https://example.com/raw and <https://example.com/auto>",
       "![chart](chart.png)",
     ].join("\n\n");
-    expect(spokenText(markdown)).toBe(["Plan", "Run npm test first, then read the guide.", "one", "two", "Raw link: and"].join("\n\n"));
+    expect(spokenText(markdown)).toEqual({ text: ["Plan", "Run npm test first, then read the guide.", "one", "two", "Raw link: and"].join("\n\n"), whole: false });
   });
 
   it("is empty for a reply that is only code", () => {
-    expect(spokenText("```js\nconsole.log(1)\n```")).toBe("");
+    expect(spokenText("```js\nconsole.log(1)\n```")).toEqual({ text: "", whole: false });
+  });
+
+  it("is whole when nothing is left out: prose, lists and links written with words", () => {
+    expect(spokenText("# Plan\n\nRead [the guide](https://example.com/g), then **rest**.\n\n- one")).toEqual({ text: "Plan\n\nRead the guide, then rest.\n\none", whole: true });
+    for (const part of ["`inline` is read", "see https://example.com/raw", "![chart](c.png)", "| a |\n|---|\n| 1 |", "    indented code"]) {
+      expect(spokenText(`Intro.\n\n${part}`).whole, part).toBe(part.startsWith("`inline`"));
+    }
   });
 });
 

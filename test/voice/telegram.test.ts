@@ -102,6 +102,33 @@ describe("spoken replies on Telegram", () => {
     expect(ai.speech.map((r) => r.input)).toEqual(["Sure."]);
   });
 
+  it("/voice text off: a voice note answered by voice alone when all of it is read; with code, or with speech down, the text still goes", async () => {
+    const { t, tg, ai } = await start();
+    ai.speakWith(() => ({ audio: speech }));
+    await settle(tg, "/voice text off");
+    expect(tg.sent.at(-1)!.text).toContain("without their text");
+    t.fake.enqueue({ text: "It is nine o'clock." });
+
+    const spokenOnly = sendVoiceNote(tg);
+    const voice = await tg.waitFor(() => voices(tg)[0], 20_000);
+    expect(voice.replyTo).toBe(spokenOnly);
+    t.fake.enqueue({ text: ANSWER });
+    const withCode = sendVoiceNote(tg);
+    await tg.waitFor(() => voices(tg)[1], 20_000);
+    expect(tg.sent.filter((s) => s.method === "sendMessage" && s.replyTo === spokenOnly)).toEqual([]);
+    expect(tg.sent.find((s) => s.method === "sendMessage" && s.replyTo === withCode)?.text).toContain("npm start");
+
+    ai.speakWith(() => ({ status: 503 }));
+    t.fake.enqueue({ text: "Here is your answer." });
+    const unspoken = sendVoiceNote(tg);
+    const text = await tg.waitFor(() => tg.sent.find((s) => s.method === "sendMessage" && s.replyTo === unspoken), 15_000);
+    expect(text.text).toBe("Here is your answer.");
+    expect(t.logs.filter((l) => l.msg.includes("not spoken")).map((l) => l.msg)).toEqual(["the reply was not spoken; it goes as text instead"]);
+
+    await settle(tg, "/voice text on");
+    expect(tg.sent.at(-1)!.text).toContain("with their text");
+  });
+
   it("voice.reply off in the settings: a voice note is answered in text only", async () => {
     const { t, tg, ai } = await start({ reply: "off" });
     t.fake.respondWith(() => ({ text: "Sure." }));

@@ -128,7 +128,7 @@ describe("Discord streaming", () => {
     const gw = await start("preview");
     const question = mention("count to sixty");
     const key = `${fake.world.general.id}/${String(question.id)}`;
-    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    // The reaction comes a second (of the test clock) into the turn: the model answers once it is there.
     const reacted = until(() => fake.reactions.get(key)?.[0] === "👀", "the reaction", 10_000);
     gw.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     fake.dispatch("MESSAGE_CREATE", question);

@@ -251,7 +251,7 @@ describe("Feishu acknowledgement", () => {
     const { t, fs } = await start({ streaming: "card" });
     const event = textEvent("write a lot", { chatId: CHAT });
     const id = event.event.message.message_id;
-    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    // The reaction comes a second (of the test clock) into the turn: the model answers once it is there.
     const reacted = eventually(() => fs.api.messageEdits.reactions.get(id)?.[0]?.emojiType === "Typing", "the reaction", 10_000);
     t.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     await fs.pushSocket(event);

@@ -171,7 +171,7 @@ describe("Telegram acknowledgement", () => {
     const { t, tg } = await start("preview");
     const update = mention("write a lot");
     const key = `${group}/${(update.message as { message_id: number }).message_id}`;
-    // The reaction comes a second (of real time) into the turn: the model answers once it is there.
+    // The reaction comes a second (of the test clock) into the turn: the model answers once it is there.
     const reacted = tg.waitFor(() => tg.reactions.get(key)?.[0] === "👀");
     t.fake.enqueue({ text: answer, streaming: SLOW, heldUntil: reacted });
     tg.addUpdate(update);
