@@ -3,7 +3,7 @@
  * before it (BASELINE, run from its own source extracted from git), both through the whole gateway against the
  * fake LLM server, in both request shapes (OpenAI-compatible and Anthropic). Every tool family is on (web,
  * browser, desktop, voice, images, memory, skills, scheduled tasks, MCP's tools, the file and chat tools) and a
- * stand-in delegate_task is registered (the agents feature is not in the code yet). The scripted model's rule is
+ * stand-in delegate_task is registered (the bench configures no helper agents for the real one). The scripted model's rule is
  * in test/fakes/scripted-model.ts (scriptedModel): it calls a tool directly only when the request showed that
  * tool's parameters, and otherwise asks get_tool_info first.
  *
