@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer";
-import { buildSystemPrompt, systemPromptText } from "../src/agent/prompt.js";
+import { turnNotes } from "../src/agent/prompt.js";
 import type { InboundMessage } from "../src/core/types.js";
 import { configSchema } from "../src/config.js";
 import { createLogger } from "../src/infra/log.js";
@@ -102,7 +102,7 @@ async function measure(backend: string, store: Store): Promise<Array<Record<stri
   ];
 }
 
-/** System prompt tokens with the recalled memories and profile, minus without them, over the benchmark queries. */
+/** Tokens of a turn's notes with the recalled memories and profile, minus without them, over the benchmark queries. */
 async function promptTokens(recall: ReturnType<typeof createTurnRecall>): Promise<{ mean: number; max: number }> {
   const config = configSchema.parse({});
   const added: number[] = [];
@@ -118,9 +118,9 @@ async function promptTokens(recall: ReturnType<typeof createTurnRecall>): Promis
       mentionsBot: true,
       receivedAt: new Date(),
     };
-    const input = { agent: config.agent, message, now: new Date(), skillsCatalog: undefined, summary: null };
-    const without = countTokens(systemPromptText(buildSystemPrompt(input)));
-    const withMemory = countTokens(systemPromptText(buildSystemPrompt({ ...input, recall: await recall.recall(message) })));
+    const input = { message, now: new Date(), timezone: config.agent.timezone };
+    const without = countTokens(turnNotes(input));
+    const withMemory = countTokens(turnNotes({ ...input, recall: await recall.recall(message) }));
     added.push(withMemory - without);
   }
   return { mean: added.reduce((a, b) => a + b, 0) / added.length, max: Math.max(...added) };

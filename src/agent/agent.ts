@@ -25,11 +25,12 @@ import type { ModelState } from "./model-health.js";
 import { modelEntries, primaryEntry, type ModelEntry } from "../infra/config/model-entries.js";
 import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
-import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
+import { buildSystemPrompt, systemPromptText, turnNotes, type SystemPrompt } from "./prompt.js";
+import { exposedToolsModel, toolCatalogText, toolExposure } from "./exposure.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
 import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
-import { buildUserMessage } from "./user-message.js";
+import { buildUserMessage, withNotes } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
@@ -54,7 +55,7 @@ export interface AgentDeps extends TurnHooks {
   turnLog: TurnLog;
   thinking: ThinkingSettings;
   log: Logger;
-  /** The sender's time zone (set with /timezone), so "today" in the prompt is theirs; default agent.timezone. */
+  /** The sender's time zone (set with /timezone), so the local time in a turn's notes is theirs; default agent.timezone. */
   timezoneOf?: (message: InboundMessage) => Promise<string | undefined>;
   now?: () => Date;
 }
@@ -179,12 +180,20 @@ export class Agent {
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
     const record = await this.compact(loaded, { input, agent, model, metered }, log);
+    // After compaction, so that memories it proposed are recalled in this turn; compaction keeps the last message.
+    const notes = turnNotes({
+      message: input.message,
+      now: this.now(),
+      timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
+      recall: await this.recall(input.message, agent, log),
+    });
+    record.messages[record.messages.length - 1] = withNotes(user.forHistory, notes);
     progress.record = record;
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
     const endModelTimer = modelLatency.startTimer({ provider: this.primary.provider, model: this.primary.model });
-    const result = await this.generate(record, user.forModel, { input, agent, model, metered }, progress, log);
+    const result = await this.generate(record, withNotes(user.forModel, notes), { input, agent, model, metered }, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     for (const step of result.steps) countTokens(this.entryLabels(answeredBy(step.providerMetadata)), step.usage);
@@ -245,19 +254,18 @@ export class Agent {
       allowTool(tool) && permits(input.permissions, tool.risk) && agentOffers(agent, tool.name, registry.handlerOf(tool.name));
     const context = this.toolContext(input, agent, log, progress);
     const allowed = registry.listTools().filter(permitted);
+    const exposure = toolExposure(allowed, record.disclosedTools, record.summary !== null);
     const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
       profile: agent,
       ...(input.delegation ? { delegationDepth: input.delegation.depth } : {}),
       message: input.message,
-      now: this.now(),
-      timezone: await this.deps.timezoneOf?.(input.message),
+      toolCatalog: toolCatalogText(exposure.listed),
       skillsCatalog: this.deps.skillsCatalog?.(agent.skills),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
       mcpServers: this.deps.mcpSection?.(input.permissions, agent.mcpServers),
       summary: record.summary,
-      recall: await this.recall(input.message, agent, log),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
@@ -267,9 +275,10 @@ export class Agent {
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
-      model: refusalWordsModel(history.model, progress.refusals),
+      model: exposedToolsModel(refusalWordsModel(history.model, progress.refusals), exposure.sent),
       system: systemFor(this.primary.provider, prompt),
       messages: history.messages,
+      // Every permitted tool can be called; exposedToolsModel sends the definitions of the exposed ones.
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
@@ -479,10 +488,8 @@ function lastAnswerText(messages: readonly ModelMessage[], secrets: readonly str
  */
 function systemFor(provider: CoreConfig["llm"]["provider"], prompt: SystemPrompt): string | SystemModelMessage[] {
   if (provider !== "anthropic") return systemPromptText(prompt);
-  return [
-    { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
-    { role: "system", content: prompt.volatile },
-  ];
+  const stable: SystemModelMessage = { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } };
+  return prompt.volatile === "" ? [stable] : [stable, { role: "system", content: prompt.volatile }];
 }
 
 /** Errors of the model call itself (HTTP, timeout, bad response), as opposed to our own bugs or the store. */

@@ -50,6 +50,14 @@ export async function buildUserMessage(message: InboundMessage, opts: UserMessag
   };
 }
 
+/** `message` with the gateway's own notes (turnNotes in prompt.ts) after its text; the history keeps them too. */
+export function withNotes(message: UserModelMessage, notes: string): UserModelMessage {
+  if (typeof message.content === "string") return { ...message, content: `${message.content}\n${notes}` };
+  const [first, ...rest] = message.content;
+  if (first?.type !== "text") return message;
+  return { ...message, content: [{ ...first, text: `${first.text}\n${notes}` }, ...rest] };
+}
+
 /** The quoted reply (if any), the message itself and its attachment list, each untrusted piece framed. */
 function frameMessage(message: InboundMessage): string {
   const { sender, replyTo } = message;

@@ -14,8 +14,8 @@ export const PROMPT_SECTION_TITLES = {
   toolGuide: "Tool Guide",
   skills: "Available Skills",
   mcp: "MCP Servers",
+  catalog: "Tools on Request",
   principles: "Principles",
-  runtime: "Runtime",
   equipped: "Equipped Skills",
   memory: "Memory",
 } as const;

@@ -1,8 +1,8 @@
 /**
  * The tool catalog: progressive disclosure of the registry's tools to the model.
- * Level 1 is each permitted tool's name, short description and compact schema, sent with every request
- * (compactSchema), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
- * error), level 3 the call itself (HandlerRegistry.executeByTool).
+ * Level 1 is each permitted tool's name and short description (the core tools with their compact schema, see
+ * agent/exposure.ts), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
+ * error) with the compact forms of its family (brief), level 3 the call itself (HandlerRegistry.executeByTool).
  */
 import { z } from "zod";
 import type { HandlerRegistry } from "./registry.js";
@@ -52,6 +52,19 @@ export class ToolCatalog {
     };
   }
 
+  /**
+   * The other tools of `name`'s category that `visible` lets through, in brief: `name(parameters): short
+   * description`, the parameters as types (signature()), enough to call them; get_tool_info has the rest.
+   */
+  family(name: string, visible: (tool: ToolDefinition) => boolean): Array<{ name: string; brief: string }> {
+    const tool = this.resolve(name);
+    if (!tool) return [];
+    return this.registry
+      .listTools()
+      .filter((other) => other.category === tool.category && other !== tool && visible(other))
+      .map((other) => ({ name: other.name, brief: `${other.name}(${signature(this.jsonSchema(other.name), true)}): ${other.shortDescription}` }));
+  }
+
   /** JSON Schema of the tool's input, for the LLM request; computed once per definition (a reload makes a new one). */
   jsonSchema(name: string): object {
     const tool = this.registry.getTool(name);
@@ -65,8 +78,9 @@ export class ToolCatalog {
   }
 
   /**
-   * The tool's schema as sent with every request: types, enums, required fields and defaults stay, descriptions
-   * are cut to their first sentence. The full schema comes with get_tool_info and with an invalid call's error.
+   * The tool's schema as sent with the core tools: types, enums, required fields and defaults stay, descriptions
+   * are cut to their first sentence, and the limits (lengths, ranges, no extra properties) go: the registry checks
+   * them and an invalid call's error names them. The full schema comes with get_tool_info and with an invalid call's error.
    */
   compactSchema(name: string): object {
     const tool = this.registry.getTool(name);
@@ -81,18 +95,48 @@ export class ToolCatalog {
 
 const COMPACT_DESCRIPTION_CHARS = 60;
 
-/** A copy of `schema` with every `description` shortened (see compactSchema). */
+const LIMIT_KEYWORDS = new Set(["minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "additionalProperties"]);
+
+/** A copy of `schema` with every `description` shortened and the limits left out (see compactSchema). */
 function compactJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(compactJsonSchema);
   if (typeof schema !== "object" || schema === null) return schema;
   return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) =>
-      key === "description" && typeof value === "string"
-        ? [key, shortenDescription(value)]
-        : [key, compactJsonSchema(value)],
-    ),
+    Object.entries(schema)
+      .filter(([key]) => !LIMIT_KEYWORDS.has(key))
+      .map(([key, value]) => (key === "description" && typeof value === "string" ? [key, shortenDescription(value)] : [key, compactJsonSchema(value)])),
   );
 }
+
+type SchemaNode = {
+  type?: string;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  items?: SchemaNode;
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+};
+
+/**
+ * A JSON Schema as the types of a TypeScript signature: `url: string, wait?: boolean`, `{type: "file" | "image"}[]`.
+ * `bare` leaves out the braces of the outermost object (a parameter list).
+ */
+function signature(schema: SchemaNode, bare = false): string {
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return alternatives.map((s) => signature(s)).join(" | ");
+  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.type === "array") return `${schema.items ? wrapUnion(signature(schema.items)) : "unknown"}[]`;
+  if (schema.type === "integer") return "number";
+  if (schema.type !== "object" || !schema.properties) return schema.type ?? "unknown";
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties).map(([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${signature(value)}`);
+  return bare ? fields.join(", ") : `{${fields.join(", ")}}`;
+}
+
+const wrapUnion = (type: string): string => (type.includes(" | ") ? `(${type})` : type);
 
 /** Up to the first full stop, question or exclamation mark before a space; the stop of "e.g." and the like is not one. */
 const FIRST_SENTENCE = /^.+?(?:(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s)|$)/iu;

@@ -1,6 +1,7 @@
 /**
  * System tools (the `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
- * description and parameters. enable_thinking turns the provider's reasoning on or off for this session;
+ * description and parameters, with the other tools of its family in brief, since a task that needs one browser or
+ * desktop tool usually needs several. enable_thinking turns the provider's reasoning on or off for this session;
  * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids). delegate_task
  * hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
  */
@@ -9,7 +10,7 @@ import type { CoreConfig } from "../infra/config/core-schema.js";
 import { THINKING_LEVELS, type ThinkingSettings } from "../sessions/thinking.js";
 import { TURNS_KEPT, type TurnLog } from "../sessions/turn-log.js";
 import type { ToolCatalog } from "./catalog.js";
-import { implementTool, requirePermission, ToolError, withToolErrors, type ToolDefinition, type ToolErrorCode, type ToolHandlerSpec } from "../core/tools.js";
+import { implementTool, permits, requirePermission, ToolError, withToolErrors, type ToolDefinition, type ToolErrorCode, type ToolHandlerSpec } from "../core/tools.js";
 import { DelegationError, type Delegation, type DelegationErrorCode } from "../agents/delegation.js";
 import { primaryEntry } from "../infra/config/model-entries.js";
 
@@ -21,11 +22,11 @@ const getToolInfoDefinition = {
   shortDescription: "Show a tool's full description, parameters and an example call",
   description: [
     "Returns the full definition of one tool: what it does, when to use it, its caveats, an example call and the",
-    "JSON Schema of its parameters with every field described. Your tools come with short descriptions; this is",
-    "the long form.",
+    "JSON Schema of its parameters with every field described; and the other tools of its family (`family`) with",
+    "their parameters in brief, so they can be called directly.",
     "",
-    "When to use: before a tool whose parameters are unclear to you, or after a call failed and its error did not",
-    "say enough. A call with invalid input already returns the full definition.",
+    "When to use: before calling a tool from the catalog (its parameters are not shown there), or after a call",
+    "failed and its error did not say enough. A call with invalid input already returns the full definition.",
     "",
     "Caveats: case, dashes and underscores in the name are forgiven; any other difference is an error that lists",
     "the closest tool names and shows nothing else.",
@@ -102,8 +103,9 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
     }
     // A tool the sender may not use is not described: the refusal names the missing permission.
     requirePermission(ctx, info.risk, info.name);
-    ctx.disclosedTools.add(info.name);
-    return info;
+    const family = catalog.family(info.name, (tool) => permits(ctx.permissions, tool.risk));
+    for (const name of [info.name, ...family.map((tool) => tool.name)]) ctx.disclosedTools.add(name);
+    return { ...info, family: family.map((tool) => tool.brief) };
   });
 
   const enableThinking = implementTool(enableThinkingDefinition, async (input, ctx) => {

@@ -9,7 +9,7 @@ import { registerPairingCommands } from "../../src/access/cli.js";
 import { accessConfigSchema, type AccessConfig } from "../../src/access/config.js";
 import type { ChatRef, InboundMessage, SenderRef } from "../../src/core/types.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
-import { toolNamesOf, type FakeRequest } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, type FakeRequest } from "../fakes/openai-server.js";
 import { CHANNEL_NAMES } from "../helpers/channel-names.js";
 
 export interface MessageShape extends Partial<Omit<InboundMessage, "chat" | "sender">> {
@@ -81,7 +81,7 @@ export function pairingCodeIn(text: string | undefined): string {
   return code;
 }
 
-/** The names of the tools sent with a request the fake LLM received: every tool the sender may use. */
+/** The names of the tools a request the fake LLM received offered: every tool the sender may use. */
 export function catalogOf(request: FakeRequest): string[] {
-  return toolNamesOf(request);
+  return offeredToolNamesOf(request);
 }

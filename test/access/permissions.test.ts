@@ -5,7 +5,7 @@ import { permissionsFor } from "../../src/access/permissions.js";
 import type { ChatType } from "../../src/core/types.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
 import { requirePermission, RISK_CLASSES, type RiskClass, type ToolDefinition } from "../../src/core/tools.js";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, systemPromptOf } from "../fakes/openai-server.js";
 import { captureLog } from "../helpers/captured-log.js";
 import { makeToolContext } from "../helpers/tool-context.js";
 import { inboundMessage, startHarness, type Harness } from "../agent/harness.js";
@@ -99,8 +99,8 @@ describe("what the model is shown", () => {
         const expected = EXPECTED[role][chatType].map((risk) => `probe_${risk}`);
         const hidden = RISK_CLASSES.map((risk) => `probe_${risk}`).filter((name) => !expected.includes(name));
         for (const name of hidden) expect(systemPromptOf(request), `${role} in ${chatType}`).not.toContain(name);
-        const sent = (request.body.tools ?? []).map((t) => t.function?.name).filter((n) => n?.startsWith("probe_"));
-        expect(sent, `${role} in ${chatType}`).toEqual(expected);
+        const offered = offeredToolNamesOf(request).filter((n) => n.startsWith("probe_"));
+        expect(offered, `${role} in ${chatType}`).toEqual(expected);
       }
     }
   });

@@ -1,10 +1,12 @@
 /**
- * The three conversations of `npm run bench` (issue 13) through the whole gateway, with a scripted model that
- * calls the tools it needs the way models do: the round trips to the model per turn are counted.
+ * The conversations of `npm run bench tokens` that need no browser or web site, through the whole gateway, with a
+ * scripted model that calls the tools it needs the way models do: the round trips to the model per turn are counted.
+ * A core tool (schedule_task, write_file) is called in one step; a tool from the catalog costs one get_tool_info
+ * first, and its family's tools none.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { toolResultsOf } from "../fakes/openai-server.js";
-import { CONVERSATIONS, scriptedModel, type ScriptedConversation } from "../fakes/scripted-model.js";
+import { CONVERSATIONS, GREETING, scriptedModel, type ScriptedConversation } from "../fakes/scripted-model.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { schedulerFeature } from "../../src/features/scheduler.js";
 
@@ -50,16 +52,22 @@ describe("round trips to the model", () => {
     expect(t!.gateway.feature(schedulerFeature)!.scheduler!.armed.due).toBe(1);
   });
 
-  it("send me that file: write it, then deliver it, two calls each", async () => {
+  it("a plain hi: one model call", async () => {
+    const { roundTrips, replies } = await run(GREETING);
+    expect(roundTrips).toEqual([1]);
+    expect(replies).toEqual(["Hello! How can I help?"]);
+  });
+
+  it("send me that file: write it (core), then deliver it after asking for its definition", async () => {
     const { roundTrips, replies } = await run(byName("send me that file"));
-    expect(roundTrips).toEqual([2, 2]);
+    expect(roundTrips).toEqual([2, 3]);
     expect(replies).toContain("Sent report.md.");
     expect(toolResults().at(-1)).toMatchObject({ receipts: [{ status: "delivered" }] });
   });
 
-  it("a skill's script: its instructions, the script, the answer", async () => {
+  it("a skill's script: get_skill_info's definition (with its family's), its instructions, the script, the answer", async () => {
     const { roundTrips } = await run(byName("run a skill's script"));
-    expect(roundTrips).toEqual([3]);
+    expect(roundTrips).toEqual([4]);
     expect(toolResults().at(-1)).toMatchObject({ exitCode: 0, stdout: expect.stringContaining("Asia/Tokyo") });
   });
 });

@@ -91,7 +91,8 @@ describe("when the language model fails", () => {
     await h.turn("try again");
     const roles = h.fake.requests[2]!.body.messages!.map((m) => m.role);
     expect(roles).toEqual(["system", "user", "assistant", "tool", "user"]);
-    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["read_file"]);
+    // The tool asked about, then its family (shown in brief with it).
+    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["read_file", "write_file", "list_directory"]);
   });
 });
 

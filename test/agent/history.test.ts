@@ -29,7 +29,7 @@ function persistenceTests(opts: HarnessOptions): void {
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
     expect(messages[4]).toMatchObject({ role: "assistant", content: "Nice to meet you, Ann." });
     expect(userTextsOf(messages)[0]).toContain("My name is Ann.");
-    expect(await restarted.sessionInfo(h.sessionKey)).toMatchObject({ messages: 6, summarized: false, disclosedTools: ["read_file"] });
+    expect(await restarted.sessionInfo(h.sessionKey)).toMatchObject({ messages: 6, summarized: false, disclosedTools: ["read_file", "write_file", "list_directory"] });
 
     await restarted.resetSession(h.sessionKey);
     expect(await h.agent.sessionInfo(h.sessionKey)).toMatchObject({ messages: 0, summarized: false, disclosedTools: [] });

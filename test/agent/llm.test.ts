@@ -2,7 +2,7 @@ import { generateText, jsonSchema, streamText, tool } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createModel, describeLlmError, llmSetupProblem, routeSdkWarnings, type LlmConfig } from "../../src/agent/llm.js";
 import { configSchema } from "../../src/config.js";
-import { FAKE_MODEL_IDS, startFakeOpenAI, systemPromptOf, type FakeOpenAI } from "../fakes/openai-server.js";
+import { FAKE_MODEL_IDS, offeredToolNamesOf, startFakeOpenAI, systemPromptOf, type FakeOpenAI } from "../fakes/openai-server.js";
 import { startHarness } from "./harness.js";
 
 const llmConfig = (llm: Record<string, unknown>): LlmConfig => configSchema.parse({ llm }).llm;
@@ -104,15 +104,15 @@ describe("the anthropic provider", () => {
       expect(first!.path).toBe("/v1/messages");
       expect(first!.headers["x-api-key"]).toBe("sk-ant-test");
       expect(systemPromptOf(first!)).toContain("## Tool Guide");
-      // The stable part ends in a cache breakpoint; the volatile part (time, sender) follows it uncached.
+      // The stable part ends in a cache breakpoint; with no summary and no equipped skill there is nothing after it.
       const blocks = first!.body.system as Array<{ text: string; cache_control?: unknown }>;
-      expect(blocks.map((block) => block.cache_control)).toEqual([{ type: "ephemeral" }, undefined]);
+      expect(blocks.map((block) => block.cache_control)).toEqual([{ type: "ephemeral" }]);
       expect(blocks[0]!.text).toMatch(/^## Identity/);
-      expect(blocks[1]!.text).toMatch(/^## Runtime\n\n- Current sender/);
       expect(h.fake.lastToolResults()).toHaveLength(1);
       expect(h.fake.lastToolResults()[0]!.content).toMatchObject({ name: "read_file", category: "File System" });
-      // Every permitted tool is sent on every request, the same array each time.
-      expect(first!.body.tools!.map((t) => t.name)).toContain("read_file");
+      // The core tools are sent, the others named in the catalog, the same array on every request.
+      expect(first!.body.tools!.map((t) => t.name)).toEqual(["get_tool_info", "write_file"]);
+      expect(offeredToolNamesOf(first!)).toContain("read_file");
       expect(second!.body.tools).toEqual(first!.body.tools);
       // The anthropic provider warns that it capped maxOutputTokens for an unknown model.
       expect(h.logs.find((r) => r.msg === "language model warnings")).toMatchObject({ level: 40, model: "fake-model" });

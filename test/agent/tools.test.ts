@@ -149,14 +149,15 @@ describe("the tool set shared by turns", () => {
   });
 
   it("is built again when a tool is replaced by one of the same name (a skill reloaded)", async () => {
-    const probe = (shortDescription: string) => ({ name: "probe", category: "Skills", shortDescription, description: "A probe.", input: z.object({}), risk: "read" as const });
-    const sentDescription = () => (h.fake.requests.at(-1)!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "probe")?.function.description;
+    // Named as a core tool, so that its definition is sent.
+    const probe = (shortDescription: string) => ({ name: "web_fetch", category: "Web", shortDescription, description: "A probe.", input: z.object({}), risk: "read" as const });
+    const sentDescription = () => (h.fake.requests.at(-1)!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "web_fetch")?.function.description;
     h.registry.register(handlerSpec("probe", async () => "ran", [probe("Probe the workspace the first way")]));
     h.fake.enqueue({ text: "One." }, { text: "Two." });
 
     await h.turn("first");
     expect(sentDescription()).toBe("Probe the workspace the first way");
-    h.registry.unregister("probe");
+    h.registry.unregister("web_fetch");
     h.registry.register(handlerSpec("probe", async () => "ran", [probe("Probe the workspace the second way")]));
     await h.turn("second");
 

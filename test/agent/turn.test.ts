@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stepLimitReply } from "../../src/agent/agent.js";
-import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { startHarness, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -27,16 +27,22 @@ describe("a turn with tools", () => {
     expect(await readFile(join(h.workspaceDir, "notes/todo.md"), "utf8")).toBe("- buy milk\n");
 
     const [first, second, third] = h.fake.requests;
-    // Every tool the sender may use is sent from the first request on, and the array never changes.
-    expect(toolNamesOf(first!)).toEqual(["get_tool_info", "enable_thinking", "get_session_logs", "read_file", "write_file", "list_directory"]);
+    // The core tools the sender may use are sent from the first request on, the others are named in the catalog,
+    // and the array never changes within the session.
+    expect(toolNamesOf(first!)).toEqual(["get_tool_info", "write_file"]);
+    expect(offeredToolNamesOf(first!)).toEqual(["get_tool_info", "write_file", "enable_thinking", "get_session_logs", "read_file", "list_directory"]);
     expect(second!.body.tools).toEqual(first!.body.tools);
     expect(third!.body.tools).toEqual(first!.body.tools);
 
     const infoResult = h.fake.requests[1]!.body.messages!.find((m) => m.role === "tool");
-    expect(JSON.parse(String(infoResult?.content))).toMatchObject({ name: "write_file", inputSchema: { type: "object" } });
+    expect(JSON.parse(String(infoResult?.content))).toMatchObject({
+      name: "write_file",
+      inputSchema: { type: "object" },
+      family: [expect.stringMatching(/^read_file\(path: string, .*\): Read a text file/), expect.stringMatching(/^list_directory\(/)],
+    });
     expect(h.fake.lastToolResults().at(-1)?.content).toEqual({ path: "notes/todo.md", bytesWritten: 11, appended: false });
 
-    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["write_file"]);
+    expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["write_file", "read_file", "list_directory"]);
     h.fake.enqueue({ text: "ok" });
     await h.turn("and again");
     expect(h.fake.requests[3]!.body.tools).toEqual(first!.body.tools);
@@ -106,8 +112,8 @@ describe("a turn with tools", () => {
 
     await h.turn("write", { allowTool: (tool) => tool.risk !== "workspace" });
 
-    expect(toolNamesOf(h.fake.requests[0]!)).toContain("read_file");
-    expect(toolNamesOf(h.fake.requests[0]!)).not.toContain("write_file");
+    expect(offeredToolNamesOf(h.fake.requests[0]!)).toContain("read_file");
+    expect(offeredToolNamesOf(h.fake.requests[0]!)).not.toContain("write_file");
     expect(systemPromptOf(h.fake.requests[0]!)).not.toContain("write_file");
     expect(String(h.fake.lastToolResults().at(-1)?.content)).toMatch(/The tool write_file is not available in this conversation/);
     await expect(readFile(join(h.workspaceDir, "a.txt"))).rejects.toThrow(/ENOENT/);

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
-import { systemPromptOf, toolResultsOf } from "../fakes/openai-server.js";
+import { systemPromptOf, toolResultsOf, turnNotesOf } from "../fakes/openai-server.js";
 import { schedulerFeature } from "../../src/features/scheduler.js";
 import { closeInOrder } from "../helpers/close.js";
 
@@ -52,9 +52,9 @@ describe("an agent's tasks and memories", () => {
 
     t.fake.respondWith(() => ({ text: "ok" }));
     await t.post({ chatId: "home-room", userId: "alice", text: "which tea do I prefer?" });
-    expect(systemPromptOf(t.fake.requests.at(-1)!)).not.toContain("green tea");
+    expect(turnNotesOf(t.fake.requests.at(-1)!)).not.toContain("green tea");
     await t.post({ chatId: "support-room", userId: "alice", text: "which tea do I prefer?" });
-    expect(systemPromptOf(t.fake.requests.at(-1)!)).toContain("Prefers green tea");
+    expect(turnNotesOf(t.fake.requests.at(-1)!)).toContain("Prefers green tea");
   });
 
   it("memory: person (the default) shares the person's memories with every agent", async () => {
@@ -66,6 +66,6 @@ describe("an agent's tasks and memories", () => {
     await t.post({ chatId: "support-room", userId: "alice", text: "remember that I prefer green tea" });
     t.fake.respondWith(() => ({ text: "ok" }));
     await t.post({ chatId: "home-room", userId: "alice", text: "which tea do I prefer?" });
-    expect(systemPromptOf(t.fake.requests.at(-1)!)).toContain("Prefers green tea");
+    expect(turnNotesOf(t.fake.requests.at(-1)!)).toContain("Prefers green tea");
   });
 });

@@ -8,7 +8,7 @@ import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram/server.js";
 import { alice, directChat, groupChat, messageOf, text } from "../fakes/telegram/updates.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
-import { systemPromptOf, toolNamesOf, type FakeRequest } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, systemPromptOf, type FakeRequest } from "../fakes/openai-server.js";
 import { closeInOrder } from "../helpers/close.js";
 
 let t: TestGateway | undefined;
@@ -25,7 +25,7 @@ const agents: ConfigInput["agents"] = {
 
 function expectAgent(request: FakeRequest, agent: "default" | "support"): void {
   const system = systemPromptOf(request);
-  const tools = toolNamesOf(request);
+  const tools = offeredToolNamesOf(request);
   if (agent === "support") {
     expect(system).toContain("You are Helpdesk.");
     expect(system).toContain(SUPPORT_PROMPT);

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { turnNotesOf } from "../fakes/openai-server.js";
 import { openChat, startTestGateway, userTextsOf, type TestGateway } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -210,10 +210,12 @@ describe("gateway end to end", () => {
     t = await startTestGateway();
     t.fake.respondWith(() => ({ text: "ok" }));
     await t.post({ chatId: "tz", userId: "u", text: "hello" });
-    expect(systemPromptOf(t.fake.requests[0]!)).toMatch(/Local time: .*\(UTC,/);
+    expect(turnNotesOf(t.fake.requests[0]!)).toMatch(/Local time: .*\(UTC,/);
     await t.post({ chatId: "tz", userId: "u", text: "/timezone Asia/Tokyo" });
     await t.post({ chatId: "tz", userId: "u", text: "what day is it?" });
-    expect(systemPromptOf(t.fake.requests[1]!)).toMatch(/Local time: .*\(Asia\/Tokyo, GMT\+09:00\)/);
+    expect(turnNotesOf(t.fake.requests[1]!)).toMatch(/Local time: .*\(Asia\/Tokyo, GMT\+09:00\)/);
+    // The earlier message keeps the time it was written at, so the history stays the prefix it was.
+    expect(JSON.stringify(t.fake.requests[1]!.body.messages)).toMatch(/Local time: .*\(UTC,/);
   });
 
   it("/new forgets the history", async () => {

@@ -54,6 +54,8 @@ export interface FakeRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
   body: FakeRequestBody;
+  /** The body as it came over the wire (what a tokenizer should count). */
+  raw: string;
 }
 
 export interface FakeRequestBody {
@@ -161,14 +163,15 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       sendJson(res, 404, { error: { message: `fake-openai: no route for ${req.method} ${path}` } });
       return;
     }
+    const raw = await readBody(req);
     let body: FakeRequestBody;
     try {
-      body = JSON.parse(await readBody(req)) as FakeRequestBody;
+      body = JSON.parse(raw) as FakeRequestBody;
     } catch {
       sendJson(res, 400, { error: { message: "fake-openai: the request body is not JSON" } });
       return;
     }
-    const request: FakeRequest = { path, headers: req.headers, body };
+    const request: FakeRequest = { path, headers: req.headers, body, raw };
     if (opts.record !== false) requests.push(request);
     arrivals.emit("request");
     const reply = nextReply(request);
@@ -233,6 +236,26 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
 /** Names of the tools whose schemas the request carried. */
 export function toolNamesOf(request: FakeRequest): string[] {
   return (request.body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "?");
+}
+
+/**
+ * Every tool the request offered: those sent with their schemas, then those the system prompt's "Tools on Request"
+ * catalog names (callable by name as well).
+ */
+export function offeredToolNamesOf(request: FakeRequest): string[] {
+  const catalog = /## Tools on Request\n\n([\s\S]*?)(?:\n\n## |$)/.exec(systemPromptOf(request))?.[1] ?? "";
+  const listed = [...catalog.matchAll(/^([a-z0-9_]+): /gm)].map((match) => match[1]!);
+  return [...toolNamesOf(request), ...listed];
+}
+
+/** The gateway's notes after the sender's latest message (local time, profile, memories); "" when there are none. */
+export function turnNotesOf(request: FakeRequest): string {
+  const texts = (request.body.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .filter((text) => text.includes("</untrusted_message>"));
+  const last = texts.at(-1) ?? "";
+  return last.slice(last.lastIndexOf("</untrusted_message>") + "</untrusted_message>".length).trim();
 }
 
 /** The system prompt of the request (OpenAI system messages or Anthropic `system` blocks), parts joined. */

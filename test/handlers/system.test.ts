@@ -52,7 +52,12 @@ describe("get_tool_info", () => {
       inputSchema: { type: "object", required: ["path"] },
     });
     expect((outcome.output as { description: string }).description).toContain("read_file(");
-    expect([...ctx.disclosedTools]).toEqual(["read_file"]);
+    // The rest of its family in brief: a signature each, enough to call it.
+    expect((outcome.output as { family: string[] }).family).toEqual([
+      expect.stringMatching(/^write_file\(path: string, content: string.*\): /),
+      expect.stringMatching(/^list_directory\(/),
+    ]);
+    expect([...ctx.disclosedTools]).toEqual(["read_file", "write_file", "list_directory"]);
   });
 
   it.each([

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConfigInput } from "../../src/config.js";
-import { systemPromptOf, toolNamesOf, toolResultsOf, type FakeRequest } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, systemPromptOf, toolResultsOf, type FakeRequest } from "../fakes/openai-server.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { eventually } from "../helpers/wait.js";
 import { everythingStdio, faultServer } from "./helpers.js";
@@ -48,7 +48,7 @@ describe("MCP end to end", () => {
     expect(prompt).toContain("- **echo**: Echoes back the input string\n  - `message` (string, required): Message to echo");
     expect(prompt).toContain("- **get-sum**: Returns the sum of two numbers\n  - `a` (number, required): First number");
     expect(prompt).not.toContain("None configured.");
-    expect(toolNamesOf(first)).toEqual(expect.arrayContaining(["call_mcp_tool", "list_mcp_servers", "get_mcp_instructions"]));
+    expect(offeredToolNamesOf(first)).toEqual(expect.arrayContaining(["call_mcp_tool", "list_mcp_servers", "get_mcp_instructions"]));
 
     const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail: string }> };
     expect(ready.components["mcp:everything"]).toEqual({ ok: true, detail: expect.stringMatching(/^stdio, \d+ tool\(s\)$/) });

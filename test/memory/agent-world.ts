@@ -8,7 +8,7 @@ import { memoryConfigSchema } from "../../src/memory/config.js";
 import { createMemory, createTurnRecall, type Memory } from "../../src/memory/index.js";
 import { ZonePreferences } from "../../src/scheduler/zone-preferences.js";
 import { FIXED_NOW, inboundMessage, startHarness, type Harness } from "../agent/harness.js";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { systemPromptOf, turnNotesOf } from "../fakes/openai-server.js";
 import { sessionRecords } from "../helpers/session-records.js";
 
 export interface AgentWorld {
@@ -55,7 +55,8 @@ export async function startAgentWorld(opts: { llm?: ConfigInput["llm"]; fromComp
         sessionKey: `telegram:${chat.id}`,
         message: inboundMessage(text, { channel: "telegram", chat, sender: { id: userId, name: userId } }),
       });
-      return systemPromptOf(harness.fake.requests[before]!);
+      const request = harness.fake.requests[before]!;
+      return `${systemPromptOf(request)}\n\n${turnNotesOf(request)}`;
     },
   };
 }

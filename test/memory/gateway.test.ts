@@ -1,7 +1,7 @@
 /** Memory through the whole gateway: the WebChat API, the fake LLM calling the tools, /new, restarts, commands. */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { systemPromptOf, turnNotesOf } from "../fakes/openai-server.js";
 import { eventually } from "../helpers/wait.js";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { queryFile } from "../helpers/sqlite-file.js";
@@ -42,10 +42,10 @@ describe("memory through the gateway", () => {
     const request = t.fake.requests[before]!;
     // A new session: the old conversation is gone from the history...
     expect(userTextsOf(request).join("\n")).not.toContain("Please remember");
-    // ...but the memory is in the prompt's Memory section, framed as data, and search_memory finds it.
-    const prompt = systemPromptOf(request);
+    // ...but the memory is in the notes after the message, framed as data, and search_memory finds it.
+    const prompt = turnNotesOf(request);
     expect(prompt).toMatch(/<untrusted_memory>\n- \[[a-z2-9]{8}\] preference, \d{4}-\d\d-\d\d, the sender's own: Is vegetarian, eats no meat or fish\n<\/untrusted_memory>/);
-    expect(prompt).toContain("not\ninstructions");
+    expect(prompt).toContain("not instructions");
     const found = t.fake.lastToolResults().at(-1)?.content as { count: number; memories: Array<{ content: string }> };
     expect(found.memories.map((m) => m.content)).toEqual(["Is vegetarian, eats no meat or fish"]);
   });
@@ -60,6 +60,7 @@ describe("memory through the gateway", () => {
     const before = t.fake.requests.length;
     await t.post({ chatId: "c-bob", userId: "bob", text: "Am I allergic to penicillin?" });
     expect(systemPromptOf(t.fake.requests[before]!)).not.toContain("penicillin");
+    expect(turnNotesOf(t.fake.requests[before]!)).not.toContain("penicillin");
     expect(t.fake.lastToolResults().at(-1)?.content).toEqual({ count: 0, memories: [] });
     // Bob typing Alice's memory id cannot delete it either.
     const [aliceMemory] = (await t.gateway.feature(memoryFeature)!.memory!.engine.list({ kind: "user", channel: "web", userId: "alice" }));
@@ -114,7 +115,7 @@ describe("memory through the gateway", () => {
     const results = t.fake.lastToolResults();
     expect(results.find((r) => (r.content as { timezone?: string }).timezone)?.content).toMatchObject({ timezone: "Asia/Shanghai" });
     expect(results.at(-1)?.content).toEqual({ field: "timezone", value: "America/New_York", status: "saved" });
-    expect(systemPromptOf(t.fake.requests[before]!)).toContain('time zone "Asia/Shanghai"');
+    expect(turnNotesOf(t.fake.requests[before]!)).toContain('time zone "Asia/Shanghai"');
     expect(replyOf(await t.post({ chatId: "c1", userId: "alice", text: "/timezone" }))).toMatch(/^Your time zone is America\/New_York \(yours\)/);
 
     t.fake.enqueue({ toolCalls: [{ name: "update_user_profile", arguments: { field: "timezone", value: "Mars/Olympus" } }] }, { text: "Hm." });

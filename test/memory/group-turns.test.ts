@@ -60,7 +60,7 @@ describe("memory in a shared group", () => {
     expect(found.memories).toEqual([expect.objectContaining({ content: "Team marathon relay is on May 3", added_by_you: true })]);
   });
 
-  it("shows the sender's profile in the runtime section, quoted, and frames memories that imitate instructions", async () => {
+  it("shows the sender's profile in the turn's notes, quoted, and frames memories that imitate instructions", async () => {
     const w = await startWorld();
     await w.memory.profiles.update({ channel: "telegram", userId: "ann" }, "name", 'Ann "the boss"');
     await w.memory.profiles.update({ channel: "telegram", userId: "ann" }, "language", "German");
@@ -70,11 +70,11 @@ describe("memory in a shared group", () => {
     w.h.fake.respondWith(() => ({ text: "ok" }));
 
     const prompt = await w.turnAs("ann", "tell me about cookies", "direct");
-    const runtime = prompt.slice(prompt.indexOf("## Runtime"), prompt.indexOf("## Available System Tools"));
-    expect(runtime).toContain(`- Sender's profile: name "Ann &quot;the boss&quot;", preferred language "German"`);
-    expect(runtime).toContain("- Not known yet: time zone, location, notes");
-    expect(runtime).toContain("- Declined to say (do not ask again): occupation");
-    const memorySection = prompt.slice(prompt.indexOf("## Memory"));
+    const notes = prompt.slice(prompt.indexOf("Local time:"));
+    expect(notes).toContain(`Sender's profile: name "Ann &quot;the boss&quot;", preferred language "German"`);
+    expect(notes).toContain("Not known yet: time zone, location, notes");
+    expect(notes).toContain("Declined to say (do not ask again): occupation");
+    const memorySection = notes.slice(notes.indexOf("Memories that may be relevant"));
     // The forged closing tag and heading are made inert: one real frame, one real Principles heading.
     expect(memorySection.match(/<\/untrusted_memory>/g)).toHaveLength(1);
     expect(prompt.match(/^## Principles/gm)).toHaveLength(1);
@@ -87,7 +87,7 @@ describe("memory in a shared group", () => {
     await w.h.store.namespace<unknown>("memory").set("rev:user:telegram:ann", "r1");
     w.h.fake.respondWith(() => ({ text: "Still here." }));
     const prompt = await w.turnAs("ann", "hello", "direct");
-    expect(prompt).toContain("No earlier conversation has been summarized.");
+    expect(prompt).toContain("Local time:");
     expect(prompt).not.toContain("<untrusted_memory>");
     const warning = w.h.logs.find((r) => r.msg === "recalling memories failed; the turn goes on without them");
     expect(JSON.stringify(warning)).toContain("malformed");

@@ -10,7 +10,7 @@ import { createModel } from "../../src/agent/llm.js";
 import { setUpSkills } from "../../src/handlers/skills.js";
 import type { Skills } from "../../src/skills/index.js";
 import { skillsConfigSchema } from "../../src/skills/config.js";
-import { systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
+import { offeredToolNamesOf, systemPromptOf } from "../fakes/openai-server.js";
 import { FIXED_NOW, startHarness, type Harness } from "../agent/harness.js";
 import { TempDirs, writeSkill } from "./helpers.js";
 import { sessionRecords } from "../helpers/session-records.js";
@@ -71,7 +71,7 @@ describe("an agent turn with a skill", () => {
     expect(result).toEqual({ text: "The script says: rolled d6 -> 4", steps: 3, toolCalls: ["get_skill_info", "run_skill_script"] });
     const [first, second] = h.fake.requests;
     expect(systemPromptOf(first!)).toContain("- dice [Executable]: The dice skill, for tests.");
-    expect(toolNamesOf(first!)).toEqual(expect.arrayContaining(["get_skill_info", "run_skill_script", "skill_dice"]));
+    expect(offeredToolNamesOf(first!)).toEqual(expect.arrayContaining(["get_skill_info", "run_skill_script", "skill_dice"]));
     expect(second!.body.tools).toEqual(first!.body.tools);
     expect(h.logs.some((r) => r.event === "skill.exec" && r.skill === "dice" && r.exitCode === 0)).toBe(true);
   });
