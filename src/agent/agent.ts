@@ -31,6 +31,8 @@ import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
 import { modelTelemetry } from "../infra/tracing.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -59,19 +61,17 @@ export interface SessionInfo {
   disclosedTools: string[];
 }
 
-export function llmFailureReply(errorId: string): string {
-  return `Sorry, I could not get an answer from the language model right now (error id ${errorId}). Please try again.`;
+export function llmFailureReply(errorId: string, speech: Speech = ENGLISH): string {
+  return speech.t("errors.llm", { errorId });
 }
 
-export function stepLimitReply(maxSteps: number): string {
-  return `I stopped after ${maxSteps} steps without finishing. Tell me to continue if you want me to go on.`;
+export function stepLimitReply(maxSteps: number, speech: Speech = ENGLISH): string {
+  return speech.t("errors.stepLimit", { steps: maxSteps });
 }
 
-export function internalFailureReply(errorId: string): string {
-  return `Sorry, something went wrong on my side (error id ${errorId}). Please try again.`;
+export function internalFailureReply(errorId: string, speech: Speech = ENGLISH): string {
+  return speech.t("errors.internal", { errorId });
 }
-
-export const EMPTY_ANSWER_REPLY = "The language model returned an empty answer. Please rephrase or try again.";
 
 export class Agent {
   private readonly history: SessionHistory;
@@ -156,7 +156,7 @@ export class Agent {
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
-    const reply = this.replyText(result);
+    const reply = this.replyText(result, input.speech ?? ENGLISH);
     record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
@@ -214,6 +214,7 @@ export class Agent {
       mcpServers: this.deps.mcpSection?.(input.permissions),
       summary: record.summary,
       recall: await this.recall(input.message, log),
+      ...(input.speech ? { language: input.speech.locale } : {}),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
@@ -279,12 +280,12 @@ export class Agent {
     }
   }
 
-  private replyText(result: Generation): { text: string; stepLimit: boolean } {
+  private replyText(result: Generation, speech: Speech): { text: string; stepLimit: boolean } {
     const { maxSteps } = this.deps.config.llm;
     const stoppedMidTask = result.finishReason === "tool-calls" && result.steps.length >= maxSteps;
-    if (stoppedMidTask) return { text: stepLimitReply(maxSteps), stepLimit: true };
+    if (stoppedMidTask) return { text: stepLimitReply(maxSteps, speech), stepLimit: true };
     const text = redactText(result.text.trim(), this.secrets);
-    return { text: text === "" ? EMPTY_ANSWER_REPLY : text, stepLimit: false };
+    return { text: text === "" ? speech.t("errors.emptyAnswer") : text, stepLimit: false };
   }
 
   /** Saves the user's message and the steps that did finish, of a turn that failed or was stopped. */
@@ -309,7 +310,8 @@ export class Agent {
     );
     await this.saveUnfinished(progress, input, log, { errorId });
     await this.logTurn(input, progress, { outcome: "failed", errorId }, log);
-    const text = fromModel ? llmFailureReply(errorId) : internalFailureReply(errorId);
+    const speech = input.speech ?? ENGLISH;
+    const text = fromModel ? llmFailureReply(errorId, speech) : internalFailureReply(errorId, speech);
     return { text, errorId, steps: progress.steps, toolCalls: progress.toolCalls };
   }
 }

@@ -26,6 +26,8 @@ export interface SystemPromptInput {
   summary: string | null;
   /** The sender's profile and the memories relevant to this message; absent when memory is off. */
   recall?: TurnRecall;
+  /** The sender's language tag (e.g. "zh-Hans"); the prompt names it unless it is English or absent. */
+  language?: string;
 }
 
 export interface SystemPrompt {
@@ -46,7 +48,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     [TITLES.principles, PRINCIPLES],
   ];
   const volatile: Section[] = [
-    [TITLES.runtime, runtime(input.message, input.now, input.timezone ?? input.agent.timezone, input.recall?.profile ?? null)],
+    [TITLES.runtime, runtime(input.message, input.now, input.timezone ?? input.agent.timezone, input.recall?.profile ?? null, input.language)],
     [TITLES.equipped, input.equippedSkills?.trim() || "None."],
     [TITLES.memory, [memories(input.recall, input.message), memory(input.summary)].filter(Boolean).join("\n\n")],
   ];
@@ -88,15 +90,23 @@ function chat(message: InboundMessage): string {
   ].join("\n");
 }
 
-function runtime(message: InboundMessage, now: Date, timeZone: string, profile: SenderProfile | null): string {
+function runtime(message: InboundMessage, now: Date, timeZone: string, profile: SenderProfile | null, language: string | undefined): string {
   const { sender } = message;
   const senderName = sender.name ?? sender.username ?? sender.id;
   const username = sender.username && sender.username !== senderName ? ` (@${quoteUntrusted(sender.username)})` : "";
   return [
     `- Current sender: ${quoteUntrusted(senderName)}${username}, user id ${quoteUntrusted(sender.id)}`,
     `- Local time: ${describeLocalTime(now, timeZone)}`,
+    ...(language && !language.startsWith("en") ? [languageLine(language)] : []),
     ...(profile ? profileLines(profile) : []),
   ].join("\n");
+}
+
+const languageNames = new Intl.DisplayNames("en", { type: "language" });
+
+/** English is the prompt's own language, so only another one is named. */
+function languageLine(tag: string): string {
+  return `- Sender's language: ${languageNames.of(tag) ?? tag} (${tag}); answer in it unless they write in another`;
 }
 
 /** What the sender told about themselves; asking for the rest is allowed, pestering is not. */

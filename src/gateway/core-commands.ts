@@ -1,6 +1,7 @@
 /** The router's own slash commands: /help, /new, /status and /stop. */
 import type { Agent } from "../agent/agent.js";
 import type { ChatCommand } from "../core/commands.js";
+import type { Translate } from "../core/i18n.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { helpText } from "./commands.js";
 import type { SessionQueue } from "./session-queue.js";
@@ -20,7 +21,7 @@ export interface CoreCommandDeps {
 export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
   const startedAt = Date.now();
   return [
-    { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(deps.config.agent.name, deps.allCommands()) },
+    { name: "help", summary: "show this help", menu: "everyone", run: async (_args, ctx) => helpText(deps.config.agent.name, deps.allCommands(), ctx.speech.t) },
     {
       name: "new",
       aliases: ["reset"],
@@ -29,9 +30,9 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       run: async (_args, ctx) => {
         try {
           await deps.resetSession(ctx.sessionKey);
-          return "Started a new conversation. Earlier messages are forgotten.";
+          return ctx.speech.t("session.reset");
         } catch {
-          return "Stopped before the conversation was reset.";
+          return ctx.speech.t("session.resetStopped");
         }
       },
     },
@@ -39,34 +40,36 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       name: "status",
       summary: "show the model, this session's size and whether a turn is running",
       menu: "everyone",
-      run: (_args, ctx) => statusText(deps, ctx.sessionKey, startedAt),
+      run: (_args, ctx) => statusText(deps, ctx.sessionKey, startedAt, ctx.speech.t),
     },
     {
       name: "stop",
       menu: "everyone",
       summary: "cancel the running turn and drop queued messages",
       run: async (_args, ctx) => {
+        const { t } = ctx.speech;
         const { running, queued } = deps.queue.cancel(ctx.sessionKey);
         await deps.stops.announce(ctx.sessionKey);
-        const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
-        if (running) return `Stopped the running turn${dropped}.`;
-        if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
-        return deps.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
+        if (running) return queued > 0 ? t("session.stoppedAndDropped", { count: queued }) : t("session.stopped");
+        if (queued > 0) return t("session.dropped", { count: queued });
+        return t(deps.stops.shared ? "session.nothingRunningHere" : "session.nothingRunning");
       },
     },
   ];
 }
 
-async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: number): Promise<string> {
+async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: number, t: Translate): Promise<string> {
   const { llm } = deps.config;
-  const lines = [`Session: ${sessionKey}`];
-  lines.push(deps.agent ? `Model: ${llm.model} (${llm.provider})` : `Model: not configured (${deps.llmProblem})`);
+  const lines = [t("status.session", { session: sessionKey })];
+  lines.push(deps.agent ? t("status.model", { model: String(llm.model), provider: llm.provider }) : t("status.noModel", { problem: String(deps.llmProblem) }));
   if (deps.agent) {
     const info = await deps.agent.sessionInfo(sessionKey);
-    lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
+    const values = { messages: info.messages, tokens: info.estimatedTokens };
+    lines.push(t(info.summarized ? "status.historySummarized" : "status.history", values));
   }
   const state = deps.queue.state(sessionKey);
-  lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
-  lines.push(`Uptime: ${Math.round((Date.now() - startedAt) / 1000)} s`);
+  const turn = state.running ? "running" : "idle";
+  lines.push(state.queued > 0 ? t(`status.${turn}Queued`, { queued: state.queued }) : t(`status.${turn}`));
+  lines.push(t("status.uptime", { seconds: Math.round((Date.now() - startedAt) / 1000) }));
   return lines.join("\n");
 }

@@ -16,6 +16,9 @@ import type { ChatCommand, CommandContext, CommandReply } from "../core/commands
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, parseCommand } from "./commands.js";
 import { coreCommands } from "./core-commands.js";
+import { LanguagePreferences, languageCommand } from "./languages.js";
+import { Translator } from "../infra/i18n/index.js";
+import type { Speech } from "../core/i18n.js";
 import { sessionKeyOf } from "../core/session-key.js";
 import type { Workspaces } from "../infra/workspace.js";
 import { InboundDedup } from "./inbound-dedup.js";
@@ -59,6 +62,8 @@ export interface RouterDeps {
   workspaces: Workspaces;
   /** Times the typing signal and the acknowledgement; the real clock when absent. */
   clock?: Clock;
+  /** Each person's language; by default one of its own over the store, falling back to i18n.default. */
+  languages?: LanguagePreferences;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -68,6 +73,8 @@ interface Delivery {
   sessionKey: string;
   log: Logger;
   traceId: string;
+  /** The sender's language, for everything the router itself says. */
+  speech: Speech;
 }
 
 export class Router {
@@ -82,9 +89,11 @@ export class Router {
   /** Buttons under replies, and their presses. */
   readonly actions: ButtonActions;
   private readonly clock: Clock;
+  readonly languages: LanguagePreferences;
 
   constructor(private readonly deps: RouterDeps) {
     this.clock = deps.clock ?? systemClock;
+    this.languages = deps.languages ?? new LanguagePreferences(deps.store, new Translator(deps.config.i18n.default));
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
@@ -103,7 +112,7 @@ export class Router {
       allCommands: () => this.commands,
       resetSession: (sessionKey) => this.resetSession(sessionKey),
     });
-    this.commands = [...core, ...(deps.commands ?? [])];
+    this.commands = [...core, languageCommand(this.languages), ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
   }
 
@@ -194,13 +203,14 @@ export class Router {
       return admitted;
     });
     if (admission.kind === "drop") return now(admission.outcome);
-    const delivery: Delivery = { message, channel, sessionKey, log, traceId };
+    const speech = await this.languages.speechOf(message);
+    const delivery: Delivery = { message, channel, sessionKey, log, traceId, speech };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return { outcome: this.runCommand(delivery, parsed.command, parsed.args) };
     if (!this.deps.agent) {
-      const text = `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`;
+      const text = speech.t("errors.noModel", { problem: this.deps.llmProblem ?? "no LLM configured" });
       return { outcome: this.replyOutcome(delivery, text) };
     }
     const turn = await this.placeTurn(delivery, admission);
@@ -270,6 +280,7 @@ export class Router {
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: turn.permissions,
+                speech: d.speech,
                 earlierMessages,
                 fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
@@ -335,14 +346,14 @@ export class Router {
 
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
-    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId };
+    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId, speech: d.speech };
     let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);
     } catch (err) {
       const errorId = randomHex(8);
       d.log.error({ err, errorId, command: command.name }, "slash command failed");
-      text = `Sorry, /${command.name} failed (error id ${errorId}).`;
+      text = d.speech.t("errors.command", { command: command.name, errorId });
     }
     return this.replyOutcome(d, text);
   }

@@ -96,6 +96,12 @@ export const coreConfigShape = {
       outboxMaxDelayMs: duration.default(60_000),
     })
     .prefault({}),
+  i18n: z
+    .strictObject({
+      /** The language of people who set none and whose platform tells none: "en" or "zh-Hans" (or a tag of either). */
+      default: z.string().min(2).default("en"),
+    })
+    .prefault({}),
 };
 
 export const coreConfigSchema = z.strictObject(coreConfigShape);
