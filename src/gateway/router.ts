@@ -197,13 +197,13 @@ export class Router {
       log.debug({ reason }, "message ignored");
       return now("ignored");
     }
+    const speech = await this.languages.speechOf(message);
     const admission = await inSpan("access", {}, async (span) => {
-      const admitted = await this.deps.access.admit(message, log);
+      const admitted = await this.deps.access.admit(message, log, speech);
       span.setAttribute("switchboard.admission", admitted.kind);
       return admitted;
     });
     if (admission.kind === "drop") return now(admission.outcome);
-    const speech = await this.languages.speechOf(message);
     const delivery: Delivery = { message, channel, sessionKey, log, traceId, speech };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
@@ -226,7 +226,7 @@ export class Router {
    * not do, as WebChat has none and redeliveries keep theirs.
    */
   private async placeTurn(d: Delivery, admitted: Admitted): Promise<PlacedTurn | { kind: "busy"; notice: string }> {
-    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
+    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log, d.speech);
     if (claim.kind === "busy") return claim;
     try {
       const leaseMs = this.deps.config.sessions.turnLeaseMs;

@@ -27,7 +27,7 @@ describe("parseCommand", () => {
 
   it("refuses a command name taken twice, and lists aliases in the help", () => {
     expect(() => commandTable([command("new"), command("fresh", ["new"])])).toThrow("/new is defined twice");
-    expect(helpText("Bot", [command("new", ["reset"])], ENGLISH.t)).toContain("/new, /reset - new things");
+    expect(helpText("Bot", [command("renew", ["again"])], ENGLISH.t)).toContain("/renew, /again - renew things");
   });
 });
 
