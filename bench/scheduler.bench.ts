@@ -30,7 +30,7 @@ const log = createLogger({ level: "silent", secrets: [] });
 const config = schedulerConfigSchema.parse({ maxActivePerUser: PENDING });
 
 /** Records when each reminder was sent, by its text. */
-function timingChannel(sentAt: Map<string, number>): Channel {
+export function timingChannel(sentAt: Map<string, number>): Channel {
   let counter = 0;
   return {
     name: "web",

@@ -7,6 +7,7 @@ import { ChannelsPage, ConfigPage, LogsPage, McpPage, ReceiptsPage } from "./pag
 import { SessionsPage } from "./pages/sessions";
 import { SkillsPage } from "./pages/skills";
 import { TasksPage } from "./pages/tasks";
+import { UsagePage } from "./pages/usage";
 import "./style.css";
 
 export interface PageProps {
@@ -17,6 +18,7 @@ const PAGES = {
   channels: ["Channels", ChannelsPage],
   sessions: ["Sessions", SessionsPage],
   tasks: ["Tasks", TasksPage],
+  usage: ["Usage", UsagePage],
   skills: ["Skills", SkillsPage],
   access: ["Access", AccessPage],
   receipts: ["Receipts", ReceiptsPage],

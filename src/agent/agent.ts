@@ -3,13 +3,13 @@
  * the tool loop, save what it said and did, and return the reply. The router runs one turn per session at a time.
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
-import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
+import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type StopCondition, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
-import { messageToolContext, permits, type ToolDefinition } from "../core/tools.js";
+import { messageToolContext, permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { ThinkingSettings} from "../sessions/thinking.js";
 import { reasoningProviderOptions, type ProviderOptions } from "../sessions/thinking.js";
@@ -30,9 +30,13 @@ import { buildUserMessage } from "./user-message.js";
 import { watchedModel } from "./stream.js";
 import { withHistoryPrompt } from "./wire/index.js";
 import { randomHex } from "../core/ids.js";
+import { BudgetRefusal } from "../core/usage-port.js";
+import { meteredModel, type MeteredCalls } from "./metered-model.js";
 import { modelTelemetry } from "../infra/tracing.js";
 import type { Speech } from "../core/i18n.js";
 import { ENGLISH } from "../infra/i18n/index.js";
+import { agentOffers, DEFAULT_AGENT_ID, defaultAgentProfile, type AgentProfile } from "../core/agents.js";
+import { resolveAgentModel } from "../agents/models.js";
 
 /** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
 type Generation = GenerateTextResult<ToolSet, never>;
@@ -69,6 +73,11 @@ export function stepLimitReply(maxSteps: number, speech: Speech = ENGLISH): stri
   return speech.t("errors.stepLimit", { steps: maxSteps });
 }
 
+/** Said to the delegating model, not to a person: English like the rest of the prompt. */
+export function tokenLimitReply(maxTokens: number): string {
+  return `I stopped after using my budget of ${maxTokens} tokens without finishing.`;
+}
+
 export function internalFailureReply(errorId: string, speech: Speech = ENGLISH): string {
   return speech.t("errors.internal", { errorId });
 }
@@ -102,6 +111,7 @@ export class Agent {
       calls: [],
       refusals: new Map(),
       stepMessages: [],
+      notices: [],
       startedAt: this.now(),
       started: performance.now(),
     };
@@ -112,6 +122,7 @@ export class Agent {
         await this.saveUnfinished(progress, input, log, {});
         throw abortError();
       }
+      if (err instanceof BudgetRefusal) return this.stopForBudget(err, progress, input, log);
       return this.failTurn(err, progress, input, log);
     }
   }
@@ -133,6 +144,15 @@ export class Agent {
 
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
     const { llm } = this.deps.config;
+    const agent = this.profileOf(input);
+    const model = resolveAgentModel(agent.model, this.deps.model, llm);
+    const refusal = await this.deps.usage?.refusal(ownerOf(input));
+    if (refusal !== undefined) {
+      log.info("turn not started: a budget is spent");
+      await this.logTurn(input, progress, { outcome: "budget" }, log);
+      return { text: refusal, steps: 0, toolCalls: [] };
+    }
+    const metered = this.meteredCalls(input, progress, log);
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
       vision: llm.vision,
@@ -145,18 +165,18 @@ export class Agent {
     loaded.messages.push(user.forHistory);
     // Saved with the reply in one append (or by failTurn, or when the turn is stopped), not on its own first.
     progress.record = loaded;
-    const record = await this.compact(loaded, input, log);
+    const record = await this.compact(loaded, { input, agent, model, metered }, log);
     progress.record = record;
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
     const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
     const endModelTimer = modelLatency.startTimer(modelLabels);
-    const result = await this.generate(record, user.forModel, input, progress, log);
+    const result = await this.generate(record, user.forModel, { input, agent, model, metered }, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     countTokens(modelLabels, result.totalUsage);
-    const reply = this.replyText(result, input.speech ?? ENGLISH);
+    const reply = this.replyText(result, input);
     record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
@@ -168,16 +188,24 @@ export class Agent {
     log.info({ steps, toolCalls, durationMs, usage: result.totalUsage }, "turn finished");
     await this.logTurn(input, progress, { outcome: reply.stepLimit ? "step_limit" : "answered" }, log);
     log.debug({ reply: reply.text }, "turn reply");
-    return { text: reply.text, steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
+    return { text: withNotices(reply.text, progress), steps, toolCalls, ...(reply.stepLimit ? { stepLimit: true } : {}) };
   }
 
-  private async compact(record: SessionRecord, input: TurnInput, log: Logger): Promise<SessionRecord> {
+  /** The usage port's view of this turn's model calls; undefined without budgets and accounting. */
+  private meteredCalls(input: TurnInput, progress: TurnProgress, log: Logger): MeteredCalls | undefined {
+    const port = this.deps.usage;
+    if (!port) return undefined;
+    return { port, owner: ownerOf(input), log, onNotice: (text) => void progress.notices.push(text) };
+  }
+
+  private async compact(record: SessionRecord, turn: TurnSetup, log: Logger): Promise<SessionRecord> {
+    const { input, agent } = turn;
     const { llm } = this.deps.config;
     const keepProposals = this.deps.memory?.keepProposals?.bind(this.deps.memory);
     const proposals: ProposedMemory[] = [];
     const compacted = await compactIfNeeded(record, {
-      model: this.deps.model,
-      budget: llm.historyTokenBudget,
+      model: meteredModel(turn.model, "compaction", turn.metered),
+      budget: input.delegation?.historyTokenBudget ?? llm.historyTokenBudget,
       maxRetries: llm.maxRetries,
       signal: input.signal,
       log,
@@ -186,7 +214,7 @@ export class Agent {
     if (compacted === null) return record;
     await this.history.save(input.sessionKey, compacted, input.fence);
     if (keepProposals && proposals.length > 0) {
-      await keepProposals(input.message, proposals, log).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
+      await keepProposals(input.message, proposals, log, agent).catch((err: unknown) => log.warn({ err }, "keeping the memories compaction proposed failed"));
     }
     return compacted;
   }
@@ -194,31 +222,37 @@ export class Agent {
   private async generate(
     record: SessionRecord,
     userMessage: ModelMessage,
-    input: TurnInput,
+    turn: TurnSetup,
     progress: TurnProgress,
     log: Logger,
   ): Promise<Generation> {
+    const { input, agent } = turn;
     const { config, registry, catalog } = this.deps;
     const allowTool = input.allowTool ?? (() => true);
-    const permitted = (tool: ToolDefinition): boolean => allowTool(tool) && permits(input.permissions, tool.risk);
-    const context = messageToolContext(input, log, progress.disclosedTools);
+    const permitted = (tool: ToolDefinition): boolean =>
+      allowTool(tool) && permits(input.permissions, tool.risk) && agentOffers(agent, tool.name, registry.handlerOf(tool.name));
+    const context = this.toolContext(input, agent, log, progress);
     const allowed = registry.listTools().filter(permitted);
     const turnState: TurnToolState = { context, calls: progress.calls, refusals: progress.refusals };
     const prompt = buildSystemPrompt({
       agent: config.agent,
+      profile: agent,
+      ...(input.delegation ? { delegationDepth: input.delegation.depth } : {}),
       message: input.message,
       now: this.now(),
       timezone: await this.deps.timezoneOf?.(input.message),
-      skillsCatalog: this.deps.skillsCatalog?.(),
+      skillsCatalog: this.deps.skillsCatalog?.(agent.skills),
       equippedSkills: await this.deps.equippedSkills?.(input.sessionKey),
-      mcpServers: this.deps.mcpSection?.(input.permissions),
+      mcpServers: this.deps.mcpSection?.(input.permissions, agent.mcpServers),
       summary: record.summary,
-      recall: await this.recall(input.message, log),
+      recall: await this.recall(input.message, agent, log),
       ...(input.speech ? { language: input.speech.locale } : {}),
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
-    const model = input.onEvent ? watchedModel(this.deps.model, this.secrets, input.onEvent) : this.deps.model;
+    const watched = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent) : turn.model;
+    // Inside the history's splice, so a call is admitted and estimated with its whole prompt.
+    const model = meteredModel(watched, input.work ?? "chat", turn.metered);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
@@ -228,7 +262,7 @@ export class Agent {
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
       experimental_repairToolCall: toolCallRepairer({ ...turnState, catalog, allowed, secrets: this.secrets }),
-      stopWhen: stepCountIs(config.llm.maxSteps),
+      stopWhen: stopConditions(config.llm.maxSteps, input),
       experimental_telemetry: modelTelemetry("chat-turn"),
       maxRetries: config.llm.maxRetries,
       ...(config.llm.maxOutputTokens !== null ? { maxOutputTokens: config.llm.maxOutputTokens } : {}),
@@ -240,6 +274,25 @@ export class Agent {
         progress.stepMessages = step.response.messages;
       },
     });
+  }
+
+  /** The profile of the agent the turn is for; a task or a rule naming an agent no longer configured is an error. */
+  private profileOf(input: TurnInput): AgentProfile {
+    const id = input.agentId ?? DEFAULT_AGENT_ID;
+    const profile = this.deps.agents ? this.deps.agents.profile(id) : id === DEFAULT_AGENT_ID ? defaultAgentProfile() : undefined;
+    if (!profile) throw new Error(`The agent "${id}" is not configured (agents.${id}); the turn cannot run`);
+    return profile;
+  }
+
+  /** The turn's tool context: its chat and sender, the agent, and the live reply's status line for helpers. */
+  private toolContext(input: TurnInput, agent: AgentProfile, log: Logger, progress: TurnProgress): ToolContext {
+    const { onEvent } = input;
+    return {
+      ...messageToolContext(input, log, progress.disclosedTools),
+      agent,
+      delegationDepth: input.delegation?.depth ?? 0,
+      ...(onEvent ? { showStatus: (text: string) => onEvent({ type: "status", text }) } : {}),
+    };
   }
 
   /** The provider's reasoning option when the session turned thinking on and the model can reason. */
@@ -271,19 +324,21 @@ export class Agent {
   }
 
   /** A memory store that fails costs the turn its memories, not its answer. */
-  private async recall(message: InboundMessage, log: Logger): Promise<TurnRecall | undefined> {
+  private async recall(message: InboundMessage, agent: AgentProfile, log: Logger): Promise<TurnRecall | undefined> {
     try {
-      return await this.deps.memory?.recall(message, log);
+      return await this.deps.memory?.recall(message, log, agent);
     } catch (err) {
       log.warn({ err }, "recalling memories failed; the turn goes on without them");
       return undefined;
     }
   }
 
-  private replyText(result: Generation, speech: Speech): { text: string; stepLimit: boolean } {
-    const { maxSteps } = this.deps.config.llm;
-    const stoppedMidTask = result.finishReason === "tool-calls" && result.steps.length >= maxSteps;
-    if (stoppedMidTask) return { text: stepLimitReply(maxSteps, speech), stepLimit: true };
+  private replyText(result: Generation, input: TurnInput): { text: string; stepLimit: boolean } {
+    const speech = input.speech ?? ENGLISH;
+    const maxSteps = input.delegation?.maxSteps ?? this.deps.config.llm.maxSteps;
+    const stoppedMidTask = result.finishReason === "tool-calls";
+    if (stoppedMidTask && result.steps.length >= maxSteps) return { text: stepLimitReply(maxSteps, speech), stepLimit: true };
+    if (stoppedMidTask && input.delegation) return { text: tokenLimitReply(input.delegation.maxTokens), stepLimit: true };
     const text = redactText(result.text.trim(), this.secrets);
     return { text: text === "" ? speech.t("errors.emptyAnswer") : text, stepLimit: false };
   }
@@ -297,6 +352,19 @@ export class Agent {
     await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
       log.error({ ...context, err: saveErr }, "could not save the finished steps of an unfinished turn");
     });
+  }
+
+  /**
+   * A budget ran out between two model calls: the steps that finished stay, and the person is told the limit and
+   * when it resets, after what the turn had already answered.
+   */
+  private async stopForBudget(refusal: BudgetRefusal, progress: TurnProgress, input: TurnInput, log: Logger): Promise<TurnResult> {
+    log.info({ steps: progress.steps }, "turn stopped: a budget is spent");
+    await this.saveUnfinished(progress, input, log, {});
+    await this.logTurn(input, progress, { outcome: "budget" }, log);
+    const answered = lastAnswerText(progress.stepMessages, this.secrets);
+    const text = answered === "" ? refusal.message : `${answered}\n\n${refusal.message}`;
+    return { text: withNotices(text, progress), steps: progress.steps, toolCalls: progress.toolCalls };
   }
 
   /** The apology for a turn that could not finish; the steps that did finish stay in the history. */
@@ -332,6 +400,24 @@ function countTokens(labels: { provider: string; model: string }, usage: { input
   if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
 }
 
+/** Who answers and with which model: settled at the start of the turn. */
+interface TurnSetup {
+  input: TurnInput;
+  agent: AgentProfile;
+  model: LanguageModel;
+  /** The usage port's view of the turn's model calls; undefined without budgets and accounting. */
+  metered: MeteredCalls | undefined;
+}
+
+/** A person's turn stops at the step limit; a helper's also after the step that reached its token budget. */
+function stopConditions(maxSteps: number, input: TurnInput): StopCondition<ToolSet> | Array<StopCondition<ToolSet>> {
+  const { delegation } = input;
+  if (!delegation) return stepCountIs(maxSteps);
+  const tokensSpent: StopCondition<ToolSet> = ({ steps }) =>
+    steps.reduce((sum, step) => sum + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0), 0) >= delegation.maxTokens;
+  return [stepCountIs(delegation.maxSteps), tokensSpent];
+}
+
 /** What a turn has done so far, kept outside the try so a failure can still save it. */
 interface TurnProgress {
   /** The session record once loaded (and compacted). */
@@ -349,6 +435,24 @@ interface TurnProgress {
   started: number;
   /** The response messages of the finished steps. */
   stepMessages: ModelMessage[];
+  /** Budget warnings for the person, shown after the reply. */
+  notices: string[];
+}
+
+function ownerOf(input: TurnInput): { channel: string; userId: string; chatId: string } {
+  return { channel: input.message.channel, userId: input.message.sender.id, chatId: input.message.chat.id };
+}
+
+function withNotices(text: string, progress: TurnProgress): string {
+  return progress.notices.length === 0 ? text : [text, ...progress.notices].join("\n\n");
+}
+
+/** The text of the last answer among a stopped turn's finished steps, redacted as a reply is. */
+function lastAnswerText(messages: readonly ModelMessage[], secrets: readonly string[]): string {
+  const last = messages.findLast((message) => message.role === "assistant");
+  if (!last) return "";
+  const text = typeof last.content === "string" ? last.content : last.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  return redactText(text.trim(), secrets);
 }
 
 /**

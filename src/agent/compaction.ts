@@ -10,6 +10,7 @@ import { frame } from "../core/framing.js";
 import { estimateTokens, withinTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
 import type { ProposedMemory } from "../core/memory-port.js";
+import { BudgetRefusal } from "../core/usage-port.js";
 import { modelTelemetry } from "../infra/tracing.js";
 
 export interface CompactionOptions {
@@ -45,7 +46,8 @@ export async function compactIfNeeded(record: SessionRecord, opts: CompactionOpt
     if (opts.onProposals && proposals.length > 0) opts.onProposals(proposals);
     return { ...record, messages: recent, summary };
   } catch (err) {
-    if (opts.signal.aborted) throw err;
+    // A spent budget stops the turn, not just its summary.
+    if (opts.signal.aborted || err instanceof BudgetRefusal) throw err;
     const overLimit = tokens > 2 * opts.budget;
     opts.log.warn(
       { err: describeLlmError(err), tokens, budget: opts.budget, droppingOldest: overLimit },

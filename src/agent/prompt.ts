@@ -9,9 +9,14 @@ import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { PROMPT_SECTION_TITLES as TITLES, frame, neutralize, quoteUntrusted } from "../core/framing.js";
 import type { SenderProfile, TurnRecall } from "../core/memory-port.js";
+import type { AgentProfile } from "../core/agents.js";
 
 export interface SystemPromptInput {
   agent: CoreConfig["agent"];
+  /** The configured agent that answers; absent: the gateway's one agent. */
+  profile?: AgentProfile;
+  /** Set for a helper's turn (delegate_task): how many levels below a person's turn it runs. */
+  delegationDepth?: number;
   message: InboundMessage;
   now: Date;
   /** The sender's time zone (their own setting, else the chat's); defaults to agent.timezone. */
@@ -38,8 +43,11 @@ export interface SystemPrompt {
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
+  const role = roleOf(input.profile, input.delegationDepth ?? 0);
   const stable: Section[] = [
-    [TITLES.identity, identity(input.agent)],
+    [TITLES.identity, identity(input.agent, input.profile)],
+    // The operator's words for this agent, inside the gateway's own rules: the sections around it still hold.
+    ...(role ? [[TITLES.role, role] satisfies Section] : []),
     [TITLES.chat, chat(input.message)],
     [TITLES.toolGuide, TOOL_GUIDE],
     [TITLES.skills, input.skillsCatalog?.trim() || "None installed."],
@@ -67,8 +75,21 @@ function render(sections: readonly Section[]): string {
 }
 
 
-function identity(agent: CoreConfig["agent"]): string {
-  return `You are ${agent.name}. ${agent.persona}`.trim();
+function identity(agent: CoreConfig["agent"], profile: AgentProfile | undefined): string {
+  return `You are ${profile?.name ?? agent.name}. ${agent.persona}`.trim();
+}
+
+/** The agent's own instructions, its language and, for a helper, what it is for; empty when there is none. */
+function roleOf(profile: AgentProfile | undefined, delegationDepth: number): string {
+  return [
+    profile?.prompt ?? "",
+    profile?.language ? `Reply in ${profile.language} unless the user asks for another language.` : "",
+    delegationDepth > 0
+      ? "You are a helper: another agent handed you the task in the user message. Do it and answer with the result for that agent, completely and briefly; nobody reads your answer but it."
+      : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
 }
 
 function chat(message: InboundMessage): string {

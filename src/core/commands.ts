@@ -9,6 +9,8 @@ import type { ButtonSpec, InboundMessage } from "./types.js";
 export interface CommandContext {
   message: InboundMessage;
   sessionKey: string;
+  /** The agent that answers this chat (what a reminder set here runs with); absent: the default agent. */
+  agentId?: string;
   log: Logger;
   traceId: string;
   /** The sender's language: every fixed text of the answer comes from `speech.t`. */

@@ -9,6 +9,7 @@
 /** Section titles of the system prompt; text imitating them as headings is neutralized. */
 export const PROMPT_SECTION_TITLES = {
   identity: "Identity",
+  role: "Your Role",
   chat: "This Chat",
   toolGuide: "Tool Guide",
   skills: "Available Skills",

@@ -4,6 +4,7 @@
  */
 import type { InboundMessage } from "./types.js";
 import type { Logger } from "pino";
+import type { AgentProfile } from "./agents.js";
 
 export interface RecalledMemory {
   id: string;
@@ -37,8 +38,11 @@ export interface ProposedMemory {
 }
 
 export interface MemoryPort {
-  /** For the system prompt of a turn started by `message`: only the sender's and this chat's data. */
-  recall(message: InboundMessage, log: Logger): Promise<TurnRecall>;
-  /** Keeps what compaction proposed as memories of the sender of `message`. */
-  keepProposals?(message: InboundMessage, proposals: ProposedMemory[], log: Logger): Promise<void>;
+  /**
+   * For the system prompt of a turn started by `message`: only the sender's and this chat's data, as `agent` keeps
+   * them (its own, or its shared pool, per its memory setting).
+   */
+  recall(message: InboundMessage, log: Logger, agent?: AgentProfile): Promise<TurnRecall>;
+  /** Keeps what compaction proposed as memories of the sender of `message`, where `agent` keeps them. */
+  keepProposals?(message: InboundMessage, proposals: ProposedMemory[], log: Logger, agent?: AgentProfile): Promise<void>;
 }

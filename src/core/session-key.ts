@@ -2,6 +2,7 @@
 import { hash } from "node:crypto";
 import { join } from "node:path";
 import type { InboundMessage } from "./types.js";
+import { DEFAULT_AGENT_ID } from "./agents.js";
 
 export type SessionScope = "chat" | "user" | "thread";
 
@@ -10,6 +11,14 @@ export function sessionKeyOf(message: InboundMessage, scope: SessionScope): stri
   if (scope === "thread" && message.chat.threadId !== undefined) return `${chatKey}:thread:${message.chat.threadId}`;
   if (scope === "user" && message.chat.type === "group") return `${chatKey}:user:${message.sender.id}`;
   return chatKey;
+}
+
+/**
+ * The session of `agentId` in the conversation `baseKey` (sessionKeyOf): the default agent keeps the key a gateway
+ * without agents used, so existing histories are found; another agent's history is kept apart.
+ */
+export function agentSessionKey(baseKey: string, agentId: string): string {
+  return agentId === DEFAULT_AGENT_ID ? baseKey : `${baseKey}:agent:${agentId}`;
 }
 
 /** A directory name for the session that is safe on every file system and still recognizable. */

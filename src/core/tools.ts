@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { Logger } from "pino";
 import type { ChannelName, ChatType, InboundMessage } from "./types.js";
+import type { AgentProfile } from "./agents.js";
 
 /** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
 export const RISK_CLASSES = ["read", "chat", "web", "workspace", "exec", "admin"] as const;
@@ -47,6 +48,12 @@ export interface ToolContext {
    * callers that are trusted as a whole (the CLI, tests); every chat turn carries it.
    */
   permissions?: ToolPermissions;
+  /** The agent whose turn called the tool; absent outside a turn (the CLI, tests): the default agent. */
+  agent?: AgentProfile;
+  /** How many helper turns deep the calling turn is (0 or absent: a person's own turn). */
+  delegationDepth?: number;
+  /** Shows a line in the live reply's status while the tool works (a helper's progress); absent when nobody watches. */
+  showStatus?: (text: string) => void;
 }
 
 /** What a context for the chat a message came from is made of. */

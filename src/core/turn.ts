@@ -35,8 +35,24 @@ export interface TurnInput {
    * that took over. Absent: the history is written unchecked (scheduled turns of a task's own session).
    */
   fence?: number;
+  /** The agent that answers (an id of `agents`); absent: the default agent. */
+  agentId?: string;
+  /** Set for a helper's turn run by delegate_task: how deep it is and what bounds it. */
+  delegation?: DelegatedTurn;
+  /** What the turn's model calls are counted as (compaction aside): a person's message by default, or a scheduled task. */
+  work?: "chat" | "task";
   /** Told what the turn shows while it runs (the reply as it grows, tool status); the final reply is the result. */
   onEvent?: (event: TurnEvent) => void;
+}
+
+/** The bounds of a helper's turn: a level below its parent, fewer steps, a token budget, a short history. */
+export interface DelegatedTurn {
+  /** 1 for a helper of a person's turn, 2 for a helper's helper... */
+  depth: number;
+  maxSteps: number;
+  /** Input and output tokens of all its model calls together; it stops after the step that reaches them. */
+  maxTokens: number;
+  historyTokenBudget: number;
 }
 
 /**

@@ -1,6 +1,8 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
+import { agentsFeature, routingFeature } from "./agents.js";
 import { browserFeature } from "./browser.js";
+import { budgetsFeature } from "./budgets.js";
 import { desktopFeature } from "./desktop.js";
 import { imagesFeature } from "./images.js";
 import { mcpFeature } from "./mcp.js";
@@ -27,4 +29,7 @@ export const featureModules = [
   ttsFeature,
   voiceFeature,
   imagesFeature,
+  routingFeature,
+  agentsFeature,
+  budgetsFeature,
 ] as const;

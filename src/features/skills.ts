@@ -21,7 +21,7 @@ export const skillsFeature = defineFeature({
       sandbox,
     });
     return {
-      turn: { skillsCatalog: () => skills.catalog(), equippedSkills: (sessionKey) => skills.equippedSection(sessionKey) },
+      turn: { skillsCatalog: (only) => skills.catalog(only), equippedSkills: (sessionKey) => skills.equippedSection(sessionKey) },
       consoleRoutes: { skills: skillRoutes(skills) },
       stop: () => skills.close(),
     };

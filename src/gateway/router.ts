@@ -19,7 +19,8 @@ import { coreCommands } from "./core-commands.js";
 import { LanguagePreferences, languageCommand } from "./languages.js";
 import { Translator } from "../infra/i18n/index.js";
 import type { Speech } from "../core/i18n.js";
-import { sessionKeyOf } from "../core/session-key.js";
+import { agentSessionKey, sessionKeyOf } from "../core/session-key.js";
+import type { AgentDirectory, AgentProfile } from "../core/agents.js";
 import type { Workspaces } from "../infra/workspace.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
@@ -60,6 +61,8 @@ export interface RouterDeps {
   /** Takes a client's reported time zone (WebChat's browser) as the user's until they set one. */
   zones?: ZonePreferences;
   workspaces: Workspaces;
+  /** Which agent answers a chat; absent: the one default agent. */
+  agents?: AgentDirectory;
   /** Times the typing signal and the acknowledgement; the real clock when absent. */
   clock?: Clock;
   /** Each person's language; by default one of its own over the store, falling back to i18n.default. */
@@ -71,6 +74,8 @@ interface Delivery {
   message: InboundMessage;
   channel: Channel;
   sessionKey: string;
+  /** The agent that answers; undefined without configured agents. */
+  agent: AgentProfile | undefined;
   log: Logger;
   traceId: string;
   /** The sender's language, for everything the router itself says. */
@@ -126,7 +131,9 @@ export class Router {
 
   private async handleMessage(message: InboundMessage): Promise<HandleOutcome> {
     const traceId = activeTraceId() ?? randomHex(12);
-    const sessionKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    const agent = (await this.deps.agents?.choose(message))?.agent;
+    const baseKey = sessionKeyOf(message, this.deps.config.sessions.scope);
+    const sessionKey = agent ? agentSessionKey(baseKey, agent.id) : baseKey;
     // The message's one logger, made from the gateway's: a child of a child makes its parent a prototype, which
     // costs V8 a hidden class of its own on every message.
     const log = this.deps.log.child({ traceId, channel: message.channel, chatId: message.chat.id, messageId: message.id, sessionKey });
@@ -145,7 +152,7 @@ export class Router {
       const claim = await this.dedup.claim(message.id);
       if (claim !== "claimed") return claim;
       // Settled here, so a failure is handled below, where the claim is finished, and not inside the intake.
-      return this.route(message, channel, sessionKey, log, traceId).then(
+      return this.route({ message, channel, sessionKey, agent, log, traceId }).then(
         (routed) => ({ routed }),
         (err: unknown) => ({ failure: err }),
       );
@@ -184,13 +191,8 @@ export class Router {
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
    * its way) with the outcome still to come, so the caller can let the session's next message in.
    */
-  private async route(
-    message: InboundMessage,
-    channel: Channel,
-    sessionKey: string,
-    log: Logger,
-    traceId: string,
-  ): Promise<{ outcome: Promise<HandleOutcome> }> {
+  private async route(arrival: Omit<Delivery, "speech">): Promise<{ outcome: Promise<HandleOutcome> }> {
+    const { message, channel, log } = arrival;
     const now = (outcome: HandleOutcome) => ({ outcome: Promise.resolve(outcome) });
     const reason = ignoreReason(message, channel);
     if (reason) {
@@ -204,7 +206,7 @@ export class Router {
       return admitted;
     });
     if (admission.kind === "drop") return now(admission.outcome);
-    const delivery: Delivery = { message, channel, sessionKey, log, traceId, speech };
+    const delivery: Delivery = { ...arrival, speech };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
@@ -263,7 +265,7 @@ export class Router {
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
-        const live = LiveTurn.open(d.channel, d.message);
+        const live = d.agent?.liveReply === false ? undefined : LiveTurn.open(d.channel, d.message);
         const endAck = acknowledgeTurn(d.channel, d.message, d.log, this.clock);
         try {
           const workspaceDir = this.deps.workspaces.dirOf(d.sessionKey);
@@ -281,6 +283,7 @@ export class Router {
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: turn.permissions,
                 speech: d.speech,
+                ...(d.agent ? { agentId: d.agent.id } : {}),
                 earlierMessages,
                 fence,
                 ...(live ? { onEvent: live.onEvent } : {}),
@@ -346,7 +349,14 @@ export class Router {
 
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
-    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId, speech: d.speech };
+    const ctx: CommandContext = {
+      message: d.message,
+      sessionKey: d.sessionKey,
+      log: d.log,
+      traceId: d.traceId,
+      speech: d.speech,
+      ...(d.agent ? { agentId: d.agent.id } : {}),
+    };
     let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { MemoryEngine } from "../memory/memory-engine.js";
-import { MEMORY_KINDS, MEMORY_SCOPES, MemoryError, type MemoryErrorCode, type MemoryRecord, type Requester } from "../memory/types.js";
+import { MEMORY_KINDS, MEMORY_SCOPES, MemoryError, type MemoryErrorCode, type MemoryRecord, partitionOf, type Requester } from "../memory/types.js";
 import {
   implementTool,
   permits,
@@ -19,7 +19,8 @@ const CATEGORY = "Memory";
 const memoryId = z.string().trim().min(1).max(20).describe("The memory's id, e.g. k3m9x2ab");
 
 export function requesterOf(ctx: ToolContext): Requester {
-  return { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId, chatType: ctx.chatType };
+  const partition = partitionOf(ctx.agent);
+  return { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId, chatType: ctx.chatType, ...(partition ? { partition } : {}) };
 }
 
 /** A memory as tools and commands show it: no other person's ids. */

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import { toolCalls } from "../infra/metrics.js";
 import { suggestToolNames } from "../core/names.js";
+import { agentOffers } from "../core/agents.js";
 import {
   permissionRefusal,
   ToolError,
@@ -87,7 +88,9 @@ export class HandlerRegistry {
     if (!entry) return failure(name, new ToolError(this.unknownToolMessage(name), "unknown_tool"));
     // Before the input check: a refused caller learns nothing about how to call the tool.
     const { definition } = entry.implementation;
-    const refusal = permissionRefusal(`The tool ${name}`, definition.risk, ctx.permissions);
+    const refusal =
+      permissionRefusal(`The tool ${name}`, definition.risk, ctx.permissions) ??
+      (agentOffers(ctx.agent, name, entry.handlerName) ? undefined : `The tool ${name} is not among the tools of the agent "${ctx.agent?.id}".`);
     if (refusal) return this.refuse(name, ctx, new ToolError(refusal, "denied"));
     const parsed = definition.input.safeParse(input);
     if (!parsed.success) return failure(name, new ToolError(invalidInputMessage(name, parsed.error), "invalid_input"));

@@ -123,6 +123,7 @@ export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: Repl
             target: { channel: ctx.channel, chatId: ctx.chatId, ...(threadId !== undefined ? { threadId } : {}) },
             chatType: ctx.chatType,
             creator: { channel: ctx.channel, userId: ctx.senderId, ...(senderName !== undefined ? { name: senderName } : {}) },
+            agent: ctx.agent?.id,
             permissions: ctx.permissions,
           },
           actorOf(ctx),

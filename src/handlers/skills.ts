@@ -57,7 +57,23 @@ function disclosing(ctx: ToolContext, skill: Skill, text: string): string {
   return text;
 }
 
+/** An agent that lists its skills reaches no other skill, whichever tool asks for it. */
+function withinAgentSkills(implementation: ToolImplementation, skillOf: (input: unknown) => unknown): ToolImplementation {
+  return implementTool(implementation.definition, async (input, ctx) => {
+    const skill = skillOf(input);
+    const allowed = ctx.agent?.skills;
+    if (allowed && typeof skill === "string" && !allowed.includes(skill.trim())) {
+      throw new ToolError(`The skill "${skill}" is not among the skills of this agent (${allowed.join(", ") || "none"}).`, "denied");
+    }
+    return implementation.run(input, ctx);
+  });
+}
+
 export function skillsToolImplementations(service: SkillsService, config: SkillsConfig): ToolImplementation[] {
+  return skillsTools(service, config).map((tool) => withinAgentSkills(tool, (input) => (input as { skill_name?: unknown }).skill_name));
+}
+
+function skillsTools(service: SkillsService, config: SkillsConfig): ToolImplementation[] {
   const runTimeoutMs = config.scriptTimeoutMs + RUN_OVERHEAD_MS;
   return [
     implementTool(
@@ -284,7 +300,8 @@ export function skillToolDefinition(skill: Skill, config: SkillsConfig): ToolDef
 
 /** The `skill_<name>` tool of an executable skill, run by the skills service. */
 function skillTool(service: SkillsService, skill: Skill, config: SkillsConfig): ToolImplementation {
-  return implementTool(skillToolDefinition(skill, config), (input, ctx) => service.runSkill(skill.name, input.input, ctx));
+  const tool = implementTool(skillToolDefinition(skill, config), (input, ctx) => service.runSkill(skill.name, input.input, ctx));
+  return withinAgentSkills(tool, () => skill.name);
 }
 
 /** The skills handler as it starts: its fixed tools. The `skill_<name>` tools follow the loaded skills. */

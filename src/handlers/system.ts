@@ -1,14 +1,16 @@
 /**
  * System tools (the `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
  * description and parameters. enable_thinking turns the provider's reasoning on or off for this session;
- * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids).
+ * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids). delegate_task
+ * hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
  */
 import { z } from "zod";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import { THINKING_LEVELS, type ThinkingSettings } from "../sessions/thinking.js";
 import { TURNS_KEPT, type TurnLog } from "../sessions/turn-log.js";
 import type { ToolCatalog } from "./catalog.js";
-import { implementTool, requirePermission, ToolError, type ToolDefinition, type ToolHandlerSpec } from "../core/tools.js";
+import { implementTool, requirePermission, ToolError, withToolErrors, type ToolDefinition, type ToolErrorCode, type ToolHandlerSpec } from "../core/tools.js";
+import { DelegationError, type Delegation, type DelegationErrorCode } from "../agents/delegation.js";
 
 const CATEGORY = "System";
 
@@ -129,4 +131,55 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
   });
 
   return { name: "system", tools: [getToolInfo, enableThinking, getSessionLogs] };
+}
+
+/** The agents a helper may be, as delegate_task's description lists them. */
+export interface HelperAgent {
+  id: string;
+  name: string | null;
+}
+
+const DELEGATION_ERRORS: Readonly<Record<DelegationErrorCode, ToolErrorCode>> = { invalid: "invalid_input", denied: "denied", failed: "failed" };
+
+function delegateTaskDefinition(helpers: readonly HelperAgent[], timeoutMs: number) {
+  const names = helpers.map((helper) => (helper.name ? `${helper.id} (${helper.name})` : helper.id)).join(", ");
+  return {
+    name: "delegate_task",
+    category: CATEGORY,
+    shortDescription: "Hand a sub-task to a helper agent and get its answer back",
+    description: [
+      "Runs a helper agent on a self-contained sub-task and returns its answer. The helper starts with no view of",
+      "this conversation: give it everything it needs in `task` and `context`. It acts for the same person, with",
+      "at most the same permissions. Several delegate_task calls in one step run at the same time.",
+      "",
+      "When to use: a task splits into independent parts (research two topics, check several things), or another",
+      "agent is better suited to a part of it.",
+      "",
+      `Caveats: helpers cannot start helpers of their own beyond the configured depth; a helper stops after a few steps. Agents: ${names}.`,
+      "",
+      'Example: delegate_task({"task": "Find the opening hours of the city library", "context": "The user lives in Zurich"})',
+    ].join("\n"),
+    input: z.object({
+      agent: z.string().min(1).optional().describe("The helper agent's id; omit for a helper like yourself"),
+      task: z.string().trim().min(1).max(4_000).describe("What the helper should do, self-contained"),
+      context: z.string().max(8_000).optional().describe("Facts from this conversation the helper needs"),
+    }),
+    risk: "chat",
+    timeoutMs,
+  } satisfies ToolDefinition;
+}
+
+/** delegate_task, a `system` tool that exists where agents (and a language model) do; see agents/delegation.ts. */
+export function createDelegationHandler(delegation: Delegation, opts: { helpers: readonly HelperAgent[]; timeoutMs: number }): ToolHandlerSpec {
+  const delegate = implementTool(delegateTaskDefinition(opts.helpers, opts.timeoutMs), async (input, ctx) => {
+    const result = await withToolErrors(DelegationError, DELEGATION_ERRORS, () => delegation.delegate(input, ctx));
+    return {
+      agent: result.agent,
+      answer: result.answer,
+      steps: result.steps,
+      tools_used: result.toolCalls,
+      ...(result.unfinished ? { note: "The helper stopped at its bound before it finished; its answer may be partial." } : {}),
+    };
+  });
+  return { name: "system", tools: [delegate] };
 }

@@ -34,6 +34,20 @@ export const modelLatency = new Histogram({
   registers,
 });
 
+export const llmTokens = new Counter({
+  name: "switchboard_llm_tokens_total",
+  help: "Tokens (input + output) of every model call, by model and kind of work (chat, compaction, task, memory)",
+  labelNames: ["model", "kind"] as const,
+  registers,
+});
+
+export const llmCost = new Counter({
+  name: "switchboard_llm_cost_total",
+  help: "Cost of the model calls at llm.prices (currency units), by model",
+  labelNames: ["model"] as const,
+  registers,
+});
+
 export const modelTokens = new Counter({
   name: "switchboard_model_tokens_total",
   help: "Tokens used by the model, by provider, model and kind (input, output)",

@@ -1,10 +1,11 @@
 /** `switchboard mcp list | tools SERVER | call SERVER TOOL [JSON]`: the configured servers, seen from the shell. */
 import type { Command } from "commander";
-import type { McpConfig } from "./config.js";
+import { isStdio, type HttpServerConfig, type McpConfig } from "./config.js";
 import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
 import { renderMcpSection } from "./render.js";
 import { resultText } from "./results.js";
 import type { OpenSession, WrapCommand } from "./transport.js";
+import type { OAuthKit } from "./oauth/index.js";
 
 export interface McpCliSetup {
   config: McpConfig;
@@ -17,12 +18,14 @@ export interface McpCliSetup {
 export interface McpCliDeps {
   /** Called when a command runs, after the program has parsed its global options (--config). */
   setup(): McpCliSetup;
+  /** The OAuth logins, over the gateway's store (closed by `close`). */
+  openOAuth(): Promise<{ kit: OAuthKit; close(): Promise<void> }>;
   out?: (line: string) => void;
 }
 
 export function registerMcpCommands(program: Command, deps: McpCliDeps): void {
   const write = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const mcp = program.command("mcp").description("list the MCP servers, show their tools, call one");
+  const mcp = program.command("mcp").description("list the MCP servers, show their tools, call one, log in to one");
 
   mcp
     .command("list")
@@ -72,6 +75,61 @@ export function registerMcpCommands(program: Command, deps: McpCliDeps): void {
         return `${result.isError ? "The tool reported an error:\n" : ""}${resultText(result)}`;
       });
     });
+
+  mcp
+    .command("login")
+    .argument("<server>", "the id of a remote (url) server that asks for OAuth")
+    .description("start an OAuth login: prints the link to open; the running gateway completes it when the browser comes back")
+    .action(async (id: string) => {
+      const setup = deps.setup();
+      await withOAuth(setup, id, deps, write, async (kit, server) => {
+        const url = await kit.startLogin(id, server);
+        return [
+          `Open this link in a browser to log in to the MCP server "${id}":`,
+          url.toString(),
+          "The gateway must be running: the login comes back to it and finishes there (the link works for ten minutes).",
+        ].join("\n");
+      });
+    });
+
+  mcp
+    .command("logout")
+    .argument("<server>", "the id of a remote (url) server")
+    .description("revoke the server's OAuth tokens where it allows that, and forget them")
+    .action(async (id: string) => {
+      const setup = deps.setup();
+      await withOAuth(setup, id, deps, write, async (kit) => {
+        const result = await kit.logout(id);
+        if (!result.hadTokens) return `There was no OAuth login for the MCP server "${id}"; nothing is stored for it now.`;
+        const revoked = result.revoked
+          ? "the server revoked the tokens"
+          : `the server did not revoke them${result.error ? ` (${result.error})` : " (it offers no revocation endpoint)"}`;
+        return `Logged out of the MCP server "${id}": its tokens are forgotten, and ${revoked}.`;
+      });
+    });
+}
+
+/** Runs `work` with the OAuth logins for the remote server `id`, printing its answer or why it failed. */
+async function withOAuth(
+  setup: McpCliSetup,
+  id: string,
+  deps: McpCliDeps,
+  write: (line: string) => void,
+  work: (kit: OAuthKit, server: HttpServerConfig) => Promise<string>,
+): Promise<void> {
+  const server = setup.config.servers[id];
+  if (!server || isStdio(server)) {
+    const remote = Object.entries(setup.config.servers).filter(([, s]) => !isStdio(s)).map(([key]) => key);
+    return fail(write, `No remote MCP server (with a url) is configured as "${id}". Remote servers: ${remote.join(", ") || "none"}.`);
+  }
+  const { kit, close } = await deps.openOAuth();
+  try {
+    write(setup.redact(await work(kit, server)));
+  } catch (err) {
+    fail(write, setup.redact(err instanceof Error ? err.message : String(err)));
+  } finally {
+    await close();
+  }
 }
 
 /** Connects to the configured server `id`, prints what `work` returns, or the reason it failed. */

@@ -67,6 +67,12 @@ export const mcpConfigSchema = z
     /** Reconnect delays after a server fails: from the first to the longest, doubling each time. */
     reconnectInitialMs: z.number().int().positive().default(1_000),
     reconnectMaxMs: z.number().int().positive().default(300_000),
+    /**
+     * Where authorization servers send the owner's browser back after an OAuth login: the gateway's own
+     * /mcp/oauth/callback. Default: http://127.0.0.1:<http.port>/mcp/oauth/callback; set it when the gateway is
+     * reached under another address. A login started from the console uses the console's address.
+     */
+    oauthRedirectUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
     /** Tokens the "MCP Servers" prompt section may take before doctor and the start log warn (never truncated). */
     promptTokenBudget: z.number().int().positive().default(4_000),
   })

@@ -3,13 +3,15 @@
  * notifications/tools/list_changed, and after a failure or a crash reconnects with exponential backoff until
  * stopped. Its last known definition survives disconnections (and restarts, through the DefinitionStore).
  */
-import { describeError, McpCallError } from "./errors.js";
+import { describeError, LoginRequiredError, McpCallError } from "./errors.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
-import type { McpConfig, McpServerConfig } from "./config.js";
+import { isStdio, type McpConfig, type McpServerConfig } from "./config.js";
 import type { DefinitionStore, ServerDefinition } from "./definitions.js";
-import { callTool, fetchDefinition } from "./protocol.js";
+import { callTool, fetchDefinition, getPrompt, readResource, type CallOptions } from "./protocol.js";
 import type { ToolCallResult } from "./results.js";
 import { openSession, type WrapCommand } from "./transport.js";
 
@@ -30,6 +32,8 @@ export interface ServerStatus {
   stderr?: string;
   /** When the next attempt starts (ISO), while waiting to reconnect. */
   retryAt?: string;
+  /** The server wants an OAuth login no owner has done (error says how). */
+  needsLogin?: boolean;
 }
 
 export interface ConnectionOptions {
@@ -39,6 +43,10 @@ export interface ConnectionOptions {
   store: DefinitionStore;
   log: Logger;
   wrapCommand?: WrapCommand;
+  /** OAuth for a remote server that asks for it (made once per connection, so that refreshes are shared). */
+  authProvider?: (log: Logger) => OAuthClientProvider;
+  /** The fetch of Streamable HTTP requests. */
+  fetch?: FetchLike;
   /** Called when the definition or the state changed. */
   onChange?: () => void;
 }
@@ -56,10 +64,19 @@ export class ServerConnection {
   private readonly stderrTail: string[] = [];
   private saving: Promise<void> = Promise.resolve();
   private readonly log: Logger;
+  private readonly authProvider: OAuthClientProvider | undefined;
+  /** Ends the current wait before a reconnect (a login just finished). */
+  private waiting: AbortController | undefined;
 
   constructor(private readonly opts: ConnectionOptions) {
     this.id = opts.id;
     this.log = opts.log.child({ mcpServer: opts.id });
+    this.authProvider = isStdio(opts.server) ? undefined : opts.authProvider?.(this.log);
+  }
+
+  /** Reconnects now instead of after the backoff (new credentials), if waiting to reconnect. */
+  wake(): void {
+    this.waiting?.abort();
   }
 
   get definition(): ServerDefinition | undefined {
@@ -83,15 +100,29 @@ export class ServerConnection {
     this.setStatus({ state: "stopped" });
   }
 
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+  call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => callTool(client, tool, args, opts), signal);
+  }
+
+  readResource(uri: string, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => readResource(client, uri, opts), signal);
+  }
+
+  getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.request((client, opts) => getPrompt(client, name, args, opts), signal);
+  }
+
+  /** One request over the live session, within this server's time limit and the output cap. */
+  private async request(send: (client: Client, opts: CallOptions) => Promise<ToolCallResult>, signal: AbortSignal | undefined): Promise<ToolCallResult> {
     const { client } = this;
     if (!client || this.statusValue.state !== "connected") {
+      if (this.statusValue.needsLogin) throw new McpCallError(this.statusValue.error ?? new LoginRequiredError(this.id).message, "failed");
       const why = this.statusValue.error ? `: ${this.statusValue.error}` : "";
       throw new McpCallError(`the MCP server "${this.id}" is not connected right now (${this.statusValue.state}${why})`, "failed");
     }
     const { limits, server } = this.opts;
     try {
-      return await callTool(client, tool, args, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
+      return await send(client, { timeoutMs: server.timeoutMs ?? limits.callTimeoutMs, maxOutputChars: limits.maxOutputChars, signal });
     } catch (err) {
       // An HTTP session notices a dead server only when a request fails: closing it starts the reconnect loop.
       if (err instanceof McpCallError && err.sessionLost) await client.close().catch(() => undefined);
@@ -103,7 +134,9 @@ export class ServerConnection {
     const { limits } = this.opts;
     let failures = 0;
     while (!this.stopping.signal.aborted) {
-      this.setStatus({ state: "connecting" });
+      // A server that wanted a login still does until one happens: what callers are told stays that.
+      const { needsLogin, error } = this.statusValue;
+      this.setStatus({ state: "connecting", ...(needsLogin ? { needsLogin, error } : {}) });
       const closed = await this.connectOnce();
       if (this.stopping.signal.aborted) return;
       if (closed.connected) failures = 0;
@@ -111,14 +144,16 @@ export class ServerConnection {
       failures += 1;
       const stderr = this.stderrTail.splice(0).join(" / ");
       const retryAt = new Date(Date.now() + delay).toISOString();
-      this.setStatus({ state: "failed", error: closed.error, ...(stderr ? { stderr } : {}), retryAt });
+      this.setStatus({ state: "failed", error: closed.error, ...(stderr ? { stderr } : {}), retryAt, ...(closed.needsLogin ? { needsLogin: true } : {}) });
       this.log.warn({ error: closed.error, stderr, retryInMs: delay }, closed.connected ? "MCP server disconnected" : "MCP server failed to connect");
-      await abortableDelay(delay, this.stopping.signal);
+      this.waiting = new AbortController();
+      await abortableDelay(delay, AbortSignal.any([this.stopping.signal, this.waiting.signal]));
+      this.waiting = undefined;
     }
   }
 
   /** Connects and stays until the connection ends; resolves with why it ended. */
-  private async connectOnce(): Promise<{ connected: boolean; error: string }> {
+  private async connectOnce(): Promise<{ connected: boolean; error: string; needsLogin?: boolean }> {
     const { server, limits } = this.opts;
     let session;
     try {
@@ -128,9 +163,11 @@ export class ServerConnection {
         wrapCommand: this.opts.wrapCommand,
         signal: this.stopping.signal,
         onStderr: (line) => this.noteStderr(line),
+        ...(this.authProvider ? { authProvider: this.authProvider } : {}),
+        ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
       });
     } catch (err) {
-      return { connected: false, error: describeError(err) };
+      return { connected: false, error: describeError(err), ...(err instanceof LoginRequiredError ? { needsLogin: true } : {}) };
     }
     const { client } = session;
     const ended = new Promise<string>((resolve) => {

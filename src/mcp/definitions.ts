@@ -15,6 +15,19 @@ export interface McpToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+export interface McpResourceDefinition {
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpPromptDefinition {
+  name: string;
+  description?: string;
+  arguments: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
 export interface ServerDefinition {
   id: string;
   /** What the server calls itself, from its handshake. */
@@ -23,6 +36,9 @@ export interface ServerDefinition {
   /** The server's own usage instructions (from its handshake); "" when it sent none. */
   instructions: string;
   tools: McpToolDefinition[];
+  /** What it offers to read (resources) and its prompt templates; absent when it offers none. */
+  resources?: McpResourceDefinition[];
+  prompts?: McpPromptDefinition[];
   /** When these were fetched from the live server (ISO). */
   fetchedAt: string;
 }
@@ -33,6 +49,16 @@ const metadataSchema = z.object({
   serverVersion: z.string(),
   fetchedAt: z.string(),
   tools: z.array(z.string()),
+  resources: z.array(z.object({ uri: z.string(), name: z.string(), description: z.string().optional(), mimeType: z.string().optional() })).optional(),
+  prompts: z
+    .array(
+      z.object({
+        name: z.string(),
+        description: z.string().optional(),
+        arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })),
+      }),
+    )
+    .optional(),
 });
 
 const toolSchema = z.object({
@@ -98,7 +124,17 @@ export class DefinitionStore {
         if (!files.has(file)) return undefined;
         tools.push(toolSchema.parse(JSON.parse(await readFile(join(dir, "tools", file), "utf8"))));
       }
-      return { id: meta.id, serverName: meta.serverName, serverVersion: meta.serverVersion, fetchedAt: meta.fetchedAt, instructions, tools };
+      const { resources, prompts } = meta;
+      return {
+        id: meta.id,
+        serverName: meta.serverName,
+        serverVersion: meta.serverVersion,
+        fetchedAt: meta.fetchedAt,
+        instructions,
+        tools,
+        ...(resources ? { resources } : {}),
+        ...(prompts ? { prompts } : {}),
+      };
     } catch {
       return undefined;
     }

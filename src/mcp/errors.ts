@@ -19,3 +19,11 @@ export class McpCallError extends Error {
     super(message);
   }
 }
+
+/** A remote server wants an OAuth login that no owner has done yet (or that expired beyond refreshing). */
+export class LoginRequiredError extends Error {
+  override name = "LoginRequiredError";
+  constructor(readonly serverId: string) {
+    super(`the MCP server "${serverId}" needs an owner to log in first: run \`switchboard mcp login ${serverId}\` (or use the console's MCP page)`);
+  }
+}

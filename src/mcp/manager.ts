@@ -4,9 +4,10 @@
  * it (closing sessions, killing stdio children) when it stops.
  */
 import { EventEmitter } from "node:events";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
 import { budgetWarning, sectionTokens } from "./budget.js";
-import type { McpConfig, McpServerConfig } from "./config.js";
+import { isStdio, type McpConfig, type McpServerConfig } from "./config.js";
 import { ServerConnection, type ServerStatus } from "./connection.js";
 import { DefinitionStore, mcpDefinitionsDir, type ServerDefinition } from "./definitions.js";
 import { mcpCalls } from "../infra/metrics.js";
@@ -14,6 +15,7 @@ import { McpCallError } from "./errors.js";
 import { renderMcpSection } from "./render.js";
 import type { ToolCallResult } from "./results.js";
 import type { WrapCommand } from "./transport.js";
+import type { OAuthKit } from "./oauth/index.js";
 
 export interface McpManagerOptions {
   config: McpConfig;
@@ -21,6 +23,10 @@ export interface McpManagerOptions {
   log: Logger;
   /** Runs `sandbox: true` stdio servers inside the sandbox; without it such servers are refused. */
   wrapCommand?: WrapCommand;
+  /** OAuth logins of remote servers that ask for one; without it such servers fail with their 401. */
+  oauth?: OAuthKit;
+  /** The fetch of Streamable HTTP requests (the address guard's). */
+  fetch?: FetchLike;
 }
 
 export interface ServerView {
@@ -45,7 +51,12 @@ export class McpManager extends EventEmitter {
       const onChange = (): void => {
         this.emit("change", id);
       };
-      this.connections.set(id, new ServerConnection({ id, server, limits: opts.config, store, log: opts.log, wrapCommand: opts.wrapCommand, onChange }));
+      const { oauth } = opts;
+      const authProvider = oauth && !isStdio(server) ? (log: Logger) => oauth.connectionProvider(id, server, log) : undefined;
+      this.connections.set(
+        id,
+        new ServerConnection({ id, server, limits: opts.config, store, log: opts.log, wrapCommand: opts.wrapCommand, onChange, authProvider, ...(opts.fetch ? { fetch: opts.fetch } : {}) }),
+      );
     }
     this.on("change", () => this.checkBudget());
   }
@@ -65,6 +76,11 @@ export class McpManager extends EventEmitter {
     await Promise.all([...this.connections.values()].map((c) => c.stop()));
   }
 
+  /** Reconnects `id` now if it is waiting to (its credentials changed). */
+  reconnect(id: string): void {
+    this.connections.get(id)?.wake();
+  }
+
   list(): ServerView[] {
     return [...this.connections.keys()].map((id) => this.get(id) as ServerView);
   }
@@ -78,16 +94,28 @@ export class McpManager extends EventEmitter {
 
   /** Calls a tool of a connected server; throws McpCallError when it cannot complete. */
   async call(id: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult> {
-    const connection = this.connections.get(id);
-    if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
     try {
-      const result = await connection.call(tool, args, signal);
+      const result = await this.connectionOf(id).call(tool, args, signal);
       mcpCalls.inc({ server: id, outcome: result.isError ? "tool_error" : "ok" });
       return result;
     } catch (err) {
       mcpCalls.inc({ server: id, outcome: err instanceof McpCallError ? err.reason : "failed" });
       throw err;
     }
+  }
+
+  async readResource(id: string, uri: string, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.connectionOf(id).readResource(uri, signal);
+  }
+
+  async getPrompt(id: string, name: string, args: Record<string, string>, signal?: AbortSignal): Promise<ToolCallResult> {
+    return this.connectionOf(id).getPrompt(name, args, signal);
+  }
+
+  private connectionOf(id: string): ServerConnection {
+    const connection = this.connections.get(id);
+    if (!connection) throw new McpCallError(`no MCP server is configured as "${id}"`, "failed");
+    return connection;
   }
 
   /** The longest a call to any server may take, for the tool that makes calls. */

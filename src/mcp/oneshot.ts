@@ -3,13 +3,15 @@ import { describeError } from "./errors.js";
 import type { McpConfig, McpServerConfig } from "./config.js";
 import type { ServerDefinition } from "./definitions.js";
 import { fetchDefinition } from "./protocol.js";
-import { openSession, type OpenSession, type WrapCommand } from "./transport.js";
+import { openSession, type OpenOptions, type OpenSession, type WrapCommand } from "./transport.js";
 
 export interface OneShotOptions {
   id: string;
   server: McpServerConfig;
   limits: McpConfig;
   wrapCommand?: WrapCommand;
+  authProvider?: OpenOptions["authProvider"];
+  fetch?: OpenOptions["fetch"];
 }
 
 /** Runs `work` with a live session and its freshly fetched definition; always closes the session. */
@@ -22,6 +24,8 @@ export async function withSession<T>(opts: OneShotOptions, work: (session: OpenS
       timeoutMs: opts.limits.connectTimeoutMs,
       wrapCommand: opts.wrapCommand,
       onStderr: (line) => stderr.push(line),
+      ...(opts.authProvider ? { authProvider: opts.authProvider } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
   } catch (err) {
     const tail = stderr.slice(-3).join(" / ");

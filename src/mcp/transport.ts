@@ -7,7 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isStdio, type HttpServerConfig, type McpServerConfig, type StdioServerConfig } from "./config.js";
 
 /** The command a stdio server would run, before any sandbox wraps it. */
@@ -31,6 +32,10 @@ export interface OpenOptions {
   wrapCommand?: WrapCommand;
   /** Lines the server writes to stderr (stdio only). */
   onStderr?: (line: string) => void;
+  /** Sends (and refreshes) OAuth tokens to a Streamable HTTP server that asks for them. */
+  authProvider?: OAuthClientProvider;
+  /** The fetch of Streamable HTTP requests (the address guard's). */
+  fetch?: FetchLike;
 }
 
 export interface OpenSession {
@@ -62,9 +67,15 @@ async function openHttp(server: HttpServerConfig, opts: OpenOptions): Promise<Op
   const requestInit = { headers: server.headers };
   if (server.transport === "sse") return { client: await connect(new SSEClientTransport(url, { requestInit }), opts), transport: "sse" };
   try {
-    return { client: await connect(new StreamableHTTPClientTransport(url, { requestInit }), opts), transport: "streamable-http" };
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit,
+      ...(opts.authProvider ? { authProvider: opts.authProvider } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+    return { client: await connect(transport, opts), transport: "streamable-http" };
   } catch (err) {
-    const oldServer = err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500;
+    // A 401 is a server that wants authorization, not one that only speaks the old transport.
+    const oldServer = err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500 && err.code !== 401;
     if (server.transport !== "auto" || !oldServer) throw err;
     return { client: await connect(new SSEClientTransport(url, { requestInit }), opts), transport: "sse" };
   }

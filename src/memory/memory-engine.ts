@@ -112,7 +112,7 @@ export class MemoryEngine {
         id: newMemoryId(doc),
         kind: input.kind,
         content,
-        scope: owner.kind,
+        scope: owner.kind === "user" ? "user" : "chat",
         author: { channel: requester.channel, userId: requester.userId },
         createdAt: this.now().toISOString(),
         source: input.source ?? "tool",
@@ -189,8 +189,8 @@ export class MemoryEngine {
       const found = (await this.index(owner)).get(wanted);
       if (!found) continue;
       const mine = found.author.channel === requester.channel && found.author.userId === requester.userId;
-      if (owner.kind === "chat" && !mine && !opts.moderator) {
-        throw new MemoryError(`Memory ${wanted} is this group's, added by someone else: only they can forget it.`, "denied");
+      if (owner.kind !== "user" && !mine && !opts.moderator) {
+        throw new MemoryError(`Memory ${wanted} is ${owner.kind === "chat" ? "this group's" : "shared by everyone here"}, added by someone else: only they can forget it.`, "denied");
       }
       const removed = await this.change(owner, (doc) => removeWhere(doc, (item) => item.id === wanted), (index) => index.remove(wanted));
       if (removed.length === 0) break;

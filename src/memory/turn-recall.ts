@@ -6,16 +6,18 @@ import type { InboundMessage } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import type { MemoryEngine } from "./memory-engine.js";
 import { PROFILE_FIELDS, PROFILE_LABELS, type ProfileStore } from "./profile.js";
-import { MEMORY_KINDS, MemoryError, type MemoryKind, type Requester } from "./types.js";
+import type { AgentProfile } from "../core/agents.js";
+import { MEMORY_KINDS, MemoryError, partitionOf, type MemoryKind, type Requester } from "./types.js";
 
-export function requesterOfMessage(message: InboundMessage): Requester {
-  return { channel: message.channel, userId: message.sender.id, chatId: message.chat.id, chatType: message.chat.type };
+export function requesterOfMessage(message: InboundMessage, agent?: AgentProfile): Requester {
+  const partition = partitionOf(agent);
+  return { channel: message.channel, userId: message.sender.id, chatId: message.chat.id, chatType: message.chat.type, ...(partition ? { partition } : {}) };
 }
 
 /** `fromCompaction` off: compaction is not asked for memories (the port has no keepProposals). */
 export function createTurnRecall(engine: MemoryEngine, profiles: ProfileStore, opts: { fromCompaction?: boolean } = {}) {
-  const recall = async (message: InboundMessage) => {
-    const requester = requesterOfMessage(message);
+  const recall = async (message: InboundMessage, _log?: Logger, agent?: AgentProfile) => {
+    const requester = requesterOfMessage(message, agent);
     const [recollection, profile] = await Promise.all([
       engine.recall(requester, message.text),
       profiles.get({ channel: message.channel, userId: message.sender.id }),
@@ -35,8 +37,8 @@ export function createTurnRecall(engine: MemoryEngine, profiles: ProfileStore, o
   };
 
   /** Proposals are the sender's own memories (in a group, the group's: everyone there saw those turns). */
-  const keepProposals = async (message: InboundMessage, proposals: Array<{ kind: string; content: string }>, log: Logger) => {
-    const requester = requesterOfMessage(message);
+  const keepProposals = async (message: InboundMessage, proposals: Array<{ kind: string; content: string }>, log: Logger, agent?: AgentProfile) => {
+    const requester = requesterOfMessage(message, agent);
     const scope = message.chat.type === "group" ? "chat" : "user";
     let kept = 0;
     for (const proposal of proposals) {

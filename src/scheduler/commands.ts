@@ -50,6 +50,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
               target: targetOf(message),
               chatType: message.chat.type,
               creator: { channel: message.channel, userId: message.sender.id, ...(message.sender.name ? { name: message.sender.name } : {}) },
+              agent: ctx.agentId,
             },
             await actorOf(ctx),
           );

@@ -89,7 +89,9 @@ export class Delivery {
       signal,
       log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
+      work: "task",
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
+      ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
     });
     if (result.errorId) throw new DeliveryError(`the agent turn failed (error id ${result.errorId})`, 0);

@@ -47,6 +47,8 @@ export interface NewTask {
   target: OutboundTarget;
   chatType: ChatType;
   creator: TaskCreator;
+  /** The agent it is created under; absent: the default agent. */
+  agent?: string | undefined;
   permissions?: ToolPermissions | undefined;
 }
 
@@ -144,6 +146,7 @@ export class Scheduler {
       target: spec.target,
       chatType: spec.chatType,
       creator: spec.creator,
+      ...(spec.agent !== undefined ? { agent: spec.agent } : {}),
       ...(spec.permissions ? { permissions: spec.permissions } : {}),
       until,
       maxRuns: spec.maxRuns ?? null,

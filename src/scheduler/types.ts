@@ -39,6 +39,8 @@ export interface TaskRecord {
   target: OutboundTarget;
   chatType: ChatType;
   creator: TaskCreator;
+  /** The agent the task was created under (an id of `agents`); its runs are that agent's turns. Absent: default. */
+  agent?: string;
   /** What the creator could use when they created it; an agent task's runs never get more. */
   permissions?: ToolPermissions;
   until: number | null;

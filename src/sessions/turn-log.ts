@@ -25,7 +25,7 @@ const turnLogEntrySchema = z.object({
   durationMs: z.number(),
   /** Model round trips. */
   steps: z.number(),
-  outcome: z.enum(["answered", "step_limit", "failed"]),
+  outcome: z.enum(["answered", "step_limit", "budget", "failed"]),
   errorId: z.string().optional(),
   toolCalls: z.array(toolCallLogSchema),
 });

@@ -50,7 +50,7 @@ export interface Skills {
   readonly registry: SkillRegistry;
   readonly events: SkillEventBus;
   /** Level-1 text for the system prompt. */
-  catalog(): string;
+  catalog(only?: readonly string[] | null): string;
   /** The equipped skills of a session, for its system prompt; "" when none. */
   equippedSection(sessionKey: string): Promise<string>;
   /** Loads every skill (announcing each through `events`), then watches the roots when configured. */
@@ -73,7 +73,7 @@ export async function createSkills(opts: CreateSkillsOptions): Promise<Skills> {
     service,
     registry,
     events,
-    catalog: () => service.catalog(),
+    catalog: (only) => service.catalog(only),
     equippedSection: (sessionKey) => service.equippedSection(sessionKey),
     start: async () => {
       await registry.load();

@@ -58,9 +58,11 @@ export class SkillsService {
     });
   }
 
-  /** Level 1 for the system prompt; rendered once per load. */
-  catalog(): string {
-    this.catalogText ??= renderSkillCatalog(this.deps.registry.list(), this.deps.config.catalogTokenBudget);
+  /** Level 1 for the system prompt; rendered once per load. `only`: an agent's skills, rendered each time. */
+  catalog(only: readonly string[] | null = null): string {
+    const { catalogTokenBudget } = this.deps.config;
+    if (only !== null) return renderSkillCatalog(this.deps.registry.list().filter((skill) => only.includes(skill.name)), catalogTokenBudget);
+    this.catalogText ??= renderSkillCatalog(this.deps.registry.list(), catalogTokenBudget);
     return this.catalogText;
   }
 

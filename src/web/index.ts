@@ -2,7 +2,7 @@
 import type { Agent } from "undici";
 import { AddressGuard, type Resolver } from "../infra/net/address-guard.js";
 import type { WebConfig } from "./config.js";
-import { guardedAgent } from "./dispatcher.js";
+import { guardedAgent } from "../infra/net/guarded-agent.js";
 import { WebError } from "./errors.js";
 import { extract } from "./extract.js";
 import { guardedGet } from "./fetch.js";

@@ -105,6 +105,7 @@ describe("when the store fails", () => {
       close: () => Promise.resolve(),
       lists: (name) => h.store.lists(name),
       sets: (name) => h.store.sets(name),
+      tallies: (name) => h.store.tallies(name),
       write: () => Promise.reject(new Error("disk full")),
       namespace: <T>(name: NamespaceName): Namespace<T> => {
         const real = h.store.namespace<T>(name);

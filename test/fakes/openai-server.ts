@@ -25,10 +25,25 @@ export interface FakeStreaming {
   failAfterChars?: number;
 }
 
-/** `heldUntil`: nothing comes back before the promise settles (the test lets the model answer when it has seen what it waits for). */
+/**
+ * A usage block as the fake reports it: `input` counts every input token, the cached ones (OpenAI's
+ * prompt_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens) and, for Anthropic, those written to
+ * the cache (cache_creation_input_tokens) included.
+ */
+export interface FakeUsage {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  cacheCreation?: number;
+}
+
+/**
+ * `heldUntil`: nothing comes back before the promise settles (the test lets the model answer when it has seen what it
+ * waits for). `usage`: the block to report instead of one made up from the sizes; null: none (OpenAI-compatible only).
+ */
 export type FakeReply =
-  | { text: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown> }
-  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown> }
+  | { text: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown>; usage?: FakeUsage | null }
+  | { toolCalls: FakeToolCall[]; text?: string; streaming?: FakeStreaming; delayMs?: number; heldUntil?: Promise<unknown>; usage?: FakeUsage | null }
   | { status: number; body: unknown; headers?: Record<string, string> }
   /** Server-sent events written as they are (a stream a real endpoint could send that the scripted ones do not). */
   | { rawSse: string; contentType?: string }
@@ -83,6 +98,8 @@ export interface FakeOpenAI {
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   /** The tool results carried by the latest request. */
   lastToolResults(): ToolResultSeen[];
+  /** The usage blocks of the answers sent, oldest first (none for an answer without one). */
+  usages: FakeUsage[];
   /** Every speech-to-text request, oldest first (not counted in `requests`). */
   transcriptions: FakeTranscription[];
   /** Answers speech-to-text requests; without it they get a 500. */
@@ -109,6 +126,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
   const arrivals = new EventEmitter();
   let responder: FakeResponder | undefined;
   const transcriptions: FakeTranscription[] = [];
+  const usages: FakeUsage[] = [];
   let transcriber: ((request: FakeTranscription) => FakeTranscriptionReply) | undefined;
   let callCounter = 0;
   const clock = opts.clock ?? systemClock;
@@ -173,7 +191,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     if (reply.delayMs) await pause(clock, reply.delayMs);
     if (reply.heldUntil) await reply.heldUntil.catch(() => undefined);
     const text = reply.text ?? "";
-    const answer: Answer = { text, calls, usage: usageFor(body, text, calls) };
+    const answer: Answer = { text, calls, usage: reply.usage === undefined ? usageFor(body, text, calls) : reply.usage };
+    if (answer.usage) usages.push(answer.usage);
     const streaming = reply.streaming ?? {};
     if (api === "anthropic") {
       if (body.stream === true) await sendSse(res, api, anthropicEvents(answer, body.model, streaming.pieceSize ?? 5), streaming, clock);
@@ -192,6 +211,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    usages,
     enqueue: (...replies) => void queue.push(...replies),
     respondWith: (fn) => void (responder = fn),
     waitForRequests: (count, timeoutMs = 5_000) =>
@@ -268,16 +288,30 @@ async function readTranscription(req: IncomingMessage): Promise<FakeTranscriptio
 interface Answer {
   text: string;
   calls: Array<{ id: string; name: string; arguments: string }>;
-  usage: { input: number; output: number };
+  usage: FakeUsage | null;
 }
 
-function usageFor(body: FakeRequestBody, text: string, calls: Answer["calls"]): Answer["usage"] {
+function usageFor(body: FakeRequestBody, text: string, calls: Answer["calls"]): FakeUsage {
   const output = text.length + calls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
   return { input: Math.ceil(JSON.stringify(body.messages ?? []).length / 4), output: Math.ceil(output / 4) || 1 };
 }
 
-function openAIUsage(usage: Answer["usage"]): object {
-  return { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output };
+function openAIUsage(usage: FakeUsage): object {
+  const details = usage.cachedInput !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedInput } } : {};
+  return { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, ...details };
+}
+
+/** Anthropic counts input without the cache's tokens, and those read from and written to it apart. */
+function anthropicUsage(usage: FakeUsage | null, output: number = usage?.output ?? 0): object {
+  if (!usage) throw new Error("fake-openai: an Anthropic answer always has a usage block");
+  const cached = usage.cachedInput ?? 0;
+  const created = usage.cacheCreation ?? 0;
+  return {
+    input_tokens: usage.input - cached - created,
+    output_tokens: output,
+    ...(usage.cachedInput !== undefined ? { cache_read_input_tokens: cached } : {}),
+    ...(usage.cacheCreation !== undefined ? { cache_creation_input_tokens: created } : {}),
+  };
 }
 
 const finishReasonOf = (answer: Answer): string => (answer.calls.length > 0 ? "tool_calls" : "stop");
@@ -300,7 +334,7 @@ function openAICompletion(answer: Answer, model: string | undefined): object {
         finish_reason: finishReasonOf(answer),
       },
     ],
-    usage: openAIUsage(answer.usage),
+    ...(answer.usage ? { usage: openAIUsage(answer.usage) } : {}),
   };
 }
 
@@ -324,7 +358,7 @@ function openAIChunks(answer: Answer, body: FakeRequestBody, pieceSize: number):
   });
   chunks.push(chunk({}, finishReasonOf(answer)));
   const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-  if (streamOptions?.include_usage) chunks.push({ ...base, choices: [], usage: openAIUsage(answer.usage) });
+  if (streamOptions?.include_usage && answer.usage) chunks.push({ ...base, choices: [], usage: openAIUsage(answer.usage) });
   return chunks;
 }
 
@@ -332,7 +366,7 @@ function openAIChunks(answer: Answer, body: FakeRequestBody, pieceSize: number):
 function anthropicEvents(answer: Answer, model: string | undefined, pieceSize: number): object[] {
   const message = anthropicMessage(answer, model) as { content: unknown[]; stop_reason: string; usage: object };
   const events: object[] = [
-    { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { input_tokens: answer.usage.input, output_tokens: 0 } } },
+    { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: anthropicUsage(answer.usage, 0) } },
   ];
   let index = 0;
   if (answer.text) {
@@ -345,7 +379,7 @@ function anthropicEvents(answer: Answer, model: string | undefined, pieceSize: n
     events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: call.arguments } });
     events.push({ type: "content_block_stop", index: index++ });
   }
-  events.push({ type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: answer.usage.output } });
+  events.push({ type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: answer.usage?.output ?? 0 } });
   events.push({ type: "message_stop" });
   return events;
 }
@@ -368,7 +402,7 @@ function anthropicMessage(answer: Answer, model: string | undefined): object {
     content,
     stop_reason: answer.calls.length > 0 ? "tool_use" : "end_turn",
     stop_sequence: null,
-    usage: { input_tokens: answer.usage.input, output_tokens: answer.usage.output },
+    usage: anthropicUsage(answer.usage),
   };
 }
 

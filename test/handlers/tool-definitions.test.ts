@@ -8,7 +8,9 @@ import { configSchema } from "../../src/config.js";
 import { ToolCatalog } from "../../src/handlers/catalog.js";
 import { createFilesystemHandler } from "../../src/handlers/filesystem.js";
 import { HandlerRegistry } from "../../src/handlers/registry.js";
-import { createSystemHandler } from "../../src/handlers/system.js";
+import { createDelegationHandler, createSystemHandler } from "../../src/handlers/system.js";
+import { Delegation } from "../../src/agents/delegation.js";
+import { DEFAULT_AGENT_ID, defaultAgentProfile } from "../../src/core/agents.js";
 import type { ToolDefinition } from "../../src/core/tools.js";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import { definitionsOf } from "../helpers/handler-spec.js";
@@ -26,7 +28,12 @@ beforeAll(async () => {
   store = await createStore({ url: null, dataDir: dir, log, keyPrefix: "test:" });
   const { thinking, turnLog } = sessionRecords(store, log);
   const catalog = new ToolCatalog(new HandlerRegistry({ log, defaultTimeoutMs: 1_000 }));
-  systemTools = definitionsOf(createSystemHandler({ catalog, thinking, turnLog, llm: configSchema.parse({}).llm }));
+  const agents = { choose: () => Promise.reject(new Error("unused")), profile: () => defaultAgentProfile(), maxParallelDelegations: 3 };
+  const delegation = new Delegation({ turns: { runTurn: () => Promise.reject(new Error("unused")) }, agents, limits: { maxSteps: 3, maxTokens: 5_000, historyTokenBudget: 2_000 } });
+  systemTools = [
+    ...definitionsOf(createSystemHandler({ catalog, thinking, turnLog, llm: configSchema.parse({}).llm })),
+    ...definitionsOf(createDelegationHandler(delegation, { helpers: [{ id: DEFAULT_AGENT_ID, name: null }], timeoutMs: 60_000 })),
+  ];
 });
 
 afterAll(async () => {

@@ -80,3 +80,37 @@ describe("get_mcp_instructions", () => {
     expect(result).toEqual({ ok: true, tool: "get_mcp_instructions", output: "Use add for sums. The other tools misbehave on purpose." });
   });
 });
+
+describe("read_mcp_resource and get_mcp_prompt", () => {
+  const tool = (name: string, input: unknown, permissions = member) => registryWith(false).executeByTool(name, input, makeToolContext({ permissions }));
+
+  it("lists the everything server's resources and prompts in the section and in list_mcp_servers", async () => {
+    const section = mcpPromptSection(manager, member) ?? "";
+    expect(section).toContain("Resources:\n- `demo://resource/static/document/architecture.md` architecture.md: Static document file");
+    expect(section).toContain("Prompts:\n- **simple-prompt**: A prompt with no arguments");
+    expect(section).toContain("- **args-prompt**: A prompt with two arguments, one required and one optional\n  - `city` (required): Name of the city\n  - `state` (optional)");
+    const listed = await tool("list_mcp_servers", {});
+    expect(listed).toMatchObject({
+      ok: true,
+      output: expect.arrayContaining([
+        expect.objectContaining({ id: "everything", resources: expect.arrayContaining(["demo://resource/static/document/architecture.md"]), prompts: expect.arrayContaining(["args-prompt"]) }),
+      ]),
+    });
+  });
+
+  it("reads a resource and fills a prompt with its arguments", async () => {
+    const read = await tool("read_mcp_resource", { server: "everything", uri: "demo://resource/static/document/architecture.md" });
+    expect(read).toMatchObject({ ok: true, output: expect.stringMatching(/^\[resource demo:\/\/resource\/static\/document\/architecture\.md \(text\/markdown\)\]\n/) });
+    const prompt = await tool("get_mcp_prompt", { server: "everything", name: "args-prompt", arguments: { city: "Lisbon" } });
+    expect(prompt).toMatchObject({ ok: true, output: expect.stringMatching(/^\[user\]\n.*Lisbon/) });
+  });
+
+  it("names the prompts for an unknown prompt, and reports the server's refusal of an unknown resource", async () => {
+    expect(await tool("get_mcp_prompt", { server: "everything", name: "nope" })).toMatchObject({ ok: false, code: "invalid_input", error: expect.stringContaining("Its prompts: simple-prompt, args-prompt") });
+    expect(await tool("read_mcp_resource", { server: "everything", uri: "demo://nothing/here" })).toMatchObject({ ok: false, code: "failed", error: expect.stringContaining('MCP server "everything": the request for the resource "demo://nothing/here" failed') });
+  });
+
+  it("keeps an owners-only server's resources from members", async () => {
+    expect(await tool("read_mcp_resource", { server: "private", uri: "x://y" })).toMatchObject({ ok: false, code: "denied" });
+  });
+});

@@ -31,6 +31,7 @@ import { LocalCoordinator } from "../../src/infra/store/local-coordinator.js";
 import type { Logger } from "../../src/infra/log.js";
 import { MemoryLists } from "../helpers/memory-lists.js";
 import { MemorySets } from "../helpers/memory-sets.js";
+import { MemoryTallies } from "../helpers/memory-tallies.js";
 
 export const silentLog = pino({ level: "silent" }) as Logger;
 
@@ -93,6 +94,7 @@ export function memoryStore(): Store {
   const guard = new BackendGuard([]);
   const memoryLists = new MemoryLists();
   const memorySets = new MemorySets();
+  const memoryTallies = new MemoryTallies();
   return new KeyvStore({
     backend: "sqlite",
     guard,
@@ -101,6 +103,7 @@ export function memoryStore(): Store {
     bus: new LocalBus(),
     lists: <T>(name: NamespaceName) => memoryLists.of<T>(name),
     sets: <T>(name: NamespaceName) => memorySets.of<T>(name),
+    tallies: (name: NamespaceName) => memoryTallies.of(name),
     write: async ({ sets, removals }) => {
       for (const { namespace, key, text, ttlMs } of sets) await keyv.set(`test:${namespace}:${key}`, (JSON.parse(text) as { value: unknown }).value, ttlMs);
       for (const { namespace, key, id } of removals) await memorySets.of(namespace).remove(key, id);

@@ -27,6 +27,7 @@ function refusingWrites(store: Store, failures: { left: number }): Store {
     bus: store.bus,
     lists: (name) => store.lists(name),
     sets: (name) => store.sets(name),
+    tallies: (name) => store.tallies(name),
     write: (change) => (failures.left-- > 0 ? Promise.reject(new Error("disk full")) : store.write(change)),
     ping: () => store.ping(),
     close: () => store.close(),

@@ -129,20 +129,39 @@ export function ConfigPage({ onAuth }: PageProps) {
 interface McpServer {
   name: string;
   status: string;
+  /** The server wants an OAuth login no owner has done yet. */
+  needsLogin?: boolean;
   tools: string[];
 }
 
 export function McpPage({ onAuth }: PageProps) {
   const { data, error } = useData<{ servers: McpServer[] }>("/mcp", onAuth);
+  const [login, setLogin] = useState<{ name: string; url?: string; error?: string } | null>(null);
+  const startLogin = (name: string) =>
+    api.post<{ url: string }>(`/mcp/${encodeURIComponent(name)}/login`).then(
+      ({ url }) => setLogin({ name, url }),
+      (err: unknown) => setLogin({ name, error: err instanceof Error ? err.message : String(err) }),
+    );
   return (
     <section>
       <h2>MCP servers</h2>
       {error && <p class="error">{error}</p>}
+      {login?.url && (
+        <p>
+          Open <a href={login.url} target="_blank" rel="noopener noreferrer">this link to log in to {login.name}</a>; the server
+          connects when the login comes back here.
+        </p>
+      )}
+      {login?.error && <p class="error">Login to {login.name} could not start: {login.error}</p>}
       {data && data.servers.length === 0 && <p>No MCP servers are configured.</p>}
       <table>
         <tbody>
           {data?.servers.map((s) => (
-            <tr><td>{s.name}</td><td>{s.status}</td><td>{s.tools.join(", ")}</td></tr>
+            <tr>
+              <td>{s.name}</td>
+              <td>{s.status}{s.needsLogin && <button onClick={() => void startLogin(s.name)}>Log in</button>}</td>
+              <td>{s.tools.join(", ")}</td>
+            </tr>
           ))}
         </tbody>
       </table>

@@ -34,6 +34,7 @@ isRecursiveSchema(modelMessageSchema);
 
 export { withHistoryPrompt, type HistoryPrompt } from "./history-prompt.js";
 export { liveCompletionsOf, type GenerateResult, type StreamResult } from "./live-completions.js";
+export type { CallOptions } from "./model-call.js";
 
 /** The settings a provider is made from, complete (createModel checks them first). */
 export type ProviderSettings = Pick<CoreConfig["llm"], "provider" | "baseUrl" | "apiKey" | "timeoutMs"> & { model: string };

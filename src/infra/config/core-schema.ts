@@ -66,6 +66,11 @@ export const coreConfigShape = {
       maxRetries: z.number().int().min(0).max(10).default(2),
       maxOutputTokens: z.number().int().positive().nullable().default(null),
       historyTokenBudget: z.number().int().min(1000).default(24_000),
+      /** Currency units per million tokens, for usage costs and cost budgets; cachedInput defaults to input. */
+      prices: z
+        .strictObject({ input: z.number().min(0), cachedInput: z.number().min(0).optional(), output: z.number().min(0) })
+        .nullable()
+        .default(null),
     })
     .prefault({}),
   agent: z

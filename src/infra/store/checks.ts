@@ -53,3 +53,22 @@ export function checkLease(key: string, holder: string, context: string): void {
   requireKey(key, context);
   requireKey(holder, `${context} "${key}" holder`);
 }
+
+/** A tally change's keys, whole TTLs and finite amounts, and its bounds' keys and limits. */
+export function requireTallies(
+  name: string,
+  changes: ReadonlyArray<{ key: string; amounts: Readonly<Record<string, number>>; ttlMs: number }>,
+  bounds: ReadonlyArray<{ key: string; field: string; limit: number }>,
+): void {
+  for (const { key, amounts, ttlMs } of changes) {
+    requireKey(key, `store tally ${name}`);
+    requireDuration(ttlMs, "ttlMs", `store tally ${name}:${key}`);
+    for (const [field, amount] of Object.entries(amounts)) {
+      if (!Number.isFinite(amount)) throw new RangeError(`store tally ${name}:${key} field ${field}: the amount must be a finite number, got ${String(amount)}`);
+    }
+  }
+  for (const { key, field, limit } of bounds) {
+    requireKey(key, `store tally ${name} bound`);
+    if (Number.isNaN(limit)) throw new RangeError(`store tally ${name}:${key} bound on ${field}: the limit is not a number`);
+  }
+}

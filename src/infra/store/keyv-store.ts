@@ -1,5 +1,5 @@
 /** The Store both backends share: their namespaces (made once each), a coordinator, ping and an idempotent close. */
-import type { Coordinator, EntrySets, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend, StoreWrite } from "./types.js";
+import type { Coordinator, EntrySets, ItemLists, MessageBus, Namespace, NamespaceName, Store, StoreBackend, StoreWrite, Tallies } from "./types.js";
 import { prepareWrite, type PreparedWrite } from "./store-write.js";
 import type { BackendGuard } from "./backend-guard.js";
 
@@ -14,6 +14,8 @@ export interface KeyvStoreParts {
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** The backend's entry sets of a namespace. */
   sets<T>(name: NamespaceName): EntrySets<T>;
+  /** The backend's sums of a namespace. */
+  tallies(name: NamespaceName): Tallies;
   /** The backend's one write of several changes, all or nothing. */
   write(change: PreparedWrite): Promise<void>;
   /** A round trip to the backend. */
@@ -52,6 +54,10 @@ export class KeyvStore implements Store {
 
   sets<T>(name: NamespaceName): EntrySets<T> {
     return this.#parts.sets<T>(name);
+  }
+
+  tallies(name: NamespaceName): Tallies {
+    return this.#parts.tallies(name);
   }
 
   async write(change: StoreWrite): Promise<void> {

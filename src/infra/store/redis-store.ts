@@ -15,6 +15,7 @@ import { RedisBus } from "./redis-bus.js";
 import { RedisCoordinator } from "./redis-coordinator.js";
 import { RedisLists } from "./redis-lists.js";
 import { RedisSets } from "./redis-sets.js";
+import { RedisTallies } from "./redis-tallies.js";
 
 const CONNECT_TIMEOUT_MS = 3_000;
 const CONNECT_DEADLINE_MS = 5_000;
@@ -43,6 +44,7 @@ export async function connectRedisStore(target: RedisTarget, keyPrefix: string, 
     bus,
     lists: (name) => new RedisLists(client, guard, name, keyPrefix),
     sets: (name) => new RedisSets(client, guard, name, `${keyPrefix}sets:${name}:`),
+    tallies: (name) => new RedisTallies(client, guard, name, `${keyPrefix}tallies:${name}:`),
     write: async ({ sets, removals }) => {
       const transaction = client.multi();
       // The keys and rows KeyvNamespace and RedisSets use.

@@ -27,6 +27,12 @@ interface Waiting {
   deadline: number;
 }
 
+/** The statements a transaction of `SqliteDb.atomically` runs, synchronously. */
+export interface AtomicStatements {
+  all<R>(sql: string, ...params: unknown[]): R[];
+  run(sql: string, ...params: unknown[]): number;
+}
+
 export class SqliteDb {
   readonly #statements = new Map<string, Database.Statement>();
   /** Statements waiting for another connection's lock, in the order they were asked for. */
@@ -60,6 +66,18 @@ export class SqliteDb {
         for (const { sql, params } of statements) this.#prepared(sql).run(...params);
       })(),
     );
+  }
+
+  /**
+   * Runs `work` in one transaction, its reads and writes together: nothing else lands between them, and its writes
+   * are committed all or none. `work` must not await (the transaction ends when it returns).
+   */
+  atomically<T>(work: (db: AtomicStatements) => T): Promise<T> {
+    const statements: AtomicStatements = {
+      all: <R>(sql: string, ...params: unknown[]) => this.#prepared(sql).all(...params) as R[],
+      run: (sql: string, ...params: unknown[]) => this.#prepared(sql).run(...params).changes,
+    };
+    return this.#inOrder(() => this.db.transaction(() => work(statements))());
   }
 
   /**

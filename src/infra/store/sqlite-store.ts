@@ -17,6 +17,7 @@ import { SqliteDb } from "./sqlite-db.js";
 import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
 import { CREATE_KV_TABLE, KV_TABLE, SET_ROW, SqliteNamespace } from "./sqlite-namespace.js";
 import { createSetTable, REMOVE_ENTRY, SqliteSets, SWEEP_SETS_SQL } from "./sqlite-sets.js";
+import { createTallyTable, SqliteTallies, SWEEP_TALLIES_SQL } from "./sqlite-tallies.js";
 import type { PreparedWrite } from "./store-write.js";
 import { SqliteBatches } from "./sqlite-batches.js";
 
@@ -46,6 +47,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
       await db.exec(CREATE_KV_TABLE);
       await createListTable(db);
       await createSetTable(db);
+      await createTallyTable(db);
     });
   } catch (err) {
     // The open error is the one to report; a failure to close what never opened adds nothing.
@@ -57,6 +59,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     await guard.run("sweep expired", file, async () => {
       await db.run(SWEEP_SQL, Date.now());
       await db.run(SWEEP_SETS_SQL, Date.now());
+      await db.run(SWEEP_TALLIES_SQL, Date.now());
     });
   };
   await sweep();
@@ -76,6 +79,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     sets: (name) => new SqliteSets(db, guard, name, `${keyPrefix}${name}:`),
+    tallies: (name) => new SqliteTallies(db, guard, name, `${keyPrefix}${name}:`),
     write: async ({ sets, removals }: PreparedWrite) => {
       const rows = sets.map(({ namespace, key, text }) => ({ sql: SET_ROW, params: [`${keyPrefix}${namespace}:${key}`, text] }));
       // A batched write of the same key asked for earlier lands first, so it cannot overwrite this one afterwards;

@@ -4,7 +4,7 @@
  * operations that must hold across processes.
  */
 
-export const NAMESPACES = ["sessions", "dedup", "tasks", "receipts", "web", "workspace", "access", "meta", "memory", "actions", "voice", "languages"] as const;
+export const NAMESPACES = ["sessions", "dedup", "tasks", "receipts", "web", "workspace", "access", "meta", "memory", "actions", "voice", "agents", "mcp", "usage", "languages"] as const;
 export type NamespaceName = (typeof NAMESPACES)[number];
 
 export interface Namespace<T> {
@@ -62,6 +62,35 @@ export interface EntrySets<T> {
   remove(key: string, id: string): Promise<void>;
   /** The entries not expired, in the order they were added. */
   all(key: string): Promise<T[]>;
+}
+
+/**
+ * Sums kept by key and field, changed only by adding to them (SQLite: a row per field; Redis: a hash per key), so
+ * replicas adding at once lose nothing. Each call is one atomic change across replicas, in one round trip.
+ */
+export interface Tallies {
+  /** Adds every change's amounts, all together. */
+  add(changes: readonly TallyChange[]): Promise<void>;
+  /**
+   * Adds the changes only if every bound's field is still below its limit (checked and added in one step, so two
+   * replicas cannot both pass the last check); each bound's sum, after the change when it was added.
+   */
+  addWithin(changes: readonly TallyChange[], bounds: readonly TallyBound[]): Promise<{ added: boolean; sums: number[] }>;
+  /** Each key's fields and sums (an empty record for a key with none). */
+  read(keys: readonly string[]): Promise<Array<Record<string, number>>>;
+}
+
+export interface TallyChange {
+  key: string;
+  amounts: Readonly<Record<string, number>>;
+  /** The key's sums are forgotten this long after its last change. */
+  ttlMs: number;
+}
+
+export interface TallyBound {
+  key: string;
+  field: string;
+  limit: number;
 }
 
 /** A lease's holder and its fencing token: each grant of a key gets a higher token than every grant before it. */
@@ -176,6 +205,8 @@ export interface Store {
   lists<T>(name: NamespaceName): ItemLists<T>;
   /** Entry sets under the namespace's name (kept apart from its key-value entries and lists). */
   sets<T>(name: NamespaceName): EntrySets<T>;
+  /** Sums under the namespace's name (kept apart from its other entries). */
+  tallies(name: NamespaceName): Tallies;
   /** Makes the changes together, at once (see StoreWrite). */
   write(change: StoreWrite): Promise<void>;
   /** Round trip to the backend; throws when it does not answer. */

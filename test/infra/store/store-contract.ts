@@ -506,6 +506,38 @@ export function storeContract(newFixture: () => Promise<StoreFixture>): void {
     expect(got).toHaveLength(20);
   });
 
+  it("tallies: additions sum per key and field, across a restart, and stay apart by namespace and key", async () => {
+    const store = await open();
+    const usage = store.tallies("usage");
+    const day = { ttlMs: 60_000 };
+    await usage.add([{ key: "a", amounts: { tokens: 10, cost: 0.25 }, ...day }, { key: "b", amounts: { tokens: 1 }, ...day }]);
+    await usage.add([{ key: "a", amounts: { tokens: 5, cost: 0.5 }, ...day }]);
+    expect(await usage.read(["a", "b", "none"])).toEqual([{ tokens: 15, cost: 0.75 }, { tokens: 1 }, {}]);
+    expect(await store.tallies("meta").read(["a"])).toEqual([{}]);
+    await store.close();
+    expect(await (await open()).tallies("usage").read(["a"])).toEqual([{ tokens: 15, cost: 0.75 }]);
+  });
+
+  it("tallies: a bounded addition lands only while every bound is below its limit, and says each bound's sum", async () => {
+    const usage = (await open()).tallies("usage");
+    const change = [{ key: "user", amounts: { tokens: 60 }, ttlMs: 60_000 }, { key: "global", amounts: { tokens: 60 }, ttlMs: 60_000 }];
+    const bounds = [{ key: "user", field: "tokens", limit: 100 }, { key: "global", field: "tokens", limit: 1_000 }];
+    expect(await usage.addWithin(change, bounds)).toEqual({ added: true, sums: [60, 60] });
+    // 60 is below 100: the next lands too, past the limit (a call's size is known only afterwards).
+    expect(await usage.addWithin(change, bounds)).toEqual({ added: true, sums: [120, 120] });
+    expect(await usage.addWithin(change, bounds)).toEqual({ added: false, sums: [120, 120] });
+    expect(await usage.read(["user", "global"])).toEqual([{ tokens: 120 }, { tokens: 120 }]);
+    await expect(usage.add([{ key: "user", amounts: { tokens: Number.NaN }, ttlMs: 1 }])).rejects.toThrow(/finite number/);
+  });
+
+  it("tallies: sums are forgotten their TTL after the last change", async () => {
+    const usage = (await open()).tallies("usage");
+    await usage.add([{ key: "short", amounts: { tokens: 3 }, ttlMs: 50 }]);
+    await until("the sum expired", async () => (await usage.read(["short"]))[0]!.tokens === undefined);
+    await usage.add([{ key: "short", amounts: { tokens: 2 }, ttlMs: 60_000 }]);
+    expect(await usage.read(["short"])).toEqual([{ tokens: 2 }]);
+  });
+
   it("close is idempotent, and calls after close fail clearly", async () => {
     const store = await open();
     await store.close();

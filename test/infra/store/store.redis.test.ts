@@ -59,6 +59,16 @@ describe.skipIf(!REDIS_URL)("Redis store", () => {
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
+    it("racing for the last of a tally's limit: exactly one of 20 bounded additions lands", async () => {
+      const [a, b] = await twoReplicas();
+      const change = [{ key: "user", amounts: { tokens: 50 }, ttlMs: 60_000 }];
+      const bound = [{ key: "user", field: "tokens", limit: 100 }];
+      await a.tallies("usage").add([{ key: "user", amounts: { tokens: 99.5 }, ttlMs: 60_000 }]);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).tallies("usage").addWithin(change, bound)));
+      expect(results.filter((r) => r.added)).toHaveLength(1);
+      expect(await b.tallies("usage").read(["user"])).toEqual([{ tokens: 149.5 }]);
+    });
+
     it("racing withLock: 20 increments, never two holders at once", async () => {
       const [a, b] = await twoReplicas();
       expect(await racingIncrements([a, b], 20)).toEqual({ count: 20, maxInside: 1 });

@@ -4,8 +4,8 @@
  * Being the connector, it runs for every hop, every retry and every pooled connection, not just the first URL.
  */
 import { isIP } from "node:net";
-import { Agent, buildConnector } from "undici";
-import type { AddressGuard } from "../infra/net/address-guard.js";
+import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import type { AddressGuard } from "./address-guard.js";
 
 export function guardedAgent(guard: AddressGuard, connectTimeoutMs: number): Agent {
   const base = buildConnector({ timeout: connectTimeoutMs });
@@ -21,4 +21,10 @@ export function guardedAgent(guard: AddressGuard, connectTimeoutMs: number): Age
       );
     },
   });
+}
+
+/** fetch() whose connections go through `agent` (undici's own fetch: the global one ignores a dispatcher of another undici). */
+export function fetchThrough(agent: Agent): typeof fetch {
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as typeof fetch;
 }

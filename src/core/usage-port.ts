@@ -1,0 +1,54 @@
+/**
+ * What the agent asks of usage accounting and budgets, as a port: before each model call a permit (or a refusal,
+ * and then no request is made), after it the usage the provider reported. The budgets feature implements it; the
+ * agent never imports it.
+ */
+
+/** The kind of work a model call does. */
+export type ModelWork = "chat" | "compaction" | "task" | "memory";
+
+/** Whom a model call is counted to: the person (a task's creator) and the chat. */
+export interface UsageOwner {
+  channel: string;
+  userId: string;
+  chatId: string;
+}
+
+export interface ModelCall {
+  owner: UsageOwner;
+  work: ModelWork;
+  /** The model's name as configured: what the call is attributed to and priced by. */
+  model: string;
+  /** Input tokens the request will take, roughly; asked only when a budget needs a reservation. */
+  estimateInput(): number;
+  /** The most output the request asked for, when it set a limit. */
+  maxOutputTokens: number | undefined;
+}
+
+/** Tokens of one model call. `inputTokens` includes the cached ones. */
+export interface ModelUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  /** Counted with the tokenizer because the provider reported none. */
+  estimated: boolean;
+}
+
+export interface ModelCallPermit {
+  /** Records what the call used (null: it failed, and what it reserved is given back). */
+  settle(usage: ModelUsage | null): Promise<void>;
+  /** A warning for the person, given once per period, when this call took them past the warning level. */
+  readonly notice: string | undefined;
+}
+
+export interface UsagePort {
+  /** Before a turn: the reply to send instead when the owner has no budget left (no model call is made), or undefined. */
+  refusal(owner: UsageOwner): Promise<string | undefined>;
+  /** Before each model call: its permit; throws a BudgetRefusal when a budget is spent. */
+  admit(call: ModelCall): Promise<ModelCallPermit>;
+}
+
+/** A model call refused because a budget is spent: the message says which limit and when it resets. */
+export class BudgetRefusal extends Error {
+  override readonly name = "BudgetRefusal";
+}

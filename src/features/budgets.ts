@@ -1,0 +1,44 @@
+/** Usage accounting and budgets' plug: the meter every model call asks (the turn's usage port), /usage, the console's report, the CLI. */
+import { systemClock } from "../core/clock.js";
+import type { ChannelName } from "../core/types.js";
+import { budgetsConfigSchema, Periods, priceLookup, registerUsageCommand, usageCommands, UsageMeter, UsageReader, usageRoutes } from "../usage/index.js";
+import { defineFeature } from "./module.js";
+
+export const budgetsFeature = defineFeature({
+  name: "budgets",
+  configSchema: budgetsConfigSchema,
+  crossChecks: (settings, core) => {
+    const scopes = [settings.perUser, settings.perChat, settings.global, ...Object.values(settings.overrides)];
+    const inCost = scopes.some((scope) => scope.daily?.cost !== undefined || scope.monthly?.cost !== undefined);
+    return inCost && core.llm.prices === null ? ["budgets: limits in cost need the model's prices: set llm.prices (input, output per million tokens)"] : [];
+  },
+  create: (deps) => {
+    const periods = new Periods(deps.core.agent.timezone);
+    const tallies = deps.store.tallies("usage");
+    const meter = new UsageMeter({
+      config: deps.settings,
+      tallies,
+      coordinator: deps.store.coordinator,
+      periods,
+      clock: systemClock,
+      priceOf: priceLookup(deps.core.llm),
+      isOwner: (channel, userId) => deps.access.isOwner(channel as ChannelName, userId),
+    });
+    const reader = new UsageReader(tallies, periods);
+    return {
+      meter,
+      reader,
+      turn: { usage: meter },
+      commands: usageCommands({ reader, clock: systemClock, isOwner: deps.isOwner }),
+      consoleRoutes: { usage: usageRoutes(reader, systemClock) },
+    };
+  },
+  cli: (program, ctx) =>
+    registerUsageCommand(program, {
+      setup: async () => {
+        const { core } = ctx.setup();
+        const store = await ctx.openStore();
+        return { tallies: store.tallies("usage"), timeZone: core.agent.timezone, close: () => store.close() };
+      },
+    }),
+});
