@@ -182,9 +182,10 @@ export class Router {
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
   readonly handlePress = async (press: ButtonPress): Promise<void> => {
+    const speech = await this.languages.speechOf(press);
     // Not claimed while shutting down: the button stays usable after the restart.
-    if (!this.accepting) return press.answer({ notice: "Restarting; please press again in a moment." }).catch(() => undefined);
-    return this.actions.press(press, this.handle);
+    if (!this.accepting) return press.answer({ notice: speech.t("errors.restarting") }).catch(() => undefined);
+    return this.actions.press(press, this.handle, speech);
   };
 
   /**
