@@ -2,6 +2,7 @@
  * The core settings every gateway has (data dir, log, HTTP, store, LLM, agent, sessions). Channels and features
  * add their own sections; src/config.ts composes the whole schema. config/default.yaml documents every setting.
  */
+import { LOCALES, localeOf } from "../i18n/index.js";
 import { z } from "zod";
 
 export function isTimeZone(zone: string): boolean {
@@ -104,7 +105,7 @@ export const coreConfigShape = {
   i18n: z
     .strictObject({
       /** The language of people who set none and whose platform tells none: "en" or "zh-Hans" (or a tag of either). */
-      default: z.string().min(2).default("en"),
+      default: z.string().refine((tag) => localeOf(tag) !== null, `expected one of ${LOCALES.join(", ")} (or a tag of either, like zh-CN)`).default("en"),
     })
     .prefault({}),
 };
