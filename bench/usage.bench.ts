@@ -38,8 +38,8 @@ export async function run(): Promise<BenchResult> {
     const clock = new ManualClock(Date.now());
     const variants: Array<[string, Agent]> = [
       ["no usage port", h.makeAgent()],
-      ["accounting", h.makeAgent({}, { usage: meterOn(h, clock, {}) })],
-      ["accounting + 6 budgets", h.makeAgent({}, { usage: meterOn(h, clock, BUDGETS) })],
+      ["accounting", h.makeAgent({}, { hooks: { usage: meterOn(h, clock, {}) } })],
+      ["accounting + 6 budgets", h.makeAgent({}, { hooks: { usage: meterOn(h, clock, BUDGETS) } })],
     ];
     h.fake.respondWith(() => ({ text: "Here is a short answer to your question." }));
     const totals = new Map(variants.map(([name]) => [name, { cpuMs: 0, statements: 0, turns: 0 }]));
@@ -90,7 +90,7 @@ function meterOn(h: Harness, clock: ManualClock, budgets: unknown): UsageMeter {
 /** The model calls of an idle hour: 100 sessions that said something before it, the tasks due in it. */
 async function idleHour(h: Harness): Promise<Record<string, string | number>> {
   const clock = new ManualClock(Date.now());
-  const agent = h.makeAgent({}, { usage: meterOn(h, clock, BUDGETS) });
+  const agent = h.makeAgent({}, { hooks: { usage: meterOn(h, clock, BUDGETS) } });
   for (let i = 0; i < SESSIONS; i++) await h.turn("hello", { agent, sessionKey: `web:idle-${i}`, message: inboundMessage("hello", { chat: { id: `chat-${i}`, type: "direct" } }) });
   const sent = new Map<string, number>();
   const scheduler = new Scheduler({

@@ -148,16 +148,16 @@ export class Gateway {
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
     });
     const agentDeps = { config, secrets, registry, catalog, history, turnLog, thinking, log, timezoneOf: senderZone(zones), ...features.turn };
-    agent = llmProblem ? null : new Agent({ ...agentDeps, model: createModel(config.llm) });
-    const model = `${config.llm.provider} ${config.llm.model}`;
-    // The LLM as the last model call found it: a failed call shows until one succeeds. Without an LLM the gateway
+    agent = llmProblem ? null : new Agent({ ...agentDeps, model: createModel(config.llm, { log: log.child({ component: "llm" }), clock }) });
+    // Each model's state and the last call: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
-    http.addReadinessCheck("llm", () => llmReadiness(llmProblem, model, agent?.lastModelCall ?? null), { gates: false });
+    http.addReadinessCheck("llm", () => llmReadiness(llmProblem, agent), { gates: false });
     const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),
       replicas: () => replicas.view(),
+      models: () => agent?.modelStates() ?? [],
       history,
       resetSession: (key) => router.resetSession(key),
       featureRoutes: features.consoleRoutes,

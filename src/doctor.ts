@@ -5,6 +5,8 @@
  */
 import { generateText } from "ai";
 import { createModel, llmSetupProblem } from "./agent/llm.js";
+import { failoverKind } from "./agent/model-health.js";
+import { DEFAULT_ENTRY } from "./infra/config/model-entries.js";
 import type { ChannelModule } from "./channels/module.js";
 import { channelModules } from "./channels/modules.js";
 import { channelSettings, collectSecrets, enabledChannels, featureSettings, type Config, type Modules } from "./config.js";
@@ -25,7 +27,7 @@ export async function runDoctor(config: Config, log: Logger, modules: Modules = 
   const featureChecks = features.map((module) => module.doctor?.(featureSettings(config, module), config, log) ?? Promise.resolve([]));
   const results: CheckResult[] = [{ name: "config", ok: true, detail: "valid" }];
   results.push(await checkStore(config, log));
-  results.push(await checkLlm(config));
+  results.push(...(await checkLlm(config)));
   for (const channel of enabledChannels(config, channels)) results.push(await checkChannel(config, channel));
   for (const checks of featureChecks) results.push(...(await checks));
   const secrets = collectSecrets(config, modules);
@@ -65,18 +67,27 @@ function checkStore(config: Config, log: Logger): Promise<CheckResult> {
   });
 }
 
-async function checkLlm(config: Config): Promise<CheckResult> {
+/** One live call to each model of the chain, on its own: a fallback with a refused key shows before it is needed. */
+async function checkLlm(config: Config): Promise<CheckResult[]> {
   const problem = llmSetupProblem(config.llm);
-  if (problem) return { name: "llm", ok: false, detail: "not configured", fix: problem };
-  return attempt("llm", "check LLM_BASE_URL, LLM_API_KEY and LLM_MODEL; the endpoint must answer a chat request", async () => {
-    const result = await generateText({
-      model: createModel(config.llm),
-      prompt: "Reply with the single word: pong",
-      maxRetries: 0,
-      abortSignal: AbortSignal.timeout(LIVE_CALL_TIMEOUT_MS),
-    });
-    return `${config.llm.provider} ${config.llm.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})`;
-  });
+  if (problem) return [{ name: "llm", ok: false, detail: "not configured", fix: problem }];
+  const { links } = createModel(config.llm);
+  const only = links.length === 1 && links[0]!.entry.name === DEFAULT_ENTRY;
+  return Promise.all(
+    links.map(async ({ entry, model }): Promise<CheckResult> => {
+      const name = only ? "llm" : `llm:${entry.name}`;
+      const keys = entry.name === DEFAULT_ENTRY ? "LLM_BASE_URL, LLM_API_KEY and LLM_MODEL" : `llm.models.${entry.name}.baseUrl, apiKey and model`;
+      try {
+        const result = await generateText({ model, prompt: "Reply with the single word: pong", maxRetries: 0, abortSignal: AbortSignal.timeout(LIVE_CALL_TIMEOUT_MS) });
+        return { name, ok: true, detail: `${entry.provider} ${entry.model} answered (${result.text.trim().slice(0, 20) || "empty reply"})` };
+      } catch (err) {
+        const refused = failoverKind(err) === "refused";
+        const key = entry.name === DEFAULT_ENTRY ? "LLM_API_KEY (llm.apiKey)" : `llm.models.${entry.name}.apiKey`;
+        const detail = `${entry.provider} ${entry.model}: ${refused ? "credentials refused: " : ""}${(err as Error).message}`;
+        return { name, ok: false, detail, fix: refused ? `check ${key}; the provider refused it` : `check ${keys}; the endpoint must answer a chat request` };
+      }
+    }),
+  );
 }
 
 function checkChannel(config: Config, module: ChannelModule): Promise<CheckResult> {

@@ -10,6 +10,7 @@ import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
 import type { ZonePreferences } from "./scheduler/zone-preferences.js";
 import { redactText } from "./infra/config/secrets.js";
 import type { ComponentStatus, HttpServer } from "./infra/http/server.js";
+import { modelStateText } from "./agent/model-health.js";
 import type { Logger } from "./infra/log.js";
 import type { Store } from "./infra/store/types.js";
 
@@ -34,11 +35,15 @@ function knownUserOf(config: Config, channel: ChannelName, pairing: PairingBook)
   return async (userId) => named.has(`${channel}:${userId}`) || (await pairing.isApproved(channel, userId));
 }
 
-export function llmReadiness(problem: string | null, model: string, last: Agent["lastModelCall"]): ComponentStatus {
-  if (problem) return { ok: false, detail: problem };
-  if (!last) return { ok: true, detail: `${model}, not called yet` };
-  if (last.ok) return { ok: true, detail: `${model}, last call ok at ${last.at.toISOString()}` };
-  return { ok: false, detail: `${model}, last call failed at ${last.at.toISOString()} (error id ${last.errorId ?? "?"})` };
+export function llmReadiness(problem: string | null, agent: Agent | null): ComponentStatus {
+  if (problem || !agent) return { ok: false, detail: problem ?? "not configured" };
+  const states = agent.modelStates();
+  const parts = Object.fromEntries(states.map((state) => [state.name, modelStateText(state)]));
+  const models = states.map((state) => `${state.name} ${state.state}`).join(", ");
+  const last = agent.lastModelCall;
+  if (!last) return { ok: true, detail: `${models}; not called yet`, parts };
+  if (last.ok) return { ok: true, detail: `${models}; last call ok at ${last.at.toISOString()}`, parts };
+  return { ok: false, detail: `${models}; last call failed at ${last.at.toISOString()} (error id ${last.errorId ?? "?"})`, parts };
 }
 
 /** The store's answer to /readyz; its error may quote the store URL, so the password is kept out. */

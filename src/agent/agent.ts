@@ -20,6 +20,9 @@ import { compactIfNeeded } from "./compaction.js";
 import type { SessionHistory} from "../sessions/history.js";
 import { estimateTokens, type SessionRecord } from "../sessions/history.js";
 import { describeLlmError } from "./llm.js";
+import { answeredBy, ModelChain } from "./model-chain.js";
+import type { ModelState } from "./model-health.js";
+import { modelEntries, primaryEntry, type ModelEntry } from "../infra/config/model-entries.js";
 import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
 import { buildSystemPrompt, systemPromptText, type SystemPrompt } from "./prompt.js";
@@ -91,9 +94,14 @@ export class Agent {
   /** How the latest model call ended, for /readyz; null before the first turn. */
   lastModelCall: { ok: boolean; at: Date; errorId?: string } | null = null;
   private readonly now: () => Date;
+  /** The entry tried first: its provider shapes the system prompt, its vision and reasoning settings the request. */
+  private readonly primary: ModelEntry;
 
   constructor(private readonly deps: AgentDeps) {
     ({ history: this.history, turnLog: this.turnLog, thinking: this.thinking } = deps);
+    const primary = primaryEntry(deps.config.llm);
+    if (!primary) throw new Error("The agent needs a configured language model");
+    this.primary = primary;
     this.secrets = deps.secrets;
     this.now = deps.now ?? (() => new Date());
     this.toolSets = new TurnToolSets(deps.registry, deps.catalog, deps.secrets);
@@ -127,6 +135,11 @@ export class Agent {
     }
   }
 
+  /** Each model entry's state (cooling down, credentials refused, last call), for /status, /readyz and the console. */
+  modelStates(): ModelState[] {
+    return this.deps.model instanceof ModelChain ? this.deps.model.health.states() : [];
+  }
+
   async resetSession(sessionKey: string): Promise<void> {
     await this.history.reset(sessionKey);
     await this.turnLog.reset(sessionKey);
@@ -143,9 +156,10 @@ export class Agent {
   }
 
   private async turn(input: TurnInput, progress: TurnProgress, log: Logger): Promise<TurnResult> {
-    const { llm } = this.deps.config;
     const agent = this.profileOf(input);
-    const model = resolveAgentModel(agent.model, this.deps.model, llm);
+    // The loader checked the agent's model name; a model that is not a chain (in tests) is taken as it is.
+    const chain = this.deps.model;
+    const model: LanguageModel = chain instanceof ModelChain ? resolveAgentModel(agent.model, chain, this.deps.config.llm) : chain;
     const refusal = await this.deps.usage?.refusal(ownerOf(input));
     if (refusal !== undefined) {
       log.info("turn not started: a budget is spent");
@@ -155,7 +169,7 @@ export class Agent {
     const metered = this.meteredCalls(input, progress, log);
     const media = await this.deps.prepareMedia?.(input, log);
     const user = await buildUserMessage(input.message, {
-      vision: llm.vision,
+      vision: this.primary.vision,
       download: media?.download ?? input.download,
       transcripts: media?.transcripts,
       log,
@@ -170,12 +184,11 @@ export class Agent {
     const { disclosedTools } = progress;
     for (const name of record.disclosedTools) disclosedTools.add(name);
 
-    const modelLabels = { provider: llm.provider, model: llm.model ?? "default" };
-    const endModelTimer = modelLatency.startTimer(modelLabels);
+    const endModelTimer = modelLatency.startTimer({ provider: this.primary.provider, model: this.primary.model });
     const result = await this.generate(record, user.forModel, { input, agent, model, metered }, progress, log);
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
-    countTokens(modelLabels, result.totalUsage);
+    for (const step of result.steps) countTokens(this.entryLabels(answeredBy(step.providerMetadata)), step.usage);
     const reply = this.replyText(result, input);
     record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
     // The user saw this notice; the model should know it too when asked to continue.
@@ -257,7 +270,7 @@ export class Agent {
     const history = withHistoryPrompt(model, record.messages.slice(0, -1), userMessage);
     return generateText({
       model: refusalWordsModel(history.model, progress.refusals),
-      system: systemFor(config.llm.provider, prompt),
+      system: systemFor(this.primary.provider, prompt),
       messages: history.messages,
       tools: this.toolSets.toolsFor(allowed),
       experimental_context: turnState,
@@ -274,6 +287,12 @@ export class Agent {
         progress.stepMessages = step.response.messages;
       },
     });
+  }
+
+  /** A model call's metric labels: the entry that answered, else the primary. */
+  private entryLabels(name: string | undefined): { provider: string; model: string } {
+    const entry = (name === undefined ? undefined : modelEntries(this.deps.config.llm).find((candidate) => candidate.name === name)) ?? this.primary;
+    return { provider: entry.provider, model: entry.model };
   }
 
   /** The profile of the agent the turn is for; a task or a rule naming an agent no longer configured is an error. */
@@ -297,10 +316,12 @@ export class Agent {
 
   /** The provider's reasoning option when the session turned thinking on and the model can reason. */
   private async reasoningOptions(sessionKey: string): Promise<ProviderOptions | undefined> {
-    const { llm } = this.deps.config;
-    if (!llm.reasoning) return undefined;
+    if (!this.primary.reasoning) return undefined;
     const setting = await this.thinking.get(sessionKey);
-    return setting.enabled ? reasoningProviderOptions(llm.provider, setting.level) : undefined;
+    if (!setting.enabled) return undefined;
+    // Each provider reads its own key: every reasoning entry of the chain gets its option.
+    const providers = new Set(modelEntries(this.deps.config.llm).filter((entry) => entry.reasoning).map((entry) => entry.provider));
+    return Object.assign({}, ...[...providers].map((provider) => reasoningProviderOptions(provider, setting.level))) as ProviderOptions;
   }
 
   /** Records the turn for get_session_logs; a store failure is logged, never the turn's failure. */

@@ -7,6 +7,7 @@ import { countTokens } from "../core/tokens.js";
 import type { ModelUsage, ModelWork, UsageOwner, UsagePort } from "../core/usage-port.js";
 import type { Logger } from "../infra/log.js";
 import type { CallOptions, GenerateResult } from "./wire/index.js";
+import { answeredBy, ModelChain } from "./model-chain.js";
 
 export interface MeteredCalls {
   port: UsagePort;
@@ -28,7 +29,8 @@ export function meteredModel(model: LanguageModel, work: ModelWork, calls: Meter
         const permit = await port.admit({
           owner,
           work,
-          model: inner.modelId,
+          // Admitted for the entry tried first; the one that answered is recorded (usageOf).
+          model: inner instanceof ModelChain ? inner.links[0]!.entry.name : inner.modelId,
           estimateInput: () => roughPromptTokens(params.prompt),
           maxOutputTokens: params.maxOutputTokens,
         });
@@ -49,18 +51,24 @@ export function meteredModel(model: LanguageModel, work: ModelWork, calls: Meter
   });
 }
 
-/** The provider's counts; when it sent none, the tokenizer's count of the prompt's and the answer's text. */
-export function usageOf(result: Pick<GenerateResult, "usage" | "content">, prompt: CallOptions["prompt"]): ModelUsage {
+/**
+ * The provider's counts, and the model entry that answered; when the provider sent no counts, the tokenizer's count
+ * of the prompt's and the answer's text.
+ */
+export function usageOf(result: Pick<GenerateResult, "usage" | "content" | "providerMetadata">, prompt: CallOptions["prompt"]): ModelUsage {
   const { inputTokens, outputTokens } = result.usage;
+  const entry = answeredBy(result.providerMetadata);
+  const answered = entry !== undefined ? { model: entry } : {};
   if (inputTokens.total === undefined && outputTokens.total === undefined) {
     const answer = result.content.map((part) => (part.type === "text" || part.type === "reasoning" ? part.text : part.type === "tool-call" ? part.input : "")).join("\n");
-    return { inputTokens: promptTokens(prompt), cachedInputTokens: 0, outputTokens: countTokens(answer), estimated: true };
+    return { inputTokens: promptTokens(prompt), cachedInputTokens: 0, outputTokens: countTokens(answer), estimated: true, ...answered };
   }
   return {
     inputTokens: inputTokens.total ?? 0,
     cachedInputTokens: inputTokens.cacheRead ?? 0,
     outputTokens: outputTokens.total ?? 0,
     estimated: false,
+    ...answered,
   };
 }
 

@@ -13,7 +13,8 @@ import { wrapLanguageModel, type LanguageModel } from "ai";
 import { basename } from "node:path";
 import type { TurnEvent } from "../core/turn.js";
 import { GrowingRedaction } from "./growing-redaction.js";
-import { liveCompletionsOf, type GenerateResult, type StreamResult } from "./wire/index.js";
+import { AnswerCutShort, ModelChain } from "./model-chain.js";
+import { liveCompletionsOf, type GenerateResult, type ModelV3, type StreamResult } from "./wire/index.js";
 
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
 type Content = GenerateResult["content"][number];
@@ -21,10 +22,18 @@ type TextContent = Extract<Content, { type: "text" | "reasoning" }>;
 
 const STATUS_LABEL_MAX = 60;
 
-/** `model` answering each step by streaming, showing it to `onEvent`; a model that cannot be wrapped as it is. */
+/**
+ * `model` answering each step by streaming, showing it to `onEvent`; a model that cannot be wrapped as it is. A
+ * chain of models is watched entry by entry (each keeps its live path), all shown as one: a step that fails after
+ * its text was shown fails as AnswerCutShort: no other entry, and no retry, answers it again.
+ */
 export function watchedModel(model: LanguageModel, secrets: readonly string[], onEvent: (event: TurnEvent) => void): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
   const display = new StepDisplay(secrets, onEvent);
+  return model instanceof ModelChain ? model.map((entry) => watched(entry, display)) : watched(model, display);
+}
+
+function watched(model: ModelV3, display: StepDisplay): ModelV3 {
   const live = liveCompletionsOf(model);
   return wrapLanguageModel({
     model,
@@ -32,8 +41,14 @@ export function watchedModel(model: LanguageModel, secrets: readonly string[], o
       specificationVersion: "v3",
       wrapGenerate: async ({ doStream, params, model: inner }) => {
         display.startStep();
-        if (live === undefined) return collectStep(await doStream(), display, true);
-        return live.step(inner, params, (delta) => display.textDelta(delta), (replayed) => collectStep(replayed, display, false));
+        try {
+          if (live === undefined) return await collectStep(await doStream(), display, true);
+          return await live.step(inner, params, (delta) => display.textDelta(delta), (replayed) => collectStep(replayed, display, false));
+        } catch (err) {
+          // A cancelled turn stays an AbortError, shown text or not.
+          if (!display.showsText || params.abortSignal?.aborted) throw err;
+          throw new AnswerCutShort(err);
+        }
       },
     },
   });
@@ -129,6 +144,11 @@ class StepDisplay {
     private readonly onEvent: (event: TurnEvent) => void,
   ) {
     this.text = new GrowingRedaction(secrets);
+  }
+
+  /** Whether some of the current step's text was shown. */
+  get showsText(): boolean {
+    return this.shown !== "";
   }
 
   startStep(): void {

@@ -3,6 +3,7 @@
  * that owns the data (sessions, pairing, log tail, and each feature's own routes); nothing here keeps state.
  */
 import { Hono, type Context } from "hono";
+import { modelStateText } from "../agent/model-health.js";
 import { z } from "zod";
 import { redactSecrets } from "../infra/config/secrets.js";
 import { jsonError } from "../infra/http/errors.js";
@@ -19,7 +20,10 @@ const afterSchema = z.coerce.number().int().min(0).default(0);
 export function registerConsoleApi(deps: ConsoleDeps): void {
   const api = new Hono();
   api.use(consoleAuth(deps.token));
-  api.get("/channels", async (c) => c.json({ channels: deps.channels(), replicas: await deps.replicas() }));
+  api.get("/channels", async (c) => {
+    const models = deps.models().map((model) => ({ name: model.name, state: model.state, detail: modelStateText(model) }));
+    return c.json({ channels: deps.channels(), replicas: await deps.replicas(), models });
+  });
   sessionRoutes(api, deps);
   for (const [path, routes] of Object.entries(deps.featureRoutes)) api.route(`/${path}`, routes);
   accessRoutes(api, deps);

@@ -1,5 +1,6 @@
 /** What the console sees of the running gateway; the app hands these in, the console holds no state of its own. */
 import type { PairingBook } from "../access/pairing.js";
+import type { ModelState } from "../agent/model-health.js";
 import type { AccessConfig } from "../access/config.js";
 import type { HttpServer } from "../infra/http/server.js";
 import type { LogTail } from "../infra/log-tail.js";
@@ -28,6 +29,8 @@ export interface ConsoleDeps {
   secrets: readonly string[];
   channels: () => ChannelView[];
   replicas: () => Promise<ReplicasView>;
+  /** Each model entry's state (ready, cooling down, credentials refused); empty without a model. */
+  models: () => ModelState[];
   sessions: SessionDirectory;
   history: SessionHistory;
   resetSession: (sessionKey: string) => Promise<void>;

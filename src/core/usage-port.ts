@@ -32,6 +32,8 @@ export interface ModelUsage {
   outputTokens: number;
   /** Counted with the tokenizer because the provider reported none. */
   estimated: boolean;
+  /** The model that answered, when it is not the one the call was admitted for (a failover). */
+  model?: string;
 }
 
 export interface ModelCallPermit {

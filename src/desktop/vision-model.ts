@@ -3,19 +3,21 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, type LanguageModel } from "ai";
 import type { CoreConfig } from "../infra/config/core-schema.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 import { modelTelemetry } from "../infra/tracing.js";
 import type { AskVision } from "./vision.js";
 
-/** Null unless llm.vision is on and the model is fully configured. */
+/** Null unless the primary model entry has vision on and is fully configured. */
 export function visionModelOf(llm: CoreConfig["llm"]): AskVision | null {
-  if (!llm.vision || llm.model === null) return null;
+  const primary = primaryEntry(llm);
+  if (!primary?.vision) return null;
   let model: LanguageModel;
-  if (llm.provider === "anthropic") {
-    if (llm.apiKey === null) return null;
-    model = createAnthropic({ apiKey: llm.apiKey, ...(llm.baseUrl !== null ? { baseURL: llm.baseUrl } : {}) })(llm.model);
+  if (primary.provider === "anthropic") {
+    if (primary.apiKey === null) return null;
+    model = createAnthropic({ apiKey: primary.apiKey, ...(primary.baseUrl !== null ? { baseURL: primary.baseUrl } : {}) })(primary.model);
   } else {
-    if (llm.baseUrl === null) return null;
-    model = createOpenAICompatible({ name: "vision", baseURL: llm.baseUrl, apiKey: llm.apiKey ?? undefined, includeUsage: true }).chatModel(llm.model);
+    if (primary.baseUrl === null) return null;
+    model = createOpenAICompatible({ name: "vision", baseURL: primary.baseUrl, apiKey: primary.apiKey ?? undefined, includeUsage: true }).chatModel(primary.model);
   }
   return async (prompt, png) => {
     const result = await generateText({

@@ -7,6 +7,7 @@ import { browserConfigSchema } from "../browser/config.js";
 import { createBrowserHandler } from "../handlers/browser.js";
 import { AddressGuard } from "../infra/net/address-guard.js";
 import { defineFeature } from "./module.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 
 const SWEEP_MS = 60_000;
 
@@ -21,7 +22,7 @@ export const browserFeature = defineFeature({
     let sweeper: NodeJS.Timeout | undefined;
     const handler = createBrowserHandler({
       pool,
-      vision: core.llm.vision,
+      vision: primaryEntry(core.llm)?.vision ?? false,
       deliver: async (path, caption, ctx) => {
         const outcome = await registry.executeByTool("deliver_artifacts", { artifacts: [{ type: "image", path, caption }] }, ctx);
         return outcome.ok ? outcome.output : { ok: false, error: outcome.error };

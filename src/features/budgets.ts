@@ -2,6 +2,7 @@
 import { systemClock } from "../core/clock.js";
 import type { ChannelName } from "../core/types.js";
 import { budgetsConfigSchema, Periods, priceLookup, registerUsageCommand, usageCommands, UsageMeter, UsageReader, usageRoutes } from "../usage/index.js";
+import { modelEntries } from "../infra/config/model-entries.js";
 import { defineFeature } from "./module.js";
 
 export const budgetsFeature = defineFeature({
@@ -10,7 +11,8 @@ export const budgetsFeature = defineFeature({
   crossChecks: (settings, core) => {
     const scopes = [settings.perUser, settings.perChat, settings.global, ...Object.values(settings.overrides)];
     const inCost = scopes.some((scope) => scope.daily?.cost !== undefined || scope.monthly?.cost !== undefined);
-    return inCost && core.llm.prices === null ? ["budgets: limits in cost need the model's prices: set llm.prices (input, output per million tokens)"] : [];
+    const priced = modelEntries(core.llm).some((entry) => entry.prices !== null);
+    return inCost && !priced ? ["budgets: limits in cost need the models' prices: set llm.prices, or prices on the llm.models entries (input, output per million tokens)"] : [];
   },
   create: (deps) => {
     const periods = new Periods(deps.core.agent.timezone);

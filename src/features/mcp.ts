@@ -17,6 +17,7 @@ import { CredentialStore } from "../mcp/oauth/credentials.js";
 import { OAUTH_CALLBACK_PATH, OAuthKit } from "../mcp/oauth/index.js";
 import { consoleLoginRoute, oauthCallbackRoutes } from "../mcp/oauth/routes.js";
 import { defineFeature, type ReadinessContribution } from "./module.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 
 /** The OAuth logins of `settings`' servers, kept in `store` (the gateway's, or the one a CLI command opened). */
 function oauthKit(settings: McpConfig, core: CoreConfig, store: Store, fetchFn: FetchLike): OAuthKit {
@@ -73,7 +74,8 @@ export const mcpFeature = defineFeature({
     http.app.route("/", oauthCallbackRoutes(routeDeps));
     consoleLoginRoute(servers, routeDeps);
     // Only the Anthropic API takes images inside tool results; OpenAI-compatible ones would get base64 as text.
-    const vision = core.llm.vision && core.llm.provider === "anthropic";
+    const primary = primaryEntry(core.llm);
+    const vision = primary?.vision === true && primary.provider === "anthropic";
     // A server that is down does not make the gateway unready, as with the LLM; its error may quote secrets.
     const readiness = Object.fromEntries(
       mcp.list().map((server): [string, ReadinessContribution] => [

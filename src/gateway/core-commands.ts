@@ -1,8 +1,10 @@
 /** The router's own slash commands: /help, /new, /status and /stop. */
 import type { Agent } from "../agent/agent.js";
-import type { ChatCommand } from "../core/commands.js";
-import type { Translate } from "../core/i18n.js";
+import { modelStateText } from "../agent/model-health.js";
+import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 import { helpText } from "./commands.js";
 import type { SessionQueue } from "./session-queue.js";
 import type { StopRelay } from "./stop-relay.js";
@@ -11,6 +13,8 @@ export interface CoreCommandDeps {
   config: CoreConfig;
   agent: Agent | null;
   llmProblem: string | null;
+  /** Whether the sender is an owner: owners' /status shows each model's state. */
+  isOwner: (message: InboundMessage) => boolean;
   queue: SessionQueue;
   stops: StopRelay;
   /** Every command of the gateway, for /help (known only once all parts have added theirs). */
@@ -40,7 +44,7 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       name: "status",
       summary: "show the model, this session's size and whether a turn is running",
       menu: "everyone",
-      run: (_args, ctx) => statusText(deps, ctx.sessionKey, startedAt, ctx.speech.t),
+      run: (_args, ctx) => statusText(deps, ctx, startedAt),
     },
     {
       name: "stop",
@@ -58,10 +62,13 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
   ];
 }
 
-async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: number, t: Translate): Promise<string> {
-  const { llm } = deps.config;
+async function statusText(deps: CoreCommandDeps, ctx: CommandContext, startedAt: number): Promise<string> {
+  const { sessionKey } = ctx;
+  const { t } = ctx.speech;
   const lines = [t("status.session", { session: sessionKey })];
-  lines.push(deps.agent ? t("status.model", { model: String(llm.model), provider: llm.provider }) : t("status.noModel", { problem: String(deps.llmProblem) }));
+  const primary = primaryEntry(deps.config.llm);
+  lines.push(deps.agent && primary ? t("status.model", { model: String(primary.model), provider: primary.provider }) : t("status.noModel", { problem: String(deps.llmProblem) }));
+  if (deps.agent && deps.isOwner(ctx.message)) lines.push(...deps.agent.modelStates().map((state) => `- ${modelStateText(state)}`));
   if (deps.agent) {
     const info = await deps.agent.sessionInfo(sessionKey);
     const values = { messages: info.messages, tokens: info.estimatedTokens };
@@ -73,3 +80,4 @@ async function statusText(deps: CoreCommandDeps, sessionKey: string, startedAt: 
   lines.push(t("status.uptime", { seconds: Math.round((Date.now() - startedAt) / 1000) }));
   return lines.join("\n");
 }
+

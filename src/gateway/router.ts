@@ -112,6 +112,7 @@ export class Router {
       config: deps.config,
       agent: deps.agent,
       llmProblem: deps.llmProblem,
+      isOwner: (message) => deps.access.isOwner(message.channel, message.sender.id),
       queue: this.queue,
       stops: this.stops,
       allCommands: () => this.commands,

@@ -11,6 +11,7 @@ import { TURNS_KEPT, type TurnLog } from "../sessions/turn-log.js";
 import type { ToolCatalog } from "./catalog.js";
 import { implementTool, requirePermission, ToolError, withToolErrors, type ToolDefinition, type ToolErrorCode, type ToolHandlerSpec } from "../core/tools.js";
 import { DelegationError, type Delegation, type DelegationErrorCode } from "../agents/delegation.js";
+import { primaryEntry } from "../infra/config/model-entries.js";
 
 const CATEGORY = "System";
 
@@ -87,7 +88,7 @@ export interface SystemHandlerDeps {
   /** The sessions' reasoning settings and turn logs, shared with the agent. */
   thinking: ThinkingSettings;
   turnLog: TurnLog;
-  llm: Pick<CoreConfig["llm"], "provider" | "model" | "reasoning">;
+  llm: CoreConfig["llm"];
 }
 
 export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
@@ -106,16 +107,17 @@ export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
   });
 
   const enableThinking = implementTool(enableThinkingDefinition, async (input, ctx) => {
-    if (!llm.reasoning) {
+    const primary = primaryEntry(llm);
+    if (!primary?.reasoning) {
       return {
         thinking: "unsupported",
         message:
-          `The configured model (${llm.model ?? "none"}) is not set up for reasoning (llm.reasoning is off), ` +
+          `The configured model (${primary?.model ?? "none"}) is not set up for reasoning (llm.reasoning is off), ` +
           "so thinking cannot be turned on or off here. Nothing changed.",
       };
     }
     await thinking.set(ctx.sessionKey, { enabled: input.enabled, level: input.level });
-    const how = llm.provider === "anthropic" ? "extended thinking" : "reasoning_effort";
+    const how = primary.provider === "anthropic" ? "extended thinking" : "reasoning_effort";
     return {
       thinking: input.enabled ? "on" : "off",
       message: input.enabled

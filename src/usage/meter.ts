@@ -71,7 +71,7 @@ export class UsageMeter implements UsagePort {
       notice,
       settle: async (usage) => {
         await this.deps.tallies.add(this.settlement(call, usage, { keys, reserved, day: periods.daily, now }));
-        if (usage) countMetrics(call, usage, costOf(usage, prices));
+        if (usage) countMetrics(call, usage, costOf(usage, this.deps.priceOf(usage.model ?? call.model)));
       },
     };
   }
@@ -110,7 +110,8 @@ export class UsageMeter implements UsagePort {
   ): TallyChange[] {
     const { reserved } = at;
     if (!usage) return at.keys.map((change) => ({ ...change, amounts: { tokens: -reserved.tokens, cost: -reserved.cost } }));
-    const cost = costOf(usage, this.deps.priceOf(call.model));
+    const model = usage.model ?? call.model;
+    const cost = costOf(usage, this.deps.priceOf(model));
     const amounts = {
       tokens: usage.inputTokens + usage.outputTokens - reserved.tokens,
       cost: cost - reserved.cost,
@@ -120,7 +121,7 @@ export class UsageMeter implements UsagePort {
       calls: 1,
       estimated: usage.estimated ? 1 : 0,
     };
-    const line = { owner: call.owner, model: call.model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost };
+    const line = { owner: call.owner, model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost };
     return [...at.keys.map((change) => ({ ...change, amounts })), breakdownChange(line, at.day, at.now)];
   }
 
@@ -140,6 +141,7 @@ export class UsageMeter implements UsagePort {
 }
 
 function countMetrics(call: ModelCall, usage: ModelUsage, cost: number): void {
-  llmTokens.inc({ model: call.model, kind: call.work }, usage.inputTokens + usage.outputTokens);
-  if (cost > 0) llmCost.inc({ model: call.model }, cost);
+  const model = usage.model ?? call.model;
+  llmTokens.inc({ model, kind: call.work }, usage.inputTokens + usage.outputTokens);
+  if (cost > 0) llmCost.inc({ model }, cost);
 }

@@ -1,5 +1,6 @@
 /** What a model call costs: its tokens at the model's prices (currency units per million tokens). */
 import type { ModelUsage } from "../core/usage-port.js";
+import { priceOf, type LlmSettings } from "../infra/config/model-entries.js";
 
 export interface Prices {
   input: number;
@@ -18,10 +19,10 @@ export function costOf(usage: Pick<ModelUsage, "inputTokens" | "cachedInputToken
   return perToken / 1_000_000;
 }
 
-/**
- * The one place a model's prices are looked up: today `llm.prices` for the configured `llm.model`. A gateway with
- * several named models points this at their entries.
- */
-export function priceLookup(llm: { model: string | null; prices: Prices | null }): PriceOf {
-  return (model) => (model === llm.model ? (llm.prices ?? undefined) : undefined);
+/** The one place a model's prices are looked up: by the name of its entry (`default` for the single-model keys). */
+export function priceLookup(llm: LlmSettings): PriceOf {
+  return (model) => {
+    const prices = priceOf(llm, model);
+    return prices ? { input: prices.input, cachedInput: prices.cachedInput ?? undefined, output: prices.output } : undefined;
+  };
 }

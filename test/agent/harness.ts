@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
 import type { TurnInput, TurnResult } from "../../src/core/turn.js";
 import type { TurnHooks } from "../../src/core/turn-hooks.js";
-import { createModel } from "../../src/agent/llm.js";
+import { createModel, type ModelOptions } from "../../src/agent/llm.js";
 import type { InboundMessage } from "../../src/core/types.js";
 import { configSchema, type Config, type ConfigInput } from "../../src/config.js";
 import { collectSecrets } from "../../src/config.js";
@@ -43,8 +43,8 @@ export interface Harness {
   logs: LogRecord[];
   workspaceDir: string;
   sessionKey: string;
-  /** An agent on the same store and tools, with other llm settings (e.g. a dead endpoint) and the features' hooks. */
-  makeAgent(llm?: ConfigInput["llm"], hooks?: TurnHooks): Agent;
+  /** An agent on the same store and tools, with other llm settings (e.g. a dead endpoint), the features' hooks and its models' clock. */
+  makeAgent(llm?: ConfigInput["llm"], opts?: { hooks?: TurnHooks; models?: ModelOptions }): Agent;
   /** Runs a turn in the harness session with a direct message from "Ann". */
   turn(text: string, overrides?: Partial<TurnInput> & { agent?: Agent }): Promise<TurnResult>;
   close(): Promise<void>;
@@ -68,9 +68,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   registry.register(createSystemHandler({ catalog, thinking: records.thinking, turnLog: records.turnLog, llm: config.llm }));
   registry.register(createFilesystemHandler());
 
-  const makeAgent = (llm?: ConfigInput["llm"], hooks: TurnHooks = {}): Agent => {
+  const makeAgent = (llm?: ConfigInput["llm"], { hooks = {}, models = {} }: { hooks?: TurnHooks; models?: ModelOptions } = {}): Agent => {
     const agentConfig = configFor(llm);
-    return new Agent({ config: agentConfig, secrets: collectSecrets(agentConfig), model: createModel(agentConfig.llm), registry, catalog, ...records, log, now: () => FIXED_NOW, ...hooks });
+    return new Agent({ config: agentConfig, secrets: collectSecrets(agentConfig), model: createModel(agentConfig.llm, { log, ...models }), registry, catalog, ...records, log, now: () => FIXED_NOW, ...hooks });
   };
   const agent = makeAgent();
   const workspaceDir = join(dir, "workspaces", "web", "chat-1");

@@ -102,7 +102,11 @@ describe("routing", () => {
     const file = join(dir, "config.yaml");
     await writeFile(file, "agents:\n  support:\n    model: huge\nrouting:\n  - match: { chat: '42' }\n    agent: sales\n");
     expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/routing\.0\.agent = "sales": no such agent \(known: default, support\)/);
-    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/agents\.support\.model = "huge": No model named "huge" in llm\.models/);
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/agents\.support\.model = "huge": No model named "huge" among the entries tried/);
+    const chained = join(dir, "chained.yaml");
+    const llm = "llm:\n  baseUrl: http://127.0.0.1:9/v1\n  model: small\n  models:\n    big: { baseUrl: 'http://127.0.0.1:9/v1', model: big }\n  fallbacks: [big]\n";
+    await writeFile(chained, `${llm}agents:\n  support:\n    model: big\n`);
+    expect(loadConfig({ configPath: chained, env: {} }).agents).toMatchObject({ support: { model: "big" } });
   });
 
   it("checks agent ids and prompt settings, and names a prompt file it cannot read", () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, enabledChannels, loadConfig } from "../../src/config.js";
+import { problemsOf } from "../helpers/config-problems.js";
+import { enabledChannels, loadConfig } from "../../src/config.js";
 import { configSchema } from "../../src/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-config-"));
@@ -11,16 +12,6 @@ function userFile(name: string, yaml: string): string {
   const path = join(dir, name);
   writeFileSync(path, yaml);
   return path;
-}
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
 }
 
 describe("loadConfig", () => {

@@ -40,8 +40,9 @@ describe("console API", () => {
     t = await startTestGateway();
     const res = await fetch(`${t.url}/api/v1/console/channels`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { channels: unknown; replicas: { id: string; live: Array<{ id: string }> } };
+    const body = (await res.json()) as { channels: unknown; replicas: { id: string; live: Array<{ id: string }> }; models: unknown };
     expect(body.channels).toEqual([{ name: "web", connected: true }]);
+    expect(body.models).toEqual([{ name: "default", state: "ready", detail: "default: fake-model (openai-compatible): ready" }]);
     expect(body.replicas.live.map((r) => r.id)).toEqual([body.replicas.id]);
     const proxied = await fetch(`${t.url}/api/v1/console/channels`, { headers: { "x-forwarded-for": "203.0.113.9" } });
     expect(proxied.status).toBe(403);

@@ -174,9 +174,13 @@ describe("gateway end to end", () => {
     expect(JSON.stringify(t.logs)).not.toContain("sk-e2e-secret");
     const url = t.url;
     const llmNow = async () =>
-      ((await (await fetch(`${url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail?: string }> }).components.llm;
-    // /readyz tells the LLM as the last call found it, with the error id the user was given.
-    expect(await llmNow()).toMatchObject({ ok: false, detail: expect.stringContaining(`error id ${errorId}`) });
+      ((await (await fetch(`${url}/readyz`)).json()) as { components: Record<string, { ok: boolean; detail?: string; parts?: Record<string, string> }> }).components.llm;
+    // /readyz tells the LLM as the last call found it, with the error id the user was given, and each model's state.
+    expect(await llmNow()).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining(`error id ${errorId}`),
+      parts: { default: expect.stringMatching(/^default: fake-model \(openai-compatible\): cooling down until .* \(HTTP 503\)$/) },
+    });
 
     t.fake.enqueue({ text: "working now" });
     expect((await t.post({ chatId: "down", userId: "u", text: "again" })).body.replies?.[0]?.text).toBe("working now");

@@ -43,7 +43,7 @@ export async function startUsageWorld(opts: { budgets?: unknown; llm?: ConfigInp
     clock,
     meter,
     reader,
-    agent: h.makeAgent({ prices: PRICES, ...opts.llm }, { usage: meter }),
+    agent: h.makeAgent({ prices: PRICES, ...opts.llm }, { hooks: { usage: meter } }),
     usage: async (args = "", userId = "user-ann") => {
       const ctx = { message: inboundMessage("/usage", { sender: { id: userId } }), sessionKey: h.sessionKey, log: h.log, traceId: "t" } as CommandContext;
       const reply = await command!.run(args, ctx);

@@ -16,8 +16,17 @@ interface ReplicasView {
   live: Array<{ id: string; startedAt: string; leases: string[] }>;
 }
 
+/** One model entry: its state, and the line /status shows owners (model, provider, until when, last failure). */
+interface ModelView {
+  name: string;
+  state: "ready" | "cooling" | "refused";
+  detail: string;
+}
+
+const MODEL_STATE_LABEL: Record<ModelView["state"], string> = { ready: "ready", cooling: "cooling down", refused: "credentials refused" };
+
 export function ChannelsPage({ onAuth }: PageProps) {
-  const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView }>("/channels", onAuth, 3000);
+  const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView; models: ModelView[] }>("/channels", onAuth, 3000);
   return (
     <section>
       <h2>Channels</h2>
@@ -30,6 +39,19 @@ export function ChannelsPage({ onAuth }: PageProps) {
               <td>{c.name}</td>
               <td><span class={c.connected ? "ok" : "bad"}>{c.connected ? "connected" : "down"}</span></td>
               <td>{c.detail ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Models</h3>
+      <table>
+        <thead><tr><th>Entry</th><th>State</th><th>Detail</th></tr></thead>
+        <tbody>
+          {data?.models.map((m) => (
+            <tr data-model={m.name}>
+              <td>{m.name}</td>
+              <td><span class={m.state === "ready" ? "ok" : "bad"}>{MODEL_STATE_LABEL[m.state]}</span></td>
+              <td>{m.detail}</td>
             </tr>
           ))}
         </tbody>

@@ -16,11 +16,12 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { modelMessageSchema, type LanguageModel } from "ai";
+import { modelMessageSchema } from "ai";
 import { isRecursiveSchema } from "zod/v4/core";
 import type { CoreConfig } from "../../infra/config/core-schema.js";
 import { LiveCompletions } from "./live-completions.js";
 import { requestFetch } from "./request-fetch.js";
+import type { ModelV3 } from "./model-call.js";
 
 /**
  * zod (4.5 and later) asks, before a schema's first parse, whether its subtree can recurse, and caches only a
@@ -34,13 +35,13 @@ isRecursiveSchema(modelMessageSchema);
 
 export { withHistoryPrompt, type HistoryPrompt } from "./history-prompt.js";
 export { liveCompletionsOf, type GenerateResult, type StreamResult } from "./live-completions.js";
-export type { CallOptions } from "./model-call.js";
+export type { CallOptions, ModelV3 } from "./model-call.js";
 
 /** The settings a provider is made from, complete (createModel checks them first). */
 export type ProviderSettings = Pick<CoreConfig["llm"], "provider" | "baseUrl" | "apiKey" | "timeoutMs"> & { model: string };
 
 /** The provider's model for the settings, with its fetch (and, for OpenAI-compatible endpoints, its wire). */
-export function providerModel(llm: ProviderSettings): LanguageModel {
+export function providerModel(llm: ProviderSettings): ModelV3 {
   // Every request (body included) gets the configured timeout; the AI SDK does not retry a timeout, so a hanging
   // endpoint costs one, not several.
   const fetch = requestFetch({ timeoutMs: llm.timeoutMs });

@@ -18,6 +18,33 @@ const port = z.number().int().min(0).max(65535);
 const duration = z.number().int().positive();
 const nullableString = z.string().min(1).nullable();
 
+/** A model's prices in currency units per million tokens; cached input costs what input does unless given. */
+export const modelPricesSchema = z.strictObject({
+  input: z.number().min(0),
+  cachedInput: z.number().min(0).nullable().default(null),
+  output: z.number().min(0),
+});
+export type ModelPrices = z.output<typeof modelPricesSchema>;
+
+const provider = z.enum(["openai-compatible", "anthropic"]);
+const contextWindow = z.number().int().positive().nullable().default(null);
+
+/** One entry of `llm.models`: a model at a provider, tried in the order `llm.primary`, `llm.fallbacks` give. */
+export const modelEntrySchema = z.strictObject({
+  provider: provider.default("openai-compatible"),
+  baseUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
+  apiKey: nullableString.default(null),
+  model: z.string().min(1),
+  vision: z.boolean().default(false),
+  reasoning: z.boolean().default(false),
+  contextWindow,
+  prices: modelPricesSchema.nullable().default(null),
+});
+export type ModelEntrySettings = z.output<typeof modelEntrySchema>;
+
+/** An entry's name: a word, as config keys and metric labels take it. */
+const entryName = z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "must be a name of letters, digits, '.', '_' and '-'");
+
 export const coreConfigShape = {
   dataDir: z.string().min(1).default("./data"),
   log: z
@@ -56,22 +83,23 @@ export const coreConfigShape = {
     .prefault({}),
   llm: z
     .strictObject({
-      provider: z.enum(["openai-compatible", "anthropic"]).default("openai-compatible"),
+      provider: provider.default("openai-compatible"),
       baseUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
       apiKey: nullableString.default(null),
       model: nullableString.default(null),
       vision: z.boolean().default(false),
       reasoning: z.boolean().default(false),
+      contextWindow,
+      prices: modelPricesSchema.nullable().default(null),
+      models: z.record(entryName, modelEntrySchema).default({}),
+      primary: entryName.nullable().default(null),
+      fallbacks: z.array(entryName).default([]),
+      cooldownSeconds: z.number().positive().default(60),
       maxSteps: z.number().int().min(1).max(100).default(12),
       timeoutMs: duration.default(120_000),
       maxRetries: z.number().int().min(0).max(10).default(2),
       maxOutputTokens: z.number().int().positive().nullable().default(null),
       historyTokenBudget: z.number().int().min(1000).default(24_000),
-      /** Currency units per million tokens, for usage costs and cost budgets; cachedInput defaults to input. */
-      prices: z
-        .strictObject({ input: z.number().min(0), cachedInput: z.number().min(0).optional(), output: z.number().min(0) })
-        .nullable()
-        .default(null),
     })
     .prefault({}),
   agent: z
@@ -113,8 +141,13 @@ export const coreConfigShape = {
 export const coreConfigSchema = z.strictObject(coreConfigShape);
 export type CoreConfig = z.output<typeof coreConfigSchema>;
 
-/** Dotted paths of core settings whose values must never be shown. */
+/** Dotted paths of core settings whose values must never be shown; each `llm.models` entry's key too (isSecretPath). */
 export const CORE_SECRET_PATHS = ["http.token", "llm.apiKey"];
+
+/** Whether the setting at the dotted `path` is a secret: one of `secretPaths`, or a model entry's key. */
+export function isSecretPath(path: string, secretPaths: readonly string[]): boolean {
+  return secretPaths.includes(path) || /^llm\.models\.[^.]+\.apiKey$/.test(path);
+}
 
 /** How an environment variable overrides one setting. */
 export interface EnvOverride {

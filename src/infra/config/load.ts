@@ -7,9 +7,10 @@ import { isAbsolute, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { suggestToolNames } from "../../core/names.js";
-import type { CoreConfig, EnvOverride } from "./core-schema.js";
+import { isSecretPath, type CoreConfig, type EnvOverride } from "./core-schema.js";
 import { packageFile } from "../package-files.js";
 import { REDACTED } from "./secrets.js";
+import { modelConfigProblems } from "./model-entries.js";
 
 export const DEFAULT_CONFIG_FILE = packageFile("config", "default.yaml");
 
@@ -120,7 +121,7 @@ function describeIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>, se
   }
   const source = fromEnv.get(parentPath);
   const where = source ? `${parentPath} (from ${source})` : parentPath || "(top level)";
-  const isSecret = secretPaths.includes(parentPath);
+  const isSecret = isSecretPath(parentPath, secretPaths);
   const shown = isSecret ? REDACTED : JSON.stringify(issue.input);
   return `${where} = ${shown ?? "undefined"}: ${allowedText(issue)}`;
 }
@@ -157,8 +158,10 @@ export function isLoopbackHost(host: string): boolean {
 
 /** Rules of the core settings that involve more than one of them. */
 function coreCrossChecks(config: CoreConfig): string[] {
-  if (isLoopbackHost(config.http.host) || config.http.token) return [];
+  const problems = modelConfigProblems(config.llm);
+  if (isLoopbackHost(config.http.host) || config.http.token) return problems;
   return [
+    ...problems,
     `http.host = ${JSON.stringify(config.http.host)}: binding beyond loopback requires http.token (set SWITCHBOARD_TOKEN) so WebChat and the API are not open to the network`,
   ];
 }

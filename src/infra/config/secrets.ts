@@ -12,13 +12,14 @@ export function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-/** The secret values in force: the settings at `secretPaths`, and the password of a store URL. */
+/** The secret values in force: the settings at `secretPaths`, each model entry's key, and the password of a store URL. */
 export function collectSecretsAt(config: CoreConfig, secretPaths: readonly string[], more: readonly string[] = []): string[] {
   const values = more.filter((v) => v.length >= 4);
   for (const path of secretPaths) {
     const v = getPath(config, path);
     if (typeof v === "string" && v.length >= 4) values.push(v);
   }
+  for (const entry of Object.values(config.llm.models)) if (entry.apiKey !== null && entry.apiKey.length >= 4) values.push(entry.apiKey);
   const storePassword = passwordOf(config.store.url);
   if (storePassword) values.push(storePassword);
   // Longest first, so a secret containing another is replaced whole.

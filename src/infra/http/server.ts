@@ -16,6 +16,8 @@ import { WebSocketEndpoints, type UpgradeHandler, type UpgradeOptions } from "./
 export interface ComponentStatus {
   ok: boolean;
   detail?: string;
+  /** The states of the component's parts by name (the LLM: each model entry's), one line each. */
+  parts?: Record<string, string>;
 }
 
 export interface ReadinessReport {
