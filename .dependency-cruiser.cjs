@@ -4,7 +4,7 @@
  * Engines are the features' own folders: access, media, scheduler, sessions, skills, mcp, memory. features/ holds
  * the plugs that join an engine to its tools and to the gateway (FeatureModule).
  */
-const ENGINES = "(access|media|scheduler|sessions|skills|mcp|memory|web|browser|agents|usage)";
+const ENGINES = "(access|approvals|media|scheduler|sessions|skills|mcp|memory|web|browser|agents|usage)";
 
 const forbidUp = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
 

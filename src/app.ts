@@ -9,10 +9,10 @@ import { registerConsole } from "./console/index.js";
 import type { TurnRunner } from "./core/turn.js";
 import { describeLocalTime } from "./core/time.js";
 import type { Channel, ChannelName } from "./core/types.js";
-import type { Clock } from "./core/clock.js";
 import { featureModules } from "./features/modules.js";
 import { createFeatures, type RunningFeatures } from "./features/runtime.js";
-import { ButtonActions } from "./gateway/actions.js";
+import { ButtonActions, buttonMessages } from "./gateway/actions.js";
+import { systemClock, type Clock } from "./core/clock.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
@@ -46,7 +46,10 @@ export interface GatewayOptions {
   modules?: Modules;
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
-  /** Times what people see while a turn runs (typing, the acknowledgement); the real clock when absent. */
+  /**
+   * Times what people see while a turn runs (typing, the acknowledgement) and what the features wait for (an
+   * approval's timeout); the real clock when absent.
+   */
   clock?: Clock;
 }
 
@@ -144,6 +147,8 @@ export class Gateway {
     const features = await createFeatures(modules.features, (module) => featureSettings(config, module), {
       ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
       sandbox: await Sandbox.create(config.sandbox, log),
+      buttons: buttonMessages(actions, outbound, channelOf),
+      clock: clock ?? systemClock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
     });

@@ -3,6 +3,7 @@ import { render } from "preact";
 import { useState } from "preact/hooks";
 import { AuthNeeded, api, tokenStore } from "./api";
 import { AccessPage } from "./pages/access";
+import { ApprovalsPage } from "./pages/approvals";
 import { ChannelsPage, ConfigPage, LogsPage, McpPage, ReceiptsPage } from "./pages/status";
 import { SessionsPage } from "./pages/sessions";
 import { SkillsPage } from "./pages/skills";
@@ -19,6 +20,7 @@ const PAGES = {
   sessions: ["Sessions", SessionsPage],
   tasks: ["Tasks", TasksPage],
   usage: ["Usage", UsagePage],
+  approvals: ["Approvals", ApprovalsPage],
   skills: ["Skills", SkillsPage],
   access: ["Access", AccessPage],
   receipts: ["Receipts", ReceiptsPage],

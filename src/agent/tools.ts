@@ -131,6 +131,7 @@ export function toolCallRepairer(opts: ToolCallRepairOptions): ToolCallRepairFun
 
 function callLog(outcome: ToolOutcome, started: number, secrets: readonly string[]): ToolCallLog {
   const durationMs = Math.round(performance.now() - started);
-  if (outcome.ok) return { tool: outcome.tool, ok: true, durationMs };
-  return { tool: outcome.tool, ok: false, code: outcome.code, error: redactText(outcome.error, secrets), durationMs };
+  const approval = outcome.approval ? { approval: outcome.approval } : {};
+  if (outcome.ok) return { tool: outcome.tool, ok: true, durationMs, ...approval };
+  return { tool: outcome.tool, ok: false, code: outcome.code, error: redactText(outcome.error, secrets), durationMs, ...approval };
 }

@@ -101,6 +101,9 @@ export class Delegation {
       log: ctx.log.child({ helper: helper.id, depth: at.depth }),
       traceId: `${ctx.traceId}-${at.depth}.${at.slot}`,
       ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
+      // Approvals hold in the helper's turn as in the parent's: the same taint, asked in the same place.
+      ...(ctx.taint ? { taint: ctx.taint } : {}),
+      ...(ctx.approval ? { approval: ctx.approval } : {}),
       agentId: helper.id,
       delegation,
       ...(ctx.showStatus ? { onEvent: (event: TurnEvent) => event.type === "status" && show(event.text) } : {}),

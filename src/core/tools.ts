@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { Logger } from "pino";
 import type { ChannelName, ChatType, InboundMessage } from "./types.js";
+import { messageTaintSources, TurnTaint, type ApprovalNote, type ApprovalRoute } from "./approval-context.js";
 import type { AgentProfile } from "./agents.js";
 
 /** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
@@ -25,6 +26,13 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   risk: RiskClass;
   /** Overrides the registry's default per-tool timeout. */
   timeoutMs?: number;
+  /** The class of one call when it depends on the input (an MCP server's own class); default `risk`. */
+  riskOf?: (input: z.output<S>) => RiskClass;
+  /**
+   * The third-party content a successful call takes into the turn ("a web page"), which taints it (approvals ask
+   * after that); a function decides per call (a file the turn wrote itself is not third-party).
+   */
+  takesIn?: string | ((input: z.output<S>, ctx: ToolContext) => string | undefined);
 }
 
 /** Everything a tool may know about the turn that called it. */
@@ -48,6 +56,10 @@ export interface ToolContext {
    * callers that are trusted as a whole (the CLI, tests); every chat turn carries it.
    */
   permissions?: ToolPermissions;
+  /** The third-party content the turn took in so far; absent for trusted callers (the CLI, tests). */
+  taint?: TurnTaint;
+  /** Where approvals are asked when not in this chat from this sender (a scheduled run: the creator's DM). */
+  approval?: ApprovalRoute;
   /** The agent whose turn called the tool; absent outside a turn (the CLI, tests): the default agent. */
   agent?: AgentProfile;
   /** How many helper turns deep the calling turn is (0 or absent: a person's own turn). */
@@ -64,6 +76,11 @@ export interface MessageTurn {
   signal: AbortSignal;
   traceId: string;
   permissions?: ToolPermissions | undefined;
+  /** Other people's group messages the turn was given as context: they taint it. */
+  earlierMessages?: readonly unknown[] | undefined;
+  approval?: ApprovalRoute | undefined;
+  /** A delegated turn shares its parent's: what either took in taints both. */
+  taint?: TurnTaint | undefined;
 }
 
 /** The tool context of a turn answering `turn.message`: its chat, sender, workspace and permissions. */
@@ -82,7 +99,15 @@ export function messageToolContext(turn: MessageTurn, log: Logger, disclosedTool
     traceId: turn.traceId,
     disclosedTools,
     ...(turn.permissions ? { permissions: turn.permissions } : {}),
+    taint: turn.taint ?? turnTaintOf(turn),
+    ...(turn.approval ? { approval: turn.approval } : {}),
   };
+}
+
+function turnTaintOf(turn: MessageTurn): TurnTaint {
+  const taint = new TurnTaint();
+  for (const source of messageTaintSources(turn.message, turn.earlierMessages?.length ?? 0)) taint.mark(source);
+  return taint;
 }
 
 /** The risk classes granted to the sender of a turn (src/access decides them from role and chat type). */
@@ -119,8 +144,8 @@ export function requirePermission(ctx: ToolContext, risk: RiskClass, action: str
 export type ToolErrorCode = "unknown_tool" | "invalid_input" | "denied" | "timeout" | "aborted" | "failed";
 
 export type ToolOutcome =
-  | { ok: true; tool: string; output: unknown }
-  | { ok: false; tool: string; code: ToolErrorCode; error: string };
+  | { ok: true; tool: string; output: unknown; approval?: ApprovalNote }
+  | { ok: false; tool: string; code: ToolErrorCode; error: string; approval?: ApprovalNote };
 
 /** A tool's failure, thrown by a handler when the model can act on the reason (bad path, missing file...). */
 export class ToolError extends Error {

@@ -6,6 +6,7 @@ import type { Speech } from "./i18n.js";
 import type { Logger } from "pino";
 import type { Attachment, InboundMessage } from "./types.js";
 import type { ToolDefinition, ToolPermissions } from "./tools.js";
+import type { ApprovalRoute, TurnTaint } from "./approval-context.js";
 
 export interface TurnInput {
   sessionKey: string;
@@ -35,6 +36,10 @@ export interface TurnInput {
    * that took over. Absent: the history is written unchecked (scheduled turns of a task's own session).
    */
   fence?: number;
+  /** Where the turn's approvals are asked when not in its chat from its sender (a scheduled run). */
+  approval?: ApprovalRoute;
+  /** A delegated turn's is its parent's, so that a helper neither starts clean nor hides what it took in. */
+  taint?: TurnTaint;
   /** The agent that answers (an id of `agents`); absent: the default agent. */
   agentId?: string;
   /** Set for a helper's turn run by delegate_task: how deep it is and what bounds it. */

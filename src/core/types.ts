@@ -138,6 +138,8 @@ export interface ButtonSpec {
   label: string;
   run: string;
   style?: ButtonStyle;
+  /** Only these of the audience may press this one (an owner's button beside everyone's). */
+  userIds?: string[];
 }
 
 /** Someone pressed a button under one of the bot's messages. */

@@ -1,5 +1,4 @@
 /** Usage accounting and budgets' plug: the meter every model call asks (the turn's usage port), /usage, the console's report, the CLI. */
-import { systemClock } from "../core/clock.js";
 import type { ChannelName } from "../core/types.js";
 import { budgetsConfigSchema, Periods, priceLookup, registerUsageCommand, usageCommands, UsageMeter, UsageReader, usageRoutes } from "../usage/index.js";
 import { modelEntries } from "../infra/config/model-entries.js";
@@ -22,7 +21,7 @@ export const budgetsFeature = defineFeature({
       tallies,
       coordinator: deps.store.coordinator,
       periods,
-      clock: systemClock,
+      clock: deps.clock,
       priceOf: priceLookup(deps.core.llm),
       isOwner: (channel, userId) => deps.access.isOwner(channel as ChannelName, userId),
     });
@@ -31,8 +30,8 @@ export const budgetsFeature = defineFeature({
       meter,
       reader,
       turn: { usage: meter },
-      commands: usageCommands({ reader, clock: systemClock, isOwner: deps.isOwner }),
-      consoleRoutes: { usage: usageRoutes(reader, systemClock) },
+      commands: usageCommands({ reader, clock: deps.clock, isOwner: deps.isOwner }),
+      consoleRoutes: { usage: usageRoutes(reader, deps.clock) },
     };
   },
   cli: (program, ctx) =>

@@ -15,6 +15,8 @@ import type { TurnHooks } from "../core/turn-hooks.js";
 import type { ReplyHook, ReplyReplacement } from "../core/reply-hook.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Outbound } from "../core/outbound.js";
+import type { ButtonMessages } from "../core/button-messages.js";
+import type { Clock } from "../core/clock.js";
 import type { ToolHandlerSpec } from "../core/tools.js";
 import type { TurnRunner } from "../core/turn.js";
 import type { Channel, ChannelName } from "../core/types.js";
@@ -44,6 +46,10 @@ export interface FeatureServices {
   sandbox: Sandbox;
   /** Every reply, reminder and file goes out through here (the one retry policy). */
   outbound: Outbound;
+  /** Messages with buttons someone is asked to press (or the typed forms where a channel has none). */
+  buttons: ButtonMessages;
+  /** What waits on time (an approval's timeout) waits on this; tests give a clock of their own. */
+  clock: Clock;
   channelOf: (name: ChannelName) => Channel | undefined;
   /** The names of every channel module, enabled or not (for ids like `telegram:42`). */
   channelNames: readonly string[];

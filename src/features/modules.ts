@@ -1,5 +1,6 @@
 /** Every feature the gateway knows, in the order they are built and started. Adding one is one plug and one line. */
 import { accessFeature } from "./access.js";
+import { approvalsFeature } from "./approvals.js";
 import { agentsFeature, routingFeature } from "./agents.js";
 import { browserFeature } from "./browser.js";
 import { budgetsFeature } from "./budgets.js";
@@ -16,6 +17,7 @@ import { voiceFeature } from "./voice.js";
 import { webFeature } from "./web.js";
 
 export const featureModules = [
+  approvalsFeature,
   accessFeature,
   sandboxFeature,
   mediaFeature,

@@ -11,6 +11,8 @@ import { ENGLISH } from "../infra/i18n/index.js";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { CommandReply } from "../core/commands.js";
+import type { ButtonAudience, ButtonMessages } from "../core/button-messages.js";
+import type { Outbound } from "../core/outbound.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import type {
@@ -19,7 +21,6 @@ import type {
   ButtonSpec,
   Channel,
   ChannelName,
-  ChatType,
   HandleOutcome,
   InboundMessage,
   PressAnswer,
@@ -44,15 +45,6 @@ const recordSchema = z.object({
 });
 type ActionRecord = z.output<typeof recordSchema>;
 
-/** Who the buttons are for, and where they are sent. */
-export interface ButtonAudience {
-  channel: ChannelName;
-  userIds: string[];
-  /** Omit for a direct message to the one user (a DM's chat id may differ from the user id, as on Discord). */
-  chatId?: string;
-  chatType: ChatType;
-  threadId?: string;
-}
 
 /** What a message gets: buttons for a channel that has them, or the typed forms appended to the text. */
 export interface RenderedButtons {
@@ -103,7 +95,7 @@ export class ButtonActions {
         const record: ActionRecord = {
           run: spec.run,
           channel: audience.channel,
-          userIds: audience.userIds,
+          userIds: spec.userIds ?? audience.userIds,
           ...(audience.chatId !== undefined ? { chatId: audience.chatId } : {}),
           chatType: audience.chatType,
           ...(audience.threadId !== undefined ? { threadId: audience.threadId } : {}),
@@ -169,6 +161,18 @@ export class ButtonActions {
     await this.records.delete(recordKey(press.actionId));
     return { record };
   }
+}
+
+/** The ButtonMessages port over the recorded buttons and the outbound service. */
+export function buttonMessages(actions: ButtonActions, outbound: Outbound, channelOf: (name: ChannelName) => Channel | undefined): ButtonMessages {
+  return {
+    async send(to, text, rows, audience, opts = {}) {
+      const channel = channelOf(to.channel);
+      if (!channel) throw new Error(`The channel ${to.channel} is not running`);
+      const rendered = await actions.render(channel, text, rows, audience);
+      return outbound.sendText(to, rendered.text, { ...opts, ...(rendered.buttons ? { buttons: rendered.buttons } : {}) });
+    },
+  };
 }
 
 /** A press the platform no longer takes an answer for (too old, message gone) still does its action. */

@@ -30,7 +30,8 @@ export interface BrowserHandlerDeps {
 const selector = z.string().min(1).max(1000).describe('A CSS selector or Playwright\'s text=... form, e.g. "button#go" or "text=Sign in"');
 
 function tool<S extends z.ZodType>(name: string, short: string, description: string, input: S, run: (input: z.output<S>, ctx: ToolContext) => Promise<unknown>, risk: RiskClass = "web") {
-  return implementTool({ name, category: CATEGORY, shortDescription: short, description, input, risk }, (i, ctx) => asBrowserTool(() => run(i, ctx)));
+  // Every browser tool reports the page it is on (its URL and title at least): the page's content.
+  return implementTool({ name, category: CATEGORY, shortDescription: short, description, input, risk, takesIn: "a browser page" }, (i, ctx) => asBrowserTool(() => run(i, ctx)));
 }
 
 function asBrowserTool<T>(work: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@
  */
 import { constants, createReadStream } from "node:fs";
 import { mkdir, open, readdir, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { z } from "zod";
 import { implementTool, ToolError, type ToolHandlerSpec } from "../core/tools.js";
 import { resolveInWorkspace, workspaceFileError } from "../infra/workspace.js";
@@ -46,6 +46,7 @@ const readFile = implementTool(
         .describe(`Maximum characters to return (at most ${READ_LIMIT_CHARS})`),
     }),
     risk: "read",
+    takesIn: (input, ctx) => (ctx.taint?.hasWritten(workspacePathKey(input.path)) ? undefined : "a file it did not write"),
   },
   (input, ctx) =>
     onPath(input.path, async () => {
@@ -58,6 +59,11 @@ const readFile = implementTool(
       return { path: input.path, offset: input.offset, ...page };
     }),
 );
+
+/** One spelling per workspace path ("./a/../b.txt" is "b.txt"), to know a file read back is one the turn wrote. */
+function workspacePathKey(path: string): string {
+  return posix.normalize(path);
+}
 
 const writeFile = implementTool(
   {
@@ -103,6 +109,7 @@ const writeFile = implementTool(
       } finally {
         await file.close();
       }
+      if (!input.append) ctx.taint?.wrote(workspacePathKey(input.path));
       return { path: input.path, bytesWritten: data.length, appended: input.append };
     }),
 );

@@ -112,6 +112,7 @@ function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementati
         ].join("\n"),
         input: z.object({ message_id: messageId }),
         risk: "read",
+        takesIn: "a transcript",
       },
       (input, ctx) => voiceFiles(deps.media.inbound, input.message_id, ctx),
     ),
@@ -154,6 +155,8 @@ function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementati
           before: z.number().int().min(0).optional().describe("Only messages with an index below this"),
         }),
         risk: "read",
+        // In a group, the history holds other people's messages.
+        takesIn: (_input, ctx) => (ctx.chatType === "group" ? "other people's group messages" : undefined),
       },
       (input, ctx) => chatHistoryPage(deps.history, ctx.sessionKey, input),
     ),

@@ -165,6 +165,9 @@ function mcpToolImplementations(manager: McpManager, opts: McpHandlerOptions): T
           arguments: z.record(z.string(), z.unknown()).default({}).describe("The tool's arguments, as an object"),
         }),
         risk: "read",
+        // The call needs the server's own class (serverFor checks it); approvals go by that class too.
+        riskOf: (input) => manager.list().find((server) => server.id === input.server)?.config.risk ?? "exec",
+        takesIn: "MCP output",
         timeoutMs: manager.maxCallTimeoutMs() + CALL_OVERHEAD_MS,
       },
       async (input, ctx) => {
@@ -221,6 +224,7 @@ function mcpToolImplementations(manager: McpManager, opts: McpHandlerOptions): T
         ].join("\n"),
         input: z.object({ server: z.string().min(1).describe("The server id from the MCP Servers section") }),
         risk: "read",
+        takesIn: "MCP output",
       },
       async (input, ctx) => {
         const server = serverFor(manager, input.server, ctx);

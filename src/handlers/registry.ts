@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import { toolCalls } from "../infra/metrics.js";
 import { suggestToolNames } from "../core/names.js";
+import type { ToolGate } from "../core/approvals.js";
 import { agentOffers } from "../core/agents.js";
 import {
   permissionRefusal,
@@ -29,6 +30,8 @@ export class HandlerRegistry {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly tools = new Map<string, RegisteredTool>();
+  /** Asked before every call runs (approvals); none: calls run once permitted and valid. */
+  private gate: ToolGate | undefined;
 
   constructor(opts: { log: Logger; defaultTimeoutMs: number }) {
     this.log = opts.log;
@@ -47,6 +50,12 @@ export class HandlerRegistry {
     }
     for (const implementation of implementations) this.tools.set(implementation.definition.name, { handlerName, implementation });
     this.log.debug({ handler: handlerName, tools: [...seen] }, "tool handler registered");
+  }
+
+  /** The one gate every call passes before it runs; set once, by the approvals feature. */
+  useGate(gate: ToolGate): void {
+    if (this.gate) throw new Error("The handler registry already has a tool gate");
+    this.gate = gate;
   }
 
   /** Removes a tool (a skill that was uninstalled); true when it was registered. */
@@ -95,6 +104,9 @@ export class HandlerRegistry {
     const parsed = definition.input.safeParse(input);
     if (!parsed.success) return failure(name, new ToolError(invalidInputMessage(name, parsed.error), "invalid_input"));
     if (ctx.signal.aborted) return failure(name, new ToolError(`${name} was cancelled before it started`, "aborted"));
+    const verdict = this.gate ? await this.gate.admit({ tool: definition, input: parsed.data, ctx }) : { run: true as const };
+    if (!verdict.run) return { ...failure(name, new ToolError(verdict.reason, verdict.code)), approval: verdict.note };
+    const approval = verdict.note ? { approval: verdict.note } : {};
 
     const timeoutMs = definition.timeoutMs ?? this.defaultTimeoutMs;
     try {
@@ -104,15 +116,16 @@ export class HandlerRegistry {
         timeoutMs,
         name,
       );
-      return { ok: true, tool: name, output };
+      markTaint(definition, parsed.data, ctx);
+      return { ok: true, tool: name, output, ...approval };
     } catch (err) {
       if (err instanceof ToolError) {
-        if (err.code === "denied") return this.refuse(name, ctx, err);
+        if (err.code === "denied") return { ...this.refuse(name, ctx, err), ...approval };
         if (err.code === "timeout") this.log.warn({ ...callFields(name, ctx), timeoutMs }, "tool timed out");
-        return failure(name, err);
+        return { ...failure(name, err), ...approval };
       }
       this.log.error({ ...callFields(name, ctx), err }, "tool failed");
-      return failure(name, new ToolError(err instanceof Error ? err.message : String(err), "failed"));
+      return { ...failure(name, new ToolError(err instanceof Error ? err.message : String(err), "failed")), ...approval };
     }
   }
 
@@ -141,6 +154,13 @@ function definitionProblem(tool: ToolDefinition): string | undefined {
   const { min, max } = SHORT_DESCRIPTION_LENGTH;
   if (length < min || length > max) return `has a shortDescription of ${length} characters; it must have ${min}-${max}`;
   return undefined;
+}
+
+/** A call that took in third-party content taints its turn (approvals ask from then on). */
+function markTaint(definition: ToolDefinition, input: unknown, ctx: ToolContext): void {
+  const { takesIn } = definition;
+  const source = typeof takesIn === "function" ? takesIn(input, ctx) : takesIn;
+  if (source) ctx.taint?.mark(source);
 }
 
 /** What every log line about a call carries, so it can be traced to its chat and turn. */

@@ -54,6 +54,7 @@ export function createWebHandler(engine: WebEngine, options: WebHandlerOptions):
         maxChars: z.number().int().min(500).max(MAX_CHARS.max).optional().describe(`Cap on returned text (default ${MAX_CHARS.default})`),
       }),
       risk: "web",
+      takesIn: "a web page",
     },
     ({ url, maxChars }, ctx) =>
       asWebTool(async () => {
@@ -88,6 +89,7 @@ export function createWebHandler(engine: WebEngine, options: WebHandlerOptions):
         topic: z.enum(["general", "news"]).optional().describe('"news" for recent news (default "general")'),
       }),
       risk: "web",
+      takesIn: "web search results",
     },
     ({ query, count, topic }, ctx) =>
       asWebTool(async () => {

@@ -112,3 +112,11 @@ export function statusLabel(err: unknown): string {
   }
   return "none";
 }
+
+/** Approval requests by how they ended: approved, always (approved for the chat from then on), denied, timed_out. */
+export const approvalDecisions = new Counter({
+  name: "switchboard_approval_decisions_total",
+  help: "Approval requests by decision (approved, always, denied, timed_out)",
+  labelNames: ["decision"] as const,
+  registers,
+});

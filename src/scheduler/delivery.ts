@@ -44,6 +44,8 @@ export class DeliveryError extends Error {
 export interface Delivered {
   receipts: RunReceipt[];
   attempts: number;
+  /** Why the run counts as skipped: a tool's approval timed out (its answer, saying so, was sent). */
+  skipped?: string;
 }
 
 export class Delivery {
@@ -51,10 +53,11 @@ export class Delivery {
 
   /** Sends the run of `task` for `slot`. Throws a DeliveryError when it could not. */
   async run(task: TaskRecord, slot: number, lateMs: number, signal: AbortSignal): Promise<Delivered> {
-    const body = task.kind === "reminder" ? task.text : await this.agentAnswer(task, slot, signal);
+    const answer = task.kind === "reminder" ? { text: task.text } : await this.agentAnswer(task, slot, signal);
     const header = task.kind === "agent_task" && !task.silent ? `⏰ ${task.name}\n\n` : "";
     const late = lateMs > LATE_NOTE_AFTER_MS ? `\n\n${lateNote(slot, lateMs, task.timezone)}` : "";
-    return this.send(task, `${header}${body}${late}`, signal);
+    const delivered = await this.send(task, `${header}${answer.text}${late}`, signal);
+    return answer.skipped !== undefined ? { ...delivered, skipped: answer.skipped } : delivered;
   }
 
   /** A notice to the task's chat (paused, missed); silent tasks get none. */
@@ -75,13 +78,17 @@ export class Delivery {
     }
   }
 
-  /** Runs the task's prompt as a turn of its own session; its tools are the creator's, minus scheduling. */
-  private async agentAnswer(task: TaskRecord, slot: number, signal: AbortSignal): Promise<string> {
+  /**
+   * Runs the task's prompt as a turn of its own session; its tools are the creator's, minus scheduling. Approvals
+   * are asked of the creator in a direct message; one that times out makes the run skipped.
+   */
+  private async agentAnswer(task: TaskRecord, slot: number, signal: AbortSignal): Promise<{ text: string; skipped?: string }> {
     const { agent } = this.deps;
     if (!agent) throw new DeliveryError("no language model is configured, so agent tasks cannot run", 0);
     const sessionKey = `task:${task.id}`;
     const workspaceDir = this.deps.workspaceOf(sessionKey);
     const traceId = randomBytes(6).toString("hex");
+    const timedOut: string[] = [];
     const result = await agent.runTurn({
       sessionKey,
       message: taskMessage(task, slot, this.deps.clock.now()),
@@ -93,9 +100,10 @@ export class Delivery {
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
       ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
+      approval: { direct: true, onTimeout: (reason) => timedOut.push(reason) },
     });
     if (result.errorId) throw new DeliveryError(`the agent turn failed (error id ${result.errorId})`, 0);
-    return result.text;
+    return timedOut.length > 0 ? { text: result.text, skipped: `approval ${timedOut.join("; ")}` } : { text: result.text };
   }
 }
 

@@ -102,8 +102,9 @@ export class Runner {
   /** Delivers the run and returns its finished record; never throws for a delivery failure. */
   private async deliver(task: TaskRecord, run: RunRecord): Promise<RunRecord> {
     try {
-      const { receipts, attempts } = await this.deps.delivery.run(task, run.scheduledFor, run.lateMs, this.deps.signal);
-      return { ...this.ended(run, "delivered", null), attempts, receipts };
+      const { receipts, attempts, skipped } = await this.deps.delivery.run(task, run.scheduledFor, run.lateMs, this.deps.signal);
+      const ended = skipped !== undefined ? this.ended(run, "skipped", skipped) : this.ended(run, "delivered", null);
+      return { ...ended, attempts, receipts };
     } catch (err) {
       this.deps.log.error({ err, taskId: task.id, chatId: task.target.chatId, slot: run.scheduledFor }, "scheduled run failed");
       const attempts = err instanceof DeliveryError ? err.attempts : 0;

@@ -63,7 +63,8 @@ export interface TaskRecord {
 
 export type RunReason = "scheduled" | "manual";
 
-export type RunStatus = "delivered" | "failed" | "missed" | "interrupted";
+/** skipped: the run's answer went out, but a tool it needed was not approved in time (its error says which). */
+export type RunStatus = "delivered" | "failed" | "missed" | "interrupted" | "skipped";
 
 export interface RunReceipt {
   messageId: string;

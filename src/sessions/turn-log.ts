@@ -16,6 +16,8 @@ const toolCallLogSchema = z.object({
   code: z.string().optional(),
   error: z.string().optional(),
   durationMs: z.number(),
+  /** A call that waited for approval: the request, how it was decided and by whom. */
+  approval: z.object({ requestId: z.string(), decision: z.string(), by: z.string() }).optional(),
 });
 
 const turnLogEntrySchema = z.object({

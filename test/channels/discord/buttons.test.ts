@@ -4,6 +4,7 @@ import type { ConfigInput } from "../../../src/config.js";
 import { startTestGateway, type TestGateway } from "../../e2e/harness.js";
 import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type PostedMessage } from "../../fakes/discord/index.js";
 import { closeInOrder } from "../../helpers/close.js";
+import { buttonRows, postedMatching } from "./helpers.js";
 import { schedulerFeature } from "../../../src/features/scheduler.js";
 
 let fake: FakeDiscord;
@@ -25,12 +26,8 @@ async function start(extra: ConfigInput = {}, groups = (guildId: string) => [{ g
   return t;
 }
 
-const posted = async (pattern: RegExp): Promise<PostedMessage> => {
-  await until(() => fake.messages.some((m) => pattern.test(String(m.payload.content ?? ""))), `a message matching ${pattern}`);
-  return fake.messages.find((m) => pattern.test(String(m.payload.content ?? "")))!;
-};
-const labels = (message: PostedMessage) =>
-  ((message.payload.components ?? []) as Array<{ components: Array<{ label: string }> }>).flatMap((row) => row.components.map((b) => b.label));
+const posted = (pattern: RegExp): Promise<PostedMessage> => postedMatching(fake, pattern);
+const labels = (message: PostedMessage) => buttonRows(message).flat();
 
 describe("Discord buttons and slash commands", () => {
   it("the owner's DM about a pairing request: a stranger's press is refused, the owner's Approve opens the chat once", async () => {

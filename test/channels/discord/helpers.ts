@@ -5,7 +5,7 @@ import type { HandleOutcome, InboundMessage } from "../../../src/core/types.js";
 import type { Store } from "../../../src/infra/store/types.js";
 import { captureLog, type LogRecord } from "../../helpers/captured-log.js";
 import { memoryStore } from "../../scheduler/helpers.js";
-import type { FakeDiscord } from "../../fakes/discord/index.js";
+import { until, type FakeDiscord, type PostedMessage } from "../../fakes/discord/index.js";
 
 export interface StartedChannel {
   channel: DiscordChannel;
@@ -37,4 +37,15 @@ export async function startChannel(fake: FakeDiscord, overrides: Partial<Discord
 export async function closeAll(started: StartedChannel | undefined, fake: FakeDiscord | undefined): Promise<void> {
   await started?.channel.stop();
   await fake?.close();
+}
+
+/** The first message the bot posted whose content matches `pattern`, once there is one. */
+export async function postedMatching(fake: FakeDiscord, pattern: RegExp): Promise<PostedMessage> {
+  await until(() => fake.messages.some((m) => pattern.test(String(m.payload.content ?? ""))), `a message matching ${pattern}`);
+  return fake.messages.find((m) => pattern.test(String(m.payload.content ?? "")))!;
+}
+
+/** The labels of a posted message's buttons, row by row. */
+export function buttonRows(message: PostedMessage): string[][] {
+  return ((message.payload.components ?? []) as Array<{ components: Array<{ label: string }> }>).map((row) => row.components.map((b) => b.label));
 }
