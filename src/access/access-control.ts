@@ -3,6 +3,7 @@
  * a turn (and with which tool permissions), gets a notice instead (pairing code, slow down), is kept as group
  * context, or is dropped. Every refusal is audited here with the sender and the reason, never the text.
  */
+import type { Speech } from "../core/i18n.js";
 import type { EarlierChatMessage } from "../core/turn.js";
 import type { ChannelName, InboundMessage } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
@@ -70,7 +71,7 @@ export class AccessControl {
   }
 
   /** `log` should carry the message's channel and chat; the audit lines add the user and the reason. */
-  async admit(message: InboundMessage, log: Logger): Promise<Admission> {
+  async admit(message: InboundMessage, log: Logger, speech: Speech): Promise<Admission> {
     const decision = await this.policy.decide(message);
     switch (decision.kind) {
       case "ignore":
@@ -84,24 +85,23 @@ export class AccessControl {
         audit(log, message, decision.reason);
         return decision.notice === undefined ? REFUSED : { kind: "notice", text: decision.notice };
       case "pair":
-        return (await this.overLimit(message, "guest", log)) ?? this.pairingNotice(message, log);
+        return (await this.overLimit(message, "guest", log, speech)) ?? this.pairingNotice(message, log, speech);
       case "admit": {
         const { role } = decision;
         const permissions = permissionsFor(this.config, role, message.chat.type);
-        return (await this.overLimit(message, role, log)) ?? { kind: "admit", role, permissions };
+        return (await this.overLimit(message, role, log, speech)) ?? { kind: "admit", role, permissions };
       }
     }
   }
 
   /** A turn's slot under the per-user cap; release it when the turn is over. */
-  async claimTurn(message: InboundMessage, sessionKey: string, role: Role, log: Logger): Promise<TurnClaim> {
+  async claimTurn(message: InboundMessage, sessionKey: string, role: Role, log: Logger, speech: Speech): Promise<TurnClaim> {
     if (this.exempt(message, role)) return { kind: "claimed", release: () => {} };
     const release = await this.slots.claim(`${message.channel}:${message.sender.id}`, sessionKey);
     if (release) return { kind: "claimed", release };
     const max = this.config.limits.maxConcurrentTurnsPerUser;
     audit(log, message, `over the cap of ${max} concurrent turns per user`);
-    const conversations = `${max} other conversation${max === 1 ? "" : "s"}`;
-    return { kind: "busy", notice: `I am already working on your messages in ${conversations}; please wait until one is answered.` };
+    return { kind: "busy", notice: speech.t("access.busy", { count: max }) };
   }
 
   /** The group's unaddressed messages since the bot last answered there, handed out once. */
@@ -114,16 +114,18 @@ export class AccessControl {
     return role === "owner" || (message.channel === "web" && !this.config.web.limits);
   }
 
-  private async overLimit(message: InboundMessage, role: Role, log: Logger): Promise<Admission | undefined> {
+  private async overLimit(message: InboundMessage, role: Role, log: Logger, speech: Speech): Promise<Admission | undefined> {
     if (this.exempt(message, role)) return undefined;
     const verdict = await this.limits.check(message);
     if (verdict.kind === "within") return undefined;
     const dropped = verdict.kind === "drop" ? { dropped: verdict.dropped } : {};
     audit(log, message, `over the per-${verdict.scope} message rate limit`, dropped);
-    return verdict.kind === "notice" ? { kind: "notice", text: verdict.notice } : REFUSED;
+    if (verdict.kind === "drop") return REFUSED;
+    const rate = { messages: verdict.rate.messages, seconds: verdict.rate.windowSeconds };
+    return { kind: "notice", text: speech.t(verdict.scope === "user" ? "access.slowDownUser" : "access.slowDownChat", rate) };
   }
 
-  private async pairingNotice(message: InboundMessage, log: Logger): Promise<Admission> {
+  private async pairingNotice(message: InboundMessage, log: Logger, speech: Speech): Promise<Admission> {
     const { channel, sender, chat } = message;
     const name = sender.name ?? sender.username;
     const request = await this.pairing.request({
@@ -144,7 +146,7 @@ export class AccessControl {
         expiresAt: request.expiresAt.getTime(),
       });
     }
-    return { kind: "notice", text: pairingPrompt(channel, request, this.now()) };
+    return { kind: "notice", text: pairingPrompt(channel, request, this.now(), speech.t) };
   }
 }
 

@@ -10,14 +10,14 @@ import { WindowCounter } from "./window-counter.js";
 
 export type LimitVerdict =
   | { kind: "within" }
-  /** The first message over the limit in this window: answer it with `notice`. */
-  | { kind: "notice"; scope: "user" | "chat"; notice: string }
+  /** The first message over the limit in this window: answer it with a notice naming the `rate`. */
+  | { kind: "notice"; scope: "user" | "chat"; rate: Rate }
   /** Over the limit and already told: drop it. `dropped` counts this window's drops so far. */
   | { kind: "drop"; scope: "user" | "chat"; dropped: number };
 
 type Counter = Pick<WindowCounter, "hit">;
 
-interface Rate {
+export interface Rate {
   messages: number;
   windowSeconds: number;
 }
@@ -51,7 +51,5 @@ export class MessageLimits {
 function verdict(scope: "user" | "chat", count: number, rate: Rate): LimitVerdict {
   if (count <= rate.messages) return { kind: "within" };
   if (count > rate.messages + 1) return { kind: "drop", scope, dropped: count - rate.messages };
-  const limit = `${rate.messages} messages per ${rate.windowSeconds} s`;
-  const who = scope === "user" ? "You are sending" : "This chat is sending";
-  return { kind: "notice", scope, notice: `${who} messages faster than I can answer (limit: ${limit}). Please slow down: I will skip messages for a little while.` };
+  return { kind: "notice", scope, rate };
 }

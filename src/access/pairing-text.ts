@@ -1,4 +1,5 @@
 /** What people read about pairing: the code prompt, approval results and the list; shared by /pair and the CLI. */
+import type { Translate } from "../core/i18n.js";
 import type { ChannelName } from "../core/types.js";
 import {
   CODE_TTL_MS,
@@ -11,16 +12,10 @@ import {
 
 const minutes = (ms: number): number => Math.max(1, Math.ceil(ms / 60_000));
 
-export function pairingPrompt(channel: ChannelName, request: PairingRequest, now: number): string {
-  const intro = "Hi! I only chat with people my owner has approved.";
-  if (request.status === "full") {
-    return `${intro} Too many pairing requests are waiting right now; please try again in ${minutes(CODE_TTL_MS)} minutes.`;
-  }
-  const { code } = request;
-  return [
-    `${intro} Your pairing code is ${code} (valid for ${minutes(request.expiresAt.getTime() - now)} more minutes).`,
-    `Ask the owner to approve it with "switchboard pairing approve ${channel} ${code}" or by sending me "/pair ${channel} ${code}", then write again.`,
-  ].join("\n");
+/** The stranger's answer, in their language. */
+export function pairingPrompt(channel: ChannelName, request: PairingRequest, now: number, t: Translate): string {
+  if (request.status === "full") return t("access.pairingFull", { minutes: minutes(CODE_TTL_MS) });
+  return t("access.pairingCode", { code: request.code, channel, minutes: minutes(request.expiresAt.getTime() - now) });
 }
 
 export function describeApproval(approval: Approval, channel: ChannelName, code: string): string {

@@ -37,6 +37,8 @@ import { randomHex } from "../core/ids.js";
 import { BudgetRefusal } from "../core/usage-port.js";
 import { meteredModel, type MeteredCalls } from "./metered-model.js";
 import { modelTelemetry } from "../infra/tracing.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import { agentOffers, DEFAULT_AGENT_ID, defaultAgentProfile, type AgentProfile } from "../core/agents.js";
 import { resolveAgentModel } from "../agents/models.js";
 
@@ -67,23 +69,22 @@ export interface SessionInfo {
   disclosedTools: string[];
 }
 
-export function llmFailureReply(errorId: string): string {
-  return `Sorry, I could not get an answer from the language model right now (error id ${errorId}). Please try again.`;
+export function llmFailureReply(errorId: string, speech: Speech = ENGLISH): string {
+  return speech.t("errors.llm", { errorId });
 }
 
-export function stepLimitReply(maxSteps: number): string {
-  return `I stopped after ${maxSteps} steps without finishing. Tell me to continue if you want me to go on.`;
+export function stepLimitReply(maxSteps: number, speech: Speech = ENGLISH): string {
+  return speech.t("errors.stepLimit", { steps: maxSteps });
 }
 
+/** Said to the delegating model, not to a person: English like the rest of the prompt. */
 export function tokenLimitReply(maxTokens: number): string {
   return `I stopped after using my budget of ${maxTokens} tokens without finishing.`;
 }
 
-export function internalFailureReply(errorId: string): string {
-  return `Sorry, something went wrong on my side (error id ${errorId}). Please try again.`;
+export function internalFailureReply(errorId: string, speech: Speech = ENGLISH): string {
+  return speech.t("errors.internal", { errorId });
 }
-
-export const EMPTY_ANSWER_REPLY = "The language model returned an empty answer. Please rephrase or try again.";
 
 export class Agent {
   private readonly history: SessionHistory;
@@ -186,6 +187,7 @@ export class Agent {
       now: this.now(),
       timezone: (await this.deps.timezoneOf?.(input.message)) ?? this.deps.config.agent.timezone,
       recall: await this.recall(input.message, agent, log),
+      ...(input.speech ? { language: input.speech.locale } : {}),
     });
     record.messages[record.messages.length - 1] = withNotes(user.forHistory, notes);
     progress.record = record;
@@ -362,12 +364,13 @@ export class Agent {
   }
 
   private replyText(result: Generation, input: TurnInput): { text: string; stepLimit: boolean } {
+    const speech = input.speech ?? ENGLISH;
     const maxSteps = input.delegation?.maxSteps ?? this.deps.config.llm.maxSteps;
     const stoppedMidTask = result.finishReason === "tool-calls";
-    if (stoppedMidTask && result.steps.length >= maxSteps) return { text: stepLimitReply(maxSteps), stepLimit: true };
+    if (stoppedMidTask && result.steps.length >= maxSteps) return { text: stepLimitReply(maxSteps, speech), stepLimit: true };
     if (stoppedMidTask && input.delegation) return { text: tokenLimitReply(input.delegation.maxTokens), stepLimit: true };
     const text = redactText(result.text.trim(), this.secrets);
-    return { text: text === "" ? EMPTY_ANSWER_REPLY : text, stepLimit: false };
+    return { text: text === "" ? speech.t("errors.emptyAnswer") : text, stepLimit: false };
   }
 
   /** Saves the user's message and the steps that did finish, of a turn that failed or was stopped. */
@@ -405,7 +408,8 @@ export class Agent {
     );
     await this.saveUnfinished(progress, input, log, { errorId });
     await this.logTurn(input, progress, { outcome: "failed", errorId }, log);
-    const text = fromModel ? llmFailureReply(errorId) : internalFailureReply(errorId);
+    const speech = input.speech ?? ENGLISH;
+    const text = fromModel ? llmFailureReply(errorId, speech) : internalFailureReply(errorId, speech);
     return { text, errorId, steps: progress.steps, toolCalls: progress.toolCalls };
   }
 }

@@ -3,6 +3,7 @@
  * ones (/help, /new, /status, /stop); other parts (access control, the scheduler) contribute theirs.
  */
 import type { Logger } from "pino";
+import type { Speech } from "./i18n.js";
 import type { ButtonSpec, InboundMessage } from "./types.js";
 
 export interface CommandContext {
@@ -12,13 +13,18 @@ export interface CommandContext {
   agentId?: string;
   log: Logger;
   traceId: string;
+  /** The sender's language: every fixed text of the answer comes from `speech.t`. */
+  speech: Speech;
 }
 
 export interface ChatCommand {
   /** Lower-case, without the slash. */
   name: string;
   aliases?: string[];
-  /** One line for /help, e.g. "start a new conversation". */
+  /**
+   * One line for /help, e.g. "start a new conversation": the English text, used when the catalogs have no
+   * `commands.<name>.summary`.
+   */
   summary: string;
   /** Usage shown in /help after the name, e.g. "<code>". */
   usage?: string;

@@ -2,6 +2,7 @@
  * One agent turn as the rest of the gateway sees it: what goes in, what comes out, and the port (TurnRunner)
  * through which the router and the scheduler ask for one without knowing the agent.
  */
+import type { Speech } from "./i18n.js";
 import type { Logger } from "pino";
 import type { Attachment, InboundMessage } from "./types.js";
 import type { ToolDefinition, ToolPermissions } from "./tools.js";
@@ -25,6 +26,8 @@ export interface TurnInput {
    * too, so the registry refuses anything beyond (a handler's own stricter check, a call from elsewhere).
    */
   permissions?: ToolPermissions;
+  /** The person's language: the apologies are in it, and the prompt names it. English when absent. */
+  speech?: Speech;
   /** Recent messages of the chat that were not addressed to the bot, given to the model as framed context. */
   earlierMessages?: EarlierChatMessage[];
   /**

@@ -59,6 +59,8 @@ export interface InboundMessage {
   /** An @mention of the bot, or a reply to one of its messages. */
   mentionsBot: boolean;
   receivedAt: Date;
+  /** The sender's language as their platform reports it (a BCP 47 tag such as "zh-CN"), when it does. */
+  locale?: string;
   /** The platform payload, for debugging only. */
   raw?: unknown;
   /**

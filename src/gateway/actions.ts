@@ -6,6 +6,8 @@
  * ordinary inbound message with that text from the presser, so access control, the command table and the session
  * queue treat it exactly as if the presser had typed it. Channels without buttons get the typed forms in the text.
  */
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { CommandReply } from "../core/commands.js";
@@ -55,11 +57,12 @@ export const CONTINUE_BUTTON: ButtonSpec = { label: "Continue", run: "continue",
 
 export type PressRefusal = "unknown" | "expired" | "not_yours" | "used";
 
+/** Catalog keys of the notices a refused press gets. */
 const REFUSALS: Record<PressRefusal, string> = {
-  unknown: "This button no longer works.",
-  expired: "This button has expired.",
-  not_yours: "This button is not for you.",
-  used: "Already done.",
+  unknown: "buttons.unknown",
+  expired: "buttons.expired",
+  not_yours: "buttons.notYours",
+  used: "buttons.used",
 };
 
 export class ButtonActions {
@@ -123,13 +126,13 @@ export class ButtonActions {
    * this presser in this chat and the button is unused; otherwise marks it used, takes the buttons off, and hands
    * the action's text to `handle` as a message from the presser.
    */
-  async press(press: ButtonPress, handle: (message: InboundMessage) => Promise<HandleOutcome>): Promise<void> {
+  async press(press: ButtonPress, handle: (message: InboundMessage) => Promise<HandleOutcome>, speech: Speech = ENGLISH): Promise<void> {
     const log = this.log.child({ channel: press.channel, chatId: press.chat.id, userId: press.sender.id, pressId: press.id });
     try {
       const verdict = await this.check(press);
       if ("refusal" in verdict) {
         log.info({ audit: "refused", reason: `button press: ${verdict.refusal}` }, "button press refused");
-        await answer(press, { notice: REFUSALS[verdict.refusal], ...(verdict.refusal === "used" ? { clearButtons: true } : {}) }, log);
+        await answer(press, { notice: speech.t(REFUSALS[verdict.refusal]), ...(verdict.refusal === "used" ? { clearButtons: true } : {}) }, log);
         return;
       }
       await answer(press, { clearButtons: true }, log);
@@ -137,7 +140,7 @@ export class ButtonActions {
       await handle(messageOf(press, verdict.record));
     } catch (err) {
       log.error({ err }, "handling a button press failed");
-      await answer(press, { notice: "Sorry, that did not work." }, log);
+      await answer(press, { notice: speech.t("errors.button") }, log);
     }
   }
 

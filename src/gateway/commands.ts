@@ -4,6 +4,7 @@
  * (access control, the scheduler) through RouterDeps.commands.
  */
 import type { ChatCommand } from "../core/commands.js";
+import type { Translate } from "../core/i18n.js";
 
 export interface ParsedCommand {
   command: ChatCommand;
@@ -33,10 +34,15 @@ export function parseCommand(text: string, table: ReadonlyMap<string, ChatComman
   return command ? { command, args: (match[2] ?? "").trim() } : null;
 }
 
-export function helpText(botName: string, commands: readonly ChatCommand[]): string {
+/** The command's one-line summary in the reader's language; its own English one when no catalog has it. */
+export function summaryOf(command: ChatCommand, t: Translate): string {
+  return t(`commands.${command.name}.summary`, { defaultValue: command.summary });
+}
+
+export function helpText(botName: string, commands: readonly ChatCommand[], t: Translate): string {
   const lines = commands.map((c) => {
     const names = [c.name, ...(c.aliases ?? [])].map((n) => `/${n}`).join(", ");
-    return `${names}${c.usage ? ` ${c.usage}` : ""} - ${c.summary}`;
+    return `${names}${c.usage ? ` ${c.usage}` : ""} - ${summaryOf(c, t)}`;
   });
-  return `${botName} commands:\n${lines.join("\n")}\n\nAnything else is a message to the assistant.`;
+  return `${t("help.title", { bot: botName })}\n${lines.join("\n")}\n\n${t("help.footer")}`;
 }

@@ -25,7 +25,7 @@ export interface CoreCommandDeps {
 export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
   const startedAt = Date.now();
   return [
-    { name: "help", summary: "show this help", menu: "everyone", run: async () => helpText(deps.config.agent.name, deps.allCommands()) },
+    { name: "help", summary: "show this help", menu: "everyone", run: async (_args, ctx) => helpText(deps.config.agent.name, deps.allCommands(), ctx.speech.t) },
     {
       name: "new",
       aliases: ["reset"],
@@ -34,9 +34,9 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       run: async (_args, ctx) => {
         try {
           await deps.resetSession(ctx.sessionKey);
-          return "Started a new conversation. Earlier messages are forgotten.";
+          return ctx.speech.t("session.reset");
         } catch {
-          return "Stopped before the conversation was reset.";
+          return ctx.speech.t("session.resetStopped");
         }
       },
     },
@@ -51,12 +51,12 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
       menu: "everyone",
       summary: "cancel the running turn and drop queued messages",
       run: async (_args, ctx) => {
+        const { t } = ctx.speech;
         const { running, queued } = deps.queue.cancel(ctx.sessionKey);
         await deps.stops.announce(ctx.sessionKey);
-        const dropped = queued > 0 ? ` and dropped ${queued} queued message${queued === 1 ? "" : "s"}` : "";
-        if (running) return `Stopped the running turn${dropped}.`;
-        if (queued > 0) return `Dropped ${queued} queued message${queued === 1 ? "" : "s"}.`;
-        return deps.stops.shared ? "Nothing was running on this replica; the others were told to stop this conversation's turns." : "Nothing is running right now.";
+        if (running) return queued > 0 ? t("session.stoppedAndDropped", { count: queued }) : t("session.stopped");
+        if (queued > 0) return t("session.dropped", { count: queued });
+        return t(deps.stops.shared ? "session.nothingRunningHere" : "session.nothingRunning");
       },
     },
   ];
@@ -64,17 +64,20 @@ export function coreCommands(deps: CoreCommandDeps): ChatCommand[] {
 
 async function statusText(deps: CoreCommandDeps, ctx: CommandContext, startedAt: number): Promise<string> {
   const { sessionKey } = ctx;
-  const lines = [`Session: ${sessionKey}`];
+  const { t } = ctx.speech;
+  const lines = [t("status.session", { session: sessionKey })];
   const primary = primaryEntry(deps.config.llm);
-  lines.push(deps.agent && primary ? `Model: ${primary.model} (${primary.provider})` : `Model: not configured (${deps.llmProblem})`);
+  lines.push(deps.agent && primary ? t("status.model", { model: String(primary.model), provider: primary.provider }) : t("status.noModel", { problem: String(deps.llmProblem) }));
   if (deps.agent && deps.isOwner(ctx.message)) lines.push(...deps.agent.modelStates().map((state) => `- ${modelStateText(state)}`));
   if (deps.agent) {
     const info = await deps.agent.sessionInfo(sessionKey);
-    lines.push(`History: ${info.messages} messages, about ${info.estimatedTokens} tokens${info.summarized ? ", older turns summarized" : ""}`);
+    const values = { messages: info.messages, tokens: info.estimatedTokens };
+    lines.push(t(info.summarized ? "status.historySummarized" : "status.history", values));
   }
   const state = deps.queue.state(sessionKey);
-  lines.push(`Turn: ${state.running ? "running" : "idle"}${state.queued > 0 ? `, ${state.queued} queued` : ""}`);
-  lines.push(`Uptime: ${Math.round((Date.now() - startedAt) / 1000)} s`);
+  const turn = state.running ? "running" : "idle";
+  lines.push(state.queued > 0 ? t(`status.${turn}Queued`, { queued: state.queued }) : t(`status.${turn}`));
+  lines.push(t("status.uptime", { seconds: Math.round((Date.now() - startedAt) / 1000) }));
   return lines.join("\n");
 }
 

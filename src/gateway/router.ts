@@ -16,6 +16,9 @@ import type { ChatCommand, CommandContext, CommandReply } from "../core/commands
 import type { Outbound } from "../core/outbound.js";
 import { commandTable, parseCommand } from "./commands.js";
 import { coreCommands } from "./core-commands.js";
+import { LanguagePreferences, languageCommand } from "./languages.js";
+import { Translator } from "../infra/i18n/index.js";
+import type { Speech } from "../core/i18n.js";
 import { agentSessionKey, sessionKeyOf } from "../core/session-key.js";
 import type { AgentDirectory, AgentProfile } from "../core/agents.js";
 import type { Workspaces } from "../infra/workspace.js";
@@ -62,6 +65,8 @@ export interface RouterDeps {
   agents?: AgentDirectory;
   /** Times the typing signal and the acknowledgement; the real clock when absent. */
   clock?: Clock;
+  /** Each person's language; by default one of its own over the store, falling back to i18n.default. */
+  languages?: LanguagePreferences;
 }
 
 /** Context of one inbound message on its way through the router. */
@@ -73,6 +78,8 @@ interface Delivery {
   agent: AgentProfile | undefined;
   log: Logger;
   traceId: string;
+  /** The sender's language, for everything the router itself says. */
+  speech: Speech;
 }
 
 export class Router {
@@ -87,9 +94,11 @@ export class Router {
   /** Buttons under replies, and their presses. */
   readonly actions: ButtonActions;
   private readonly clock: Clock;
+  readonly languages: LanguagePreferences;
 
   constructor(private readonly deps: RouterDeps) {
     this.clock = deps.clock ?? systemClock;
+    this.languages = deps.languages ?? new LanguagePreferences(deps.store, new Translator(deps.config.i18n.default));
     this.actions = deps.actions ?? new ButtonActions(deps.store, deps.log.child({ component: "actions" }));
     this.queue = new SessionQueue(deps.config.sessions.maxConcurrent);
     this.stops = new StopRelay(deps.store.bus, (sessionKey) => void this.queue.cancel(sessionKey), deps.log);
@@ -109,7 +118,7 @@ export class Router {
       allCommands: () => this.commands,
       resetSession: (sessionKey) => this.resetSession(sessionKey),
     });
-    this.commands = [...core, ...(deps.commands ?? [])];
+    this.commands = [...core, languageCommand(this.languages), ...(deps.commands ?? [])];
     this.commandsByName = commandTable(this.commands);
   }
 
@@ -174,35 +183,38 @@ export class Router {
 
   /** The ButtonPressHandler given to every channel: a press runs its action as a message from the presser. */
   readonly handlePress = async (press: ButtonPress): Promise<void> => {
+    const speech = await this.languages.speechOf(press);
     // Not claimed while shutting down: the button stays usable after the restart.
-    if (!this.accepting) return press.answer({ notice: "Restarting; please press again in a moment." }).catch(() => undefined);
-    return this.actions.press(press, this.handle);
+    if (!this.accepting) return press.answer({ notice: speech.t("errors.restarting") }).catch(() => undefined);
+    return this.actions.press(press, this.handle, speech);
   };
 
   /**
    * Decides what the message gets. Resolves once the message has its place (a turn is queued, or an answer is on
    * its way) with the outcome still to come, so the caller can let the session's next message in.
    */
-  private async route(delivery: Delivery): Promise<{ outcome: Promise<HandleOutcome> }> {
-    const { message, channel, log } = delivery;
+  private async route(arrival: Omit<Delivery, "speech">): Promise<{ outcome: Promise<HandleOutcome> }> {
+    const { message, channel, log } = arrival;
     const now = (outcome: HandleOutcome) => ({ outcome: Promise.resolve(outcome) });
     const reason = ignoreReason(message, channel);
     if (reason) {
       log.debug({ reason }, "message ignored");
       return now("ignored");
     }
+    const speech = await this.languages.speechOf(message);
     const admission = await inSpan("access", {}, async (span) => {
-      const admitted = await this.deps.access.admit(message, log);
+      const admitted = await this.deps.access.admit(message, log, speech);
       span.setAttribute("switchboard.admission", admitted.kind);
       return admitted;
     });
     if (admission.kind === "drop") return now(admission.outcome);
+    const delivery: Delivery = { ...arrival, speech };
     if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return { outcome: this.runCommand(delivery, parsed.command, parsed.args) };
     if (!this.deps.agent) {
-      const text = `I'm not connected to a language model yet: ${this.deps.llmProblem ?? "no LLM configured"}. Slash commands work: /help`;
+      const text = speech.t("errors.noModel", { problem: this.deps.llmProblem ?? "no LLM configured" });
       return { outcome: this.replyOutcome(delivery, text) };
     }
     const turn = await this.placeTurn(delivery, admission);
@@ -218,7 +230,7 @@ export class Router {
    * not do, as WebChat has none and redeliveries keep theirs.
    */
   private async placeTurn(d: Delivery, admitted: Admitted): Promise<PlacedTurn | { kind: "busy"; notice: string }> {
-    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log);
+    const claim = await this.deps.access.claimTurn(d.message, d.sessionKey, admitted.role, d.log, d.speech);
     if (claim.kind === "busy") return claim;
     try {
       const leaseMs = this.deps.config.sessions.turnLeaseMs;
@@ -272,6 +284,7 @@ export class Router {
                 traceId: d.traceId,
                 download: (attachment) => d.channel.download(attachment, join(workspaceDir, "inbox")),
                 permissions: turn.permissions,
+                speech: d.speech,
                 ...(d.agent ? { agentId: d.agent.id } : {}),
                 earlierMessages,
                 fence,
@@ -338,14 +351,21 @@ export class Router {
 
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
-    const ctx: CommandContext = { message: d.message, sessionKey: d.sessionKey, log: d.log, traceId: d.traceId, ...(d.agent ? { agentId: d.agent.id } : {}) };
+    const ctx: CommandContext = {
+      message: d.message,
+      sessionKey: d.sessionKey,
+      log: d.log,
+      traceId: d.traceId,
+      speech: d.speech,
+      ...(d.agent ? { agentId: d.agent.id } : {}),
+    };
     let text: string | CommandReply;
     try {
       text = await command.run(args, ctx);
     } catch (err) {
       const errorId = randomHex(8);
       d.log.error({ err, errorId, command: command.name }, "slash command failed");
-      text = `Sorry, /${command.name} failed (error id ${errorId}).`;
+      text = d.speech.t("errors.command", { command: command.name, errorId });
     }
     return this.replyOutcome(d, text);
   }

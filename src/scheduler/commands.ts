@@ -3,7 +3,7 @@ import type { ChatCommand, CommandContext } from "../core/commands.js";
 import { targetOf } from "../core/types.js";
 import { userActor } from "./access.js";
 import { parseReminder } from "./natural.js";
-import { confirmationOf, taskLine, timeIn } from "./render.js";
+import { confirmationOf, taskLine } from "./render.js";
 import { TaskError, type Scheduler } from "./scheduler.js";
 import type { Actor } from "./types.js";
 import { WhenError, zoneOrThrow } from "./when.js";
@@ -13,14 +13,6 @@ export interface SchedulerCommandsOptions {
   /** The access policy's answer to "is this sender the owner?"; absent, nobody is (they see their own tasks). */
   isOwner?: (ctx: CommandContext) => boolean | Promise<boolean>;
 }
-
-const REMIND_USAGE = [
-  "Usage: /remind <when> <what>, for example:",
-  "/remind in 10m stretch",
-  "/remind tomorrow 9am standup",
-  "/remind every weekday 9:00 standup",
-  "/remind 明天早上9点 开会",
-].join("\n");
 
 const NAME_LENGTH = 40;
 /** Cancel buttons under /tasks for at most this many tasks (Discord allows 25 buttons per message). */
@@ -47,7 +39,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
           const { message } = ctx;
           const { zone } = await scheduler.zones.resolve(scopeOf(ctx));
           const parsed = parseReminder(args, scheduler.clock.now(), zone);
-          if (!parsed) return REMIND_USAGE;
+          if (!parsed) return ctx.speech.t("reminders.usage");
           const name = shorten(parsed.text, NAME_LENGTH);
           const { task } = await scheduler.create(
             {
@@ -62,7 +54,8 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
             },
             await actorOf(ctx),
           );
-          return `${confirmationOf(task, scheduler.clock.now())}\nCancel it with /cancel ${task.id}`;
+          const { speech } = ctx;
+          return `${confirmationOf(task, scheduler.clock.now(), speech)}\n${speech.t("reminders.cancelHint", { id: task.id })}`;
         }),
     },
     {
@@ -72,11 +65,12 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       usage: "[all]",
       run: (args, ctx) =>
         answerRefusals(async () => {
+          const { t } = ctx.speech;
           const tasks = await scheduler.list(await actorOf(ctx), { everyone: args.trim().toLowerCase() === "all" });
-          if (tasks.length === 0) return "You have no reminders or scheduled tasks. Set one with /remind.";
-          const text = [`Your tasks (${tasks.length}):`, ...tasks.map(taskLine), "", "Cancel one with /cancel <id>."].join("\n");
+          if (tasks.length === 0) return t("reminders.none");
+          const text = [t("reminders.listTitle", { count: tasks.length }), ...tasks.map(taskLine), "", t("reminders.listFooter")].join("\n");
           const buttons = tasks.slice(0, MAX_CANCEL_BUTTONS).map((task) => [
-            { label: `Cancel "${shorten(task.name, BUTTON_NAME_LENGTH)}"`, run: `/cancel ${task.id}`, style: "danger" as const },
+            { label: t("reminders.cancelButton", { name: shorten(task.name, BUTTON_NAME_LENGTH) }), run: `/cancel ${task.id}`, style: "danger" as const },
           ]);
           return { text, buttons };
         }),
@@ -88,9 +82,9 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       run: (args, ctx) =>
         answerRefusals(async () => {
           const id = args.trim();
-          if (id === "") return "Usage: /cancel <id>. /tasks shows the ids.";
+          if (id === "") return ctx.speech.t("reminders.cancelUsage");
           const task = await scheduler.cancel(id, await actorOf(ctx));
-          return `Cancelled "${task.name}" (${task.id}).`;
+          return ctx.speech.t("reminders.cancelled", { name: task.name, id: task.id });
         }),
     },
     {
@@ -99,22 +93,24 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       usage: "[chat] [Area/City]",
       run: (args, ctx) =>
         answerRefusals(async () => {
+          const { speech } = ctx;
+          const { t } = speech;
           const [first, second] = args.trim().split(/\s+/).filter((word) => word !== "");
           const scope = scopeOf(ctx);
           if (first === undefined) {
             const { zone, source } = await scheduler.zones.resolve(scope);
-            const from = source === "user" ? "yours" : source === "chat" ? "this chat's" : "the default";
-            return `Your time zone is ${zone} (${from}); it is ${timeIn(scheduler.clock.now(), zone)}. Set it with /timezone Area/City.`;
+            const from = t(source === "user" ? "timezone.sourceUser" : source === "chat" ? "timezone.sourceChat" : "timezone.sourceDefault");
+            return t("timezone.current", { zone, source: from, now: speech.time(scheduler.clock.now(), zone) });
           }
           if (first.toLowerCase() === "chat") {
-            if (second === undefined) return "Usage: /timezone chat Area/City";
+            if (second === undefined) return t("timezone.chatUsage");
             const zone = zoneOrThrow(second);
             await scheduler.zones.setForChat(scope, zone);
-            return `This chat's time zone is now ${zone}, for everyone who has not set their own.`;
+            return t("timezone.chatSet", { zone });
           }
           const zone = zoneOrThrow(first);
           await scheduler.zones.setForUser(scope, zone);
-          return `Your time zone is now ${zone}: it is ${timeIn(scheduler.clock.now(), zone)}. New reminders use it.`;
+          return t("timezone.userSet", { zone, now: speech.time(scheduler.clock.now(), zone) });
         }),
     },
   ];

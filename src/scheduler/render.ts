@@ -1,5 +1,7 @@
 /** Tasks and runs in words, in the task's time zone: for tool results, slash commands and the CLI alike. */
+import type { Speech } from "../core/i18n.js";
 import { describeLocalTime } from "../core/time.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import { formatDuration } from "./durations.js";
 import { describeTrigger, upcomingRuns } from "./triggers.js";
 import type { RunRecord, TaskRecord } from "./types.js";
@@ -15,14 +17,18 @@ export function nextRunsOf(task: TaskRecord, count = NEXT_RUNS_SHOWN): string[] 
   return upcomingRuns(task, count).map((at) => timeIn(at, task.timezone));
 }
 
-/** One sentence the model (or the command) can repeat to the user word for word. */
-export function confirmationOf(task: TaskRecord, now: number): string {
-  const what = task.kind === "reminder" ? "Reminder" : "Scheduled task";
+/**
+ * One sentence the model (or the command) can repeat to the user word for word; in English for the model, in the
+ * person's language for the command.
+ */
+export function confirmationOf(task: TaskRecord, now: number, speech: Speech = ENGLISH): string {
+  const what = task.kind === "reminder" ? "reminders.reminder" : "reminders.task";
+  const named = { name: task.name, id: task.id };
   const next = upcomingRuns(task, 1)[0];
-  if (next === undefined) return `${what} "${task.name}" (${task.id}) has no run left.`;
-  const when = `${timeIn(next, task.timezone)}, in ${formatDuration(next - now)}`;
-  if (task.trigger.type === "once") return `${what} "${task.name}" (${task.id}) is set for ${when}.`;
-  return `${what} "${task.name}" (${task.id}) runs ${describeTrigger(task.trigger)}; the first run is ${when}.`;
+  if (next === undefined) return speech.t(`${what}.noRunLeft`, named);
+  const when = { ...named, when: speech.time(next, task.timezone), wait: formatDuration(next - now) };
+  if (task.trigger.type === "once") return speech.t(`${what}.once`, when);
+  return speech.t(`${what}.repeating`, { ...when, schedule: describeTrigger(task.trigger) });
 }
 
 /** The task as a tool result: plain fields, times already in the task's zone. */

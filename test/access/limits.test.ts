@@ -64,7 +64,7 @@ describe("MessageLimits", () => {
     const verdicts = [];
     for (let i = 0; i < 7; i += 1) verdicts.push(await limits.check(message()));
     expect(verdicts.map((v) => v.kind)).toEqual(["within", "within", "within", "notice", "drop", "drop", "drop"]);
-    expect(verdicts[3]).toMatchObject({ scope: "user", notice: expect.stringContaining("3 messages per 10 s") });
+    expect(verdicts[3]).toMatchObject({ scope: "user", rate: { messages: 3, windowSeconds: 10 } });
     expect(verdicts[6]).toMatchObject({ dropped: 4 });
     clock += 10_000;
     expect((await limits.check(message())).kind).toBe("within");

@@ -12,6 +12,7 @@ import { StopRelay } from "../../src/gateway/stop-relay.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
 import { ManualClock } from "../helpers/clock.js";
 import { inboundMessage, startHarness, type Harness } from "./harness.js";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 
 let h: Harness;
 let backup: FakeOpenAI;
@@ -105,7 +106,7 @@ describe("failover between model entries", () => {
         resetSession: async () => {},
       })
         .find((command) => command.name === "status")!
-        .run("", { message: inboundMessage("/status"), sessionKey: h.sessionKey, log: h.log, traceId: "t" });
+        .run("", { message: inboundMessage("/status"), sessionKey: h.sessionKey, log: h.log, traceId: "t", speech: ENGLISH });
     const shown = (await status(true)) as string;
     expect(shown).toContain("- default: fake-model (openai-compatible): credentials refused (HTTP 401); check llm.apiKey (LLM_API_KEY)");
     expect(shown).toContain("- backup: backup-model (openai-compatible): ready");

@@ -3,6 +3,7 @@ import type { ChatCommand } from "../../src/core/commands.js";
 import { commandTable, helpText, parseCommand } from "../../src/gateway/commands.js";
 import { sessionKeyOf, workspaceDirOf } from "../../src/core/session-key.js";
 import type { InboundMessage } from "../../src/core/types.js";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 
 const command = (name: string, aliases?: string[]): ChatCommand => ({ name, aliases, summary: `${name} things`, run: async () => name });
 const table = commandTable([command("help"), command("new", ["reset"]), command("stop"), command("remind_me")]);
@@ -26,7 +27,7 @@ describe("parseCommand", () => {
 
   it("refuses a command name taken twice, and lists aliases in the help", () => {
     expect(() => commandTable([command("new"), command("fresh", ["new"])])).toThrow("/new is defined twice");
-    expect(helpText("Bot", [command("new", ["reset"])])).toContain("/new, /reset - new things");
+    expect(helpText("Bot", [command("renew", ["again"])], ENGLISH.t)).toContain("/renew, /again - renew things");
   });
 });
 

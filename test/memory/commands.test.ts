@@ -4,6 +4,7 @@ import type { CommandContext } from "../../src/core/commands.js";
 import { memoryCommands } from "../../src/memory/commands.js";
 import { inboundMessage } from "../agent/harness.js";
 import { ANN_IN_GROUP, BACKENDS, BOB_IN_GROUP, openMemoryWorld, type MemoryWorld } from "./helpers.js";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 
 let world: MemoryWorld | undefined;
 afterEach(async () => {
@@ -13,7 +14,7 @@ afterEach(async () => {
 
 function groupContext(w: MemoryWorld, userId: string): CommandContext {
   const message = inboundMessage("/memory", { channel: "telegram", chat: { id: "-100team", type: "group" }, sender: { id: userId } });
-  return { message, sessionKey: "telegram:-100team", log: w.log, traceId: "t" };
+  return { message, sessionKey: "telegram:-100team", log: w.log, traceId: "t", speech: ENGLISH };
 }
 
 describe.each(BACKENDS)("memory commands in a group on %s", (backend) => {

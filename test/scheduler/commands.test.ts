@@ -5,6 +5,7 @@ import { schedulerCommands } from "../../src/scheduler/commands.js";
 import { parseReminder } from "../../src/scheduler/natural.js";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import { makeScheduler, ManualClock, RecordingChannel, silentLog, sqliteStore } from "./helpers.js";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 
 /** Saturday 2026-03-28 22:30 UTC: already Sunday 06:30 in Shanghai. */
 const NOW = Date.parse("2026-03-28T22:30:00Z");
@@ -123,5 +124,5 @@ function context(userId: string): CommandContext {
     mentionsBot: true,
     receivedAt: new Date(NOW),
   };
-  return { message, sessionKey: "web:c1", log: silentLog, traceId: "t" };
+  return { message, sessionKey: "web:c1", log: silentLog, traceId: "t", speech: ENGLISH };
 }

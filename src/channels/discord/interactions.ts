@@ -31,6 +31,8 @@ const interactionSchema = z.object({
   token: z.string().min(1),
   channel_id: snowflake,
   guild_id: snowflake.optional(),
+  /** The invoking user's client language, e.g. "en-US" or "zh-CN". */
+  locale: z.string().max(35).optional(),
   /** In a server: the member (with the user); in a DM: the user. */
   member: z.object({ user: userSchema, nick: z.string().nullish(), roles: z.array(snowflake).optional() }).optional(),
   user: userSchema.optional(),
@@ -118,6 +120,8 @@ export function parseInteraction(raw: unknown, rest: REST, dir: DiscordDirectory
         attachments: [],
         mentionsBot: true,
         receivedAt: new Date(),
+        // The user's client language; only interactions carry it, plain messages do not.
+        ...(interaction.locale ? { locale: interaction.locale } : {}),
       },
       // "Thinking…" at once; the reply replaces it.
       acknowledge: () => callback({ type: InteractionResponseType.DeferredChannelMessageWithSource }).then(() => undefined),

@@ -69,6 +69,7 @@ function toInbound(
     replyTo,
     mentionsBot: addressed.toBot || replyTo?.fromBot === true,
     receivedAt: new Date((edited ? (m.edit_date ?? m.date) : m.date) * 1000),
+    ...(m.from?.language_code && !m.sender_chat ? { locale: m.from.language_code } : {}),
     raw: update,
   };
 }

@@ -15,6 +15,8 @@ export const userSchema = z.object({
   first_name: z.string(),
   last_name: z.string().optional(),
   username: z.string().optional(),
+  /** The user's app language (IETF tag), when Telegram tells it. */
+  language_code: z.string().max(35).optional(),
 });
 
 export const chatSchema = z.object({

@@ -2,6 +2,7 @@
  * The core settings every gateway has (data dir, log, HTTP, store, LLM, agent, sessions). Channels and features
  * add their own sections; src/config.ts composes the whole schema. config/default.yaml documents every setting.
  */
+import { LOCALES, localeOf } from "../i18n/index.js";
 import { z } from "zod";
 
 export function isTimeZone(zone: string): boolean {
@@ -127,6 +128,12 @@ export const coreConfigShape = {
       outboxRetryMinutes: z.number().positive().default(10),
       outboxBaseDelayMs: duration.default(2_000),
       outboxMaxDelayMs: duration.default(60_000),
+    })
+    .prefault({}),
+  i18n: z
+    .strictObject({
+      /** The language of people who set none and whose platform tells none: "en" or "zh-Hans" (or a tag of either). */
+      default: z.string().refine((tag) => localeOf(tag) !== null, `expected one of ${LOCALES.join(", ")} (or a tag of either, like zh-CN)`).default("en"),
     })
     .prefault({}),
 };

@@ -4,7 +4,7 @@
  * operations that must hold across processes.
  */
 
-export const NAMESPACES = ["sessions", "dedup", "tasks", "receipts", "web", "workspace", "access", "meta", "memory", "actions", "voice", "agents", "mcp", "usage", "approvals"] as const;
+export const NAMESPACES = ["sessions", "dedup", "tasks", "receipts", "web", "workspace", "access", "meta", "memory", "actions", "voice", "agents", "mcp", "usage", "approvals", "languages"] as const;
 export type NamespaceName = (typeof NAMESPACES)[number];
 
 export interface Namespace<T> {

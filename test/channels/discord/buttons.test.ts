@@ -127,7 +127,7 @@ describe("Discord buttons and slash commands", () => {
     await start();
     await until(() => fake.commands.has("global"), "the slash commands");
     const commands = fake.commands.get("global")!;
-    expect(commands.map((c) => c.name)).toEqual(["help", "new", "status", "stop", "remind", "tasks", "voice"]);
+    expect(commands.map((c) => c.name)).toEqual(["help", "new", "status", "stop", "remind", "tasks", "voice", "usage"]);
     expect(commands.find((c) => c.name === "remind")?.options).toEqual([{ type: 3, name: "text", description: "What follows /remind", required: false }]);
     expect(commands.find((c) => c.name === "status")?.options).toEqual([]);
 

@@ -131,7 +131,7 @@ describe("Telegram buttons", () => {
   it("sets the command menu per scope: private chats, groups, and the owners' own chats with their commands", async () => {
     const { tg } = await start();
     await tg.waitFor(() => tg.commandMenus.get(`chat:${alice.id}`));
-    const everyone = ["help", "new", "status", "stop", "remind", "tasks", "voice"];
+    const everyone = ["help", "new", "status", "stop", "remind", "tasks", "voice", "usage"];
     expect(tg.commandMenus.get("all_private_chats")).toEqual(everyone);
     expect(tg.commandMenus.get("all_group_chats")).toEqual(everyone);
     expect(tg.commandMenus.get(`chat:${alice.id}`)).toEqual([...everyone, "pair"]);

@@ -18,6 +18,8 @@ export interface InteractionPlace {
   channelId: string;
   guildId?: string;
   memberRoles?: string[];
+  /** The invoking user's client language; "en-US" when not given. */
+  locale?: string;
 }
 
 export interface FakeDiscordOptions {
@@ -169,7 +171,8 @@ function interactionPayload(
       : { user: by }),
     data,
     ...(message ? { message } : {}),
-    locale: "en-US",
+    // Discord sends the user's client language with every interaction.
+    locale: place.locale ?? "en-US",
     app_permissions: "0",
     entitlements: [],
     authorizing_integration_owners: {},

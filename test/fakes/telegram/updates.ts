@@ -9,6 +9,7 @@ export interface TgUser {
   first_name: string;
   last_name?: string;
   username?: string;
+  language_code?: string;
 }
 
 export interface TgChat {
