@@ -29,4 +29,5 @@ async function call<T>(method: string, path: string, body?: BodyInit | object): 
 export const api = {
   get: <T>(path: string) => call<T>("GET", path),
   post: <T>(path: string, body?: BodyInit | object) => call<T>("POST", path, body ?? {}),
+  put: <T>(path: string, body: object) => call<T>("PUT", path, body),
 };

@@ -3,6 +3,7 @@ import { render } from "preact";
 import { useState } from "preact/hooks";
 import { AuthNeeded, api, tokenStore } from "./api";
 import { AccessPage } from "./pages/access";
+import { AgentsPage } from "./pages/agents";
 import { ApprovalsPage } from "./pages/approvals";
 import { ChannelsPage, ConfigPage, LogsPage, McpPage, ReceiptsPage } from "./pages/status";
 import { SessionsPage } from "./pages/sessions";
@@ -21,6 +22,7 @@ const PAGES = {
   tasks: ["Tasks", TasksPage],
   usage: ["Usage", UsagePage],
   approvals: ["Approvals", ApprovalsPage],
+  agents: ["Agents", AgentsPage],
   skills: ["Skills", SkillsPage],
   access: ["Access", AccessPage],
   receipts: ["Receipts", ReceiptsPage],

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, userTextsOf, type TestGateway } from "../e2e/harness.js";
 import { systemPromptOf, toolResultsOf, type FakeReply, type FakeRequest } from "../fakes/openai-server.js";
 import { closeInOrder } from "../helpers/close.js";
+import { budgetsFeature } from "../../src/features/budgets.js";
 
 let t: TestGateway | undefined;
 afterEach(() => closeInOrder([t]).then(() => (t = undefined)));
@@ -26,6 +27,23 @@ async function start(bounds: Record<string, number> = {}): Promise<TestGateway> 
 }
 
 describe("delegate_task", () => {
+  it("counts the helper's model calls to the person who asked", async () => {
+    const t = await start();
+    t.fake.respondWith((request): FakeReply => {
+      if (isHelper(request)) return { text: "Found it.", usage: { input: 300, output: 7 } };
+      if (toolResultsOf(request).length === 0) return { toolCalls: [{ name: "delegate_task", arguments: { task: "look it up" } }], usage: { input: 100, output: 5 } };
+      return { text: "Done.", usage: { input: 200, output: 3 } };
+    });
+    expect((await t.post({ chatId: "c1", userId: "alice", text: "look it up for me" })).body.replies?.[0]?.text).toBe("Done.");
+
+    const { reader } = t.gateway.feature(budgetsFeature)!;
+    const today = new Date().toISOString().slice(0, 10);
+    expect(t.fake.requests.filter(isHelper)).toHaveLength(1);
+    // The WebChat API's one sender: every call of the turn, the helper's included, is theirs.
+    expect(await reader.report("user", today, Date.now())).toEqual([expect.objectContaining({ name: "web:local", calls: 3, input: 600, output: 15 })]);
+    expect((await reader.report("work", today, Date.now())).map((row) => row.name)).toEqual(["chat"]);
+  });
+
   it("runs a helper with its own history; a deeper helper and a tool outside its list are refused", async () => {
     const t = await start();
     t.fake.enqueue({ text: "Hello." });
