@@ -56,7 +56,7 @@ async function start(approvals: ConfigInput["approvals"], clock = new ManualCloc
 }
 
 const prompted = (fake: FakeTelegram): Promise<SentRecord> => fake.waitFor(() => fake.sent.find((s) => /^Approval needed/.test(s.text ?? "")), 10_000);
-const answered = (fake: FakeTelegram, queryId: string) => fake.waitFor(() => fake.callbackAnswers.find((a) => a.queryId === queryId));
+const answered = (fake: FakeTelegram, queryId: string) => fake.waitFor(() => fake.callbackAnswers.find((a) => a.queryId === queryId), 10_000);
 const sentText = (fake: FakeTelegram, pattern: RegExp) => fake.waitFor(() => fake.sent.find((s) => pattern.test(s.text ?? "")), 10_000);
 
 /** The request went out, so its timeout is armed on the clock. */
@@ -153,7 +153,7 @@ describe("approvals on Telegram", () => {
     await t.restart();
     // The message comes back from the inbox after the restart and its turn makes the same call.
     t.fake.enqueue({ toolCalls: [WRITE] }, { text: "Written after the restart." });
-    await eventually(() => t.logs.find((r) => r.msg.startsWith("approval request found from before")), "the resumed turn finding its request");
+    await eventually(() => t.logs.find((r) => r.msg.startsWith("approval request found from before")), "the resumed turn finding its request", 15_000);
     await answered(tg, tg.press(String(groupChat.id), prompt.messageId, "Approve once", bob));
     await sentText(tg, /^Written after the restart\.$/);
     const results = t.fake.requests.flatMap((r) => toolResultsOf(r)).filter((r) => (r.content as { bytesWritten?: number }).bytesWritten === 5);
