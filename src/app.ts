@@ -102,7 +102,7 @@ export class Gateway {
     const logTail = opts.logTail ?? (opts.log ? null : new LogTail());
     const log = opts.log ?? createLogger({ level: config.log.level, pretty: config.log.pretty, secrets, ...(logTail ? { tap: logTail.write } : {}) });
     routeSdkWarnings(log);
-    const stopTracing = startTracing();
+    const stopTracing = await startTracing();
     if (stopTracing) log.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, "sending traces over OTLP");
     // Before anything starts, so a port in use or a second gateway on the same data dir fails fast and says why.
     await assertPortFree(config.http.host, config.http.port);

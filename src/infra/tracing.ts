@@ -5,25 +5,31 @@
  * SDK's spans, which follow the GenAI conventions) and platform sends. Off, every span is the API's no-op one.
  */
 import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 
 /** A proxy until a provider is registered: spans started before tracing starts are no-ops. */
 const tracer = trace.getTracer("switchboard");
 
 /** The process's one provider: OpenTelemetry's globals can be set once. */
-let provider: TracerProvider | undefined;
+let provider: { shutdown(): Promise<void> } | undefined;
 
 export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === "true") return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
-/** Starts exporting when configured; the function it returns flushes what is buffered and stops. */
-export function startTracing(env: NodeJS.ProcessEnv = process.env): (() => Promise<void>) | null {
+/**
+ * Starts exporting when configured; the function it returns flushes what is buffered and stops. The SDK and the
+ * exporter load only then: a gateway without a collector does not carry them.
+ */
+export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | null> {
   if (!tracingConfigured(env) || provider) return null;
+  const [{ AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, TracerProvider }] = await Promise.all([
+    import("@opentelemetry/context-async-hooks"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace"),
+  ]);
+  if (provider) return null;
   const started = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "switchboard" }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],

@@ -150,9 +150,10 @@ describe("approvals on Telegram", () => {
     t.fake.enqueue({ toolCalls: [WRITE] });
     tg.addUpdate(text(groupChat, "@switchboard_test_bot write a note", { from: bob }));
     const prompt = await prompted(tg);
-    await t.restart();
-    // The message comes back from the inbox after the restart and its turn makes the same call.
+    // The message comes back from the inbox as the gateway starts again, and its turn makes the same call: the
+    // model's answers must be there before the restart.
     t.fake.enqueue({ toolCalls: [WRITE] }, { text: "Written after the restart." });
+    await t.restart();
     await eventually(() => t.logs.find((r) => r.msg.startsWith("approval request found from before")), "the resumed turn finding its request", 15_000);
     await answered(tg, tg.press(String(groupChat.id), prompt.messageId, "Approve once", bob));
     await sentText(tg, /^Written after the restart\.$/);

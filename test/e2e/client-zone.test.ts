@@ -1,6 +1,6 @@
 /** A client's reported time zone (WebChat's browser) becomes the user's zone until they choose one with /timezone. */
 import { afterEach, describe, expect, it } from "vitest";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { turnNotesOf } from "../fakes/openai-server.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
 let t: TestGateway | undefined;
@@ -9,7 +9,8 @@ afterEach(async () => {
   t = undefined;
 });
 
-const lastPrompt = (gw: TestGateway): string => systemPromptOf(gw.fake.requests.at(-1)!);
+/** The local time the gateway noted after the message, in the sender's zone. */
+const lastPrompt = (gw: TestGateway): string => turnNotesOf(gw.fake.requests.at(-1)!);
 
 describe("the client's time zone", () => {
   it("is used from the first message", async () => {

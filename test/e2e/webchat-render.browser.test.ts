@@ -1,6 +1,6 @@
 /** WebChat renders the bot's Markdown (table, list, long code) inside the bubble: no page overflow at 1280 and 390 px; it sends the browser's time zone. */
 import { describe, expect, it } from "vitest";
-import { systemPromptOf } from "../fakes/openai-server.js";
+import { turnNotesOf } from "../fakes/openai-server.js";
 import { hasChromium } from "../helpers/browser.js";
 import { useBrowserSuite } from "./browser-suite.js";
 
@@ -39,7 +39,7 @@ describe.skipIf(!hasChromium)("WebChat Markdown in Chromium", () => {
       await bubble.locator("table").waitFor();
 
       // The page sent the browser's zone with its hello: the first turn already runs in it.
-      expect(systemPromptOf(t.fake.requests[0]!)).toContain("America/Sao_Paulo");
+      expect(turnNotesOf(t.fake.requests[0]!)).toContain("America/Sao_Paulo");
       expect(await bubble.locator("h2").textContent()).toBe("Plan");
       expect(await bubble.locator("li").count()).toBe(2);
       expect(await bubble.locator("em").textContent()).toBe("emphasis");

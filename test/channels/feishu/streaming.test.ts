@@ -110,7 +110,7 @@ describe("Feishu streaming cards", () => {
     for (const refuseCards of [false, true]) {
       const { t, fs } = await start({ streaming: "card" });
       if (refuseCards) fs.api.fail(/^\/open-apis\/cardkit\/v1\/cards$/, 100, { status: 400, code: 99991672, msg: "Access denied" });
-      t.fake.enqueue({ text: pinging, streaming: { pieceSize: 60, delayMs: 20 } });
+      t.fake.enqueue({ text: pinging, streaming: { pieceSize: 120, delayMs: 40 } });
       await fs.pushSocket(textEvent("name everyone", { chatId: CHAT }));
       await eventually(() => visibleTexts(fs).join("").length >= pinging.length, "the whole answer", 20_000);
 

@@ -43,7 +43,8 @@ describe.skipIf(!REDIS_URL)("replicas on Redis", () => {
     ]);
 
     const results = await runDoctor(configSchema.parse({ dataDir: await mkdtemp(join(tmpdir(), "switchboard-doctor-")), store: { url: REDIS_URL, keyPrefix } }), log);
-    expect(results.find((r) => r.name === "store")).toMatchObject({ ok: true, detail: "redis answers; 2 live replicas: replica-x (holds telegram:1), replica-y" });
+    // What follows the replicas is the warning of a Redis that keeps nothing on disk, when the test's Redis is one.
+    expect(results.find((r) => r.name === "store")).toMatchObject({ ok: true, detail: expect.stringMatching(/^redis answers; 2 live replicas: replica-x \(holds telegram:1\), replica-y(;|$)/) });
 
     await standby.stop();
     expect((await holder.live()).map((r) => r.id)).toEqual(["replica-x"]);
