@@ -30,26 +30,36 @@ export const voiceFeature = defineFeature({
     if (!deliverer) throw new Error("The voice feature sends through the media feature, which must come before it in the list");
     const say = (text: string, ctx: ToolContext): Promise<DeliverResult> => {
       if (!speaker) throw new ToolError("No speech provider is set up (tts.baseUrl), so nothing can be spoken", "failed");
-      return speakAndDeliver(speaker, deliverer, text, ctx).catch((err: unknown) => {
+      return speakAndDeliver(speaker, deliverer, speaker.partsOf(text).parts, ctx).catch((err: unknown) => {
         if (err instanceof ToolError || ctx.signal.aborted) throw err;
         throw new ToolError(`Could not speak: ${(err as Error).message}`, "failed");
       });
     };
-    /** How a reply is spoken: not at all, instead of its text (all of it read aloud, the person asked for no text), or after it. */
-    const speakingOf = async (reply: SentReply): Promise<"no" | "instead" | "after"> => {
-      if (!speaker || !(await preferences.shouldSpeak(reply.message))) return "no";
+    /**
+     * How a reply is spoken: not at all, instead of its text (all of it read aloud, the person asked for no text),
+     * or after it; with the parts to speak. Decided once per reply: both hooks ask for the same reply.
+     */
+    const plans = new WeakMap<SentReply, Promise<SpeakingPlan>>();
+    const planFor = async (reply: SentReply): Promise<SpeakingPlan> => {
+      if (!speaker || !(await preferences.shouldSpeak(reply.message))) return { how: "no", parts: [] };
       const { channel, sender } = reply.message;
-      return !(await preferences.wantsText(channel, sender.id)) && speaker.partsOf(reply.text).whole ? "instead" : "after";
+      const { parts, whole } = speaker.partsOf(reply.text);
+      return { how: !(await preferences.wantsText(channel, sender.id)) && whole ? "instead" : "after", parts };
     };
-    const speakReply = async (reply: SentReply, instead: boolean): Promise<boolean> => {
+    const speakingOf = (reply: SentReply): Promise<SpeakingPlan> => {
+      const plan = plans.get(reply) ?? planFor(reply);
+      plans.set(reply, plan);
+      return plan;
+    };
+    const speakReply = async (reply: SentReply, plan: SpeakingPlan): Promise<boolean> => {
       const ctx = messageToolContext(reply, reply.log);
       try {
-        await speakAndDeliver(speaker!, deliverer, reply.text, ctx);
+        await speakAndDeliver(speaker!, deliverer, plan.parts, ctx);
         return true;
       } catch (err) {
         if (ctx.signal.aborted) return false;
         // The one line that says why no voice came (and, instead of it, the text).
-        const msg = instead ? "the reply was not spoken; it goes as text instead" : "the reply was not spoken; it went as text only";
+        const msg = plan.how === "instead" ? "the reply was not spoken; it goes as text instead" : "the reply was not spoken; it went as text only";
         reply.log.warn({ err: (err as Error).message, endpoint: speaker!.host }, msg);
         return false;
       }
@@ -57,17 +67,25 @@ export const voiceFeature = defineFeature({
     return {
       handlers: speaker ? [createVoiceHandler({ say })] : [],
       commands: [voiceCommand(preferences, speaker !== null)],
-      replyInstead: async (reply: SentReply) => (await speakingOf(reply)) === "instead" && speakReply(reply, true),
+      replyInstead: async (reply: SentReply) => {
+        const plan = await speakingOf(reply);
+        return plan.how === "instead" && speakReply(reply, plan);
+      },
       afterReply: async (reply: SentReply) => {
-        if ((await speakingOf(reply)) === "after") await speakReply(reply, false);
+        const plan = await speakingOf(reply);
+        if (plan.how === "after") await speakReply(reply, plan);
       },
     };
   },
 });
 
-/** The parts of `text` worth hearing, synthesized and delivered as voice messages, one receipt each. */
-async function speakAndDeliver(speaker: Speaker, deliverer: Deliverer, text: string, ctx: ToolContext): Promise<DeliverResult> {
-  const { parts } = speaker.partsOf(text);
+interface SpeakingPlan {
+  how: "no" | "instead" | "after";
+  parts: string[];
+}
+
+/** The parts of a text worth hearing (Speaker.partsOf), synthesized and delivered as voice messages, one receipt each. */
+async function speakAndDeliver(speaker: Speaker, deliverer: Deliverer, parts: readonly string[], ctx: ToolContext): Promise<DeliverResult> {
   if (parts.length === 0) return { ok: true, receipts: [], note: "Nothing in the text is read aloud (only code, tables or links)." };
   const files = await speaker.speak(parts, ctx.workspaceDir, `speech-${randomHex(6)}`, ctx.signal);
   // Each rendition is its own message, even when the same words were spoken before.
