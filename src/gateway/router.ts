@@ -259,11 +259,13 @@ export class Router {
   }
 
   private async enqueueTurn(d: Delivery, agent: Agent, turn: PlacedTurn): Promise<HandleOutcome> {
+    // Ended when the turn starts, or with the turn cancelled while it waited (an ended span records no more).
+    const waiting = startSpan("queue wait");
+    const endWait = () => waiting.isRecording() && waiting.end();
     try {
       // queue.run takes the session's place now, before any await: the intake lets the next message in after it.
-      const waiting = startSpan("queue wait");
       return await this.queue.run(d.sessionKey, async (signal) => {
-        waiting.end();
+        endWait();
         await this.noteSession(d).catch((err: unknown) => d.log.warn({ err }, "could not note the chat in the session directory"));
         const stopTyping = keepTyping(d.channel, d.message, d.log, this.clock);
         const endTimer = turnDuration.startTimer({ channel: d.message.channel });
@@ -324,6 +326,7 @@ export class Router {
       d.log.error({ err }, "turn failed");
       return "failed";
     } finally {
+      endWait();
       turn.releaseSlot();
       // A turn cancelled while queued never ran its ticket: its place in the session's line is given up here.
       await turn.ticket.release();
