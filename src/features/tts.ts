@@ -3,10 +3,10 @@
  * section stands on its own so `tts.*` reads like `media.stt.*` does for the other direction.
  */
 import { ttsConfigSchema } from "../voice/config.js";
-import { SpeechClient } from "../voice/speech.js";
+import { speechProviderOf } from "../voice/providers.js";
 import { defineFeature } from "./module.js";
 
-/** doctor asks for one word: a tiny cost that proves the address, the key, the model and the voice. */
+/** doctor asks for one word: a tiny cost that proves the address, the key, the model and the voice (or the program). */
 const DOCTOR_TIMEOUT_MS = 20_000;
 
 export const ttsFeature = defineFeature({
@@ -20,14 +20,18 @@ export const ttsFeature = defineFeature({
     TTS_VOICE: { path: "voice", type: "string" },
   },
   doctor: async (settings) => {
-    const { baseUrl } = settings;
-    if (baseUrl === null) return [{ name: "tts", ok: true, detail: "off (tts.baseUrl is not set): replies are text only" }];
-    const client = new SpeechClient({ ...settings, baseUrl, timeoutMs: Math.min(settings.timeoutMs, DOCTOR_TIMEOUT_MS) });
+    const provider = speechProviderOf({ ...settings, timeoutMs: Math.min(settings.timeoutMs, DOCTOR_TIMEOUT_MS) });
+    if (provider === null) return [{ name: "tts", ok: true, detail: "off (tts.baseUrl is not set, nor tts.provider espeak-ng): replies are text only" }];
+    const espeak = settings.provider === "espeak-ng";
     try {
-      const audio = await client.synthesize("ok");
-      return [{ name: "tts", ok: true, detail: `${client.host} spoke ${audio.data.length} bytes of ${settings.format} (${settings.model}, ${settings.voice})` }];
+      const audio = await provider.synthesize("ok");
+      const how = espeak ? `WAV (voice ${settings.voice ?? "by the person's language"})` : `${settings.format} (${settings.model}, ${settings.voice ?? "alloy"})`;
+      return [{ name: "tts", ok: true, detail: `${provider.name} spoke ${audio.data.length} bytes of ${how}` }];
     } catch (err) {
-      return [{ name: "tts", ok: false, detail: (err as Error).message, fix: "check tts.baseUrl, tts.apiKey (TTS_API_KEY), tts.model and tts.voice" }];
+      const fix = espeak
+        ? "install espeak-ng (Debian: apt-get install espeak-ng) or set tts.espeakPath; tts.voice must be an espeak-ng voice (espeak-ng --voices)"
+        : "check tts.baseUrl, tts.apiKey (TTS_API_KEY), tts.model and tts.voice";
+      return [{ name: "tts", ok: false, detail: (err as Error).message, fix }];
     }
   },
 });
