@@ -1,4 +1,7 @@
-/** Usage: the gateway's model use today and this month, a chart of tokens and cost by day, and a report by person, chat, model or work. */
+/**
+ * Usage: the gateway's model use (and the pictures the image tools made) today and this month, a chart of tokens and
+ * cost by day, and a report by person, chat, model or work.
+ */
 import { useState } from "preact/hooks";
 import type { PageProps } from "../main";
 import { useData } from "../use-data";
@@ -9,6 +12,9 @@ interface Totals {
   output: number;
   cost: number;
   calls: number;
+  /** Pictures made, and their part of `cost`. */
+  images: number;
+  imageCost: number;
 }
 
 interface Row extends Totals {
@@ -54,7 +60,7 @@ function DailyChart({ rows }: { rows: Row[] }) {
 
 function TotalsRow({ label, t }: { label: string; t: Totals }) {
   return (
-    <tr><td>{label}</td><td>{tokens(t.input)} ({tokens(t.cachedInput)} cached)</td><td>{tokens(t.output)}</td><td>{money(t.cost)}</td><td>{t.calls}</td></tr>
+    <tr><td>{label}</td><td>{tokens(t.input)} ({tokens(t.cachedInput)} cached)</td><td>{tokens(t.output)}</td><td>{money(t.cost)}</td><td>{t.calls}</td><td>{t.images > 0 ? `${t.images} (${money(t.imageCost)})` : "–"}</td></tr>
   );
 }
 
@@ -67,7 +73,7 @@ export function UsagePage({ onAuth }: PageProps) {
       <h2>Usage</h2>
       {(days.error ?? report.error) && <p class="error">{days.error ?? report.error}</p>}
       <table>
-        <thead><tr><th></th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th></tr></thead>
+        <thead><tr><th></th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th><th>Images (cost)</th></tr></thead>
         <tbody>
           {days.data && <TotalsRow label="Today" t={days.data.totals.daily} />}
           {days.data && <TotalsRow label="This month" t={days.data.totals.monthly} />}
@@ -82,7 +88,7 @@ export function UsagePage({ onAuth }: PageProps) {
         </select>
       </h3>
       <table>
-        <thead><tr><th>{by}</th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th></tr></thead>
+        <thead><tr><th>{by}</th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th><th>Images (cost)</th></tr></thead>
         <tbody>
           {report.data?.rows.map((r) => <TotalsRow label={r.name} t={r} />)}
         </tbody>
