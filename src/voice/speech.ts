@@ -19,7 +19,7 @@ export interface SpeechProvider {
 }
 
 /** OpenAI's voice when tts.voice is not set. */
-const DEFAULT_VOICE = "alloy";
+export const DEFAULT_VOICE = "alloy";
 
 const EXTENSIONS: Record<TtsConfig["format"], string> = { opus: "ogg", mp3: "mp3", aac: "aac", flac: "flac", wav: "wav" };
 

@@ -51,9 +51,14 @@ describe("espeakVoice", () => {
     expect(espeakVoice(null, undefined, "It is nine.")).toBe("en");
   });
 
-  it("refuses a voice that is no espeak-ng name (an OpenAI voice left over, an option)", () => {
+  it("refuses a voice that is no espeak-ng name (an OpenAI voice left over, an option), at load with the setting's path", async () => {
     expect(espeakVoice("Alloy Voice", undefined, "x")).toBeNull();
     expect(espeakVoice("--stdout", undefined, "x")).toBeNull();
+    const configPath = join(await mkdtemp(join(tmpdir(), "espeak-config-")), "switchboard.yaml");
+    await writeFile(configPath, "tts:\n  provider: espeak-ng\n");
+    expect(() => loadConfig({ configPath, env: { TTS_VOICE: "alloy" }, cwd: "/srv" })).toThrow(/tts\.voice: "alloy" is no espeak-ng voice/);
+    expect(loadConfig({ configPath, env: { TTS_VOICE: "en-gb" }, cwd: "/srv" }).tts).toMatchObject({ provider: "espeak-ng", voice: "en-gb" });
+    expect(loadConfig({ env: { TTS_VOICE: "alloy" }, cwd: "/srv" }).tts.voice).toBe("alloy");
   });
 });
 
