@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config.js";
 import { budgetsFeature } from "../../src/features/budgets.js";
+import { imagesConfigSchema } from "../../src/images/config.js";
 import { createStore } from "../../src/infra/store/index.js";
 import { BudgetRefusal } from "../../src/core/usage-port.js";
 import { budgetsConfigSchema, Periods, registerUsageCommand, UsageMeter, UsageReader } from "../../src/usage/index.js";
@@ -110,6 +112,12 @@ describe("images in usage", () => {
 });
 
 describe("the meter's image permits", () => {
+  it("images.pricePerImage is a price: 0 by default, never negative", () => {
+    expect(imagesConfigSchema.parse({}).pricePerImage).toBe(0);
+    const parsed = configSchema.safeParse({ images: { pricePerImage: -0.04 } });
+    expect(parsed.error?.issues.map((issue) => issue.path.join("."))).toEqual(["images.pricePerImage"]);
+  });
+
   it("reserve the pictures asked for on cost limits only, give it back when the request fails, refuse once spent", async () => {
     const store = await createStore({ url: null, dataDir: await mkdtemp(join(tmpdir(), "switchboard-images-usage-")), log: silentLog });
     const periods = new Periods("UTC");
