@@ -1,8 +1,8 @@
-/** /usage: the sender's own use today and this month; owners' `/usage all` for the whole gateway. */
+/** /usage: the sender's own use (model calls and pictures) today and this month; owners' `/usage all` for the whole gateway. */
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Clock } from "../core/clock.js";
 import type { UsageReader } from "./ledger.js";
-import { formatCost, formatTokens, totalsLine } from "./texts.js";
+import { formatCost, formatTokens, totalsLine, withImages } from "./texts.js";
 
 const TOP_USERS = 10;
 
@@ -29,7 +29,7 @@ export function usageCommands(deps: { reader: UsageReader; clock: Clock; isOwner
           "Everyone's model use:",
           totalsLine("Today", all.daily),
           totalsLine("This month", all.monthly),
-          ...(top.length > 0 ? ["Most this month:", ...top.map((row) => `- ${row.name}: ${formatTokens(row.input + row.output)} tokens, cost ${formatCost(row.cost)}`)] : []),
+          ...(top.length > 0 ? ["Most this month:", ...top.map((row) => `- ${row.name}: ${formatTokens(row.input + row.output)} tokens, cost ${formatCost(row.cost)}${withImages(row, ", ")}`)] : []),
         ].join("\n");
       },
     },

@@ -39,5 +39,11 @@ export function warningText(applied: AppliedLimit, used: number, periods: Period
 export function totalsLine(label: string, totals: Totals): string {
   const cached = totals.cachedInput > 0 ? ` (${formatTokens(totals.cachedInput)} cached)` : "";
   const estimated = totals.estimated > 0 ? `, ${totals.estimated} estimated` : "";
-  return `${label}: ${formatTokens(totals.input)} input${cached} + ${formatTokens(totals.output)} output tokens, cost ${formatCost(totals.cost)}, ${totals.calls} model calls${estimated}`;
+  return `${label}: ${formatTokens(totals.input)} input${cached} + ${formatTokens(totals.output)} output tokens, cost ${formatCost(totals.cost)}, ${totals.calls} model calls${estimated}${withImages(totals, "; ")}`;
+}
+
+/** "<separator>2 images (cost 0.08)" when the image tools made any (their cost is part of the total), else nothing. */
+export function withImages(counted: Pick<Totals, "images" | "imageCost">, separator: string): string {
+  if (counted.images === 0) return "";
+  return `${separator}${counted.images} ${counted.images === 1 ? "image" : "images"} (cost ${formatCost(counted.imageCost)})`;
 }

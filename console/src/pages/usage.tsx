@@ -1,4 +1,7 @@
-/** Usage: the gateway's model use today and this month, a chart of tokens and cost by day, and a report by person, chat, model or work. */
+/**
+ * Usage: the gateway's model use (and the pictures the image tools made) today and this month, a chart of tokens and
+ * cost by day, and a report by person, chat, model or work.
+ */
 import { useState } from "preact/hooks";
 import type { PageProps } from "../main";
 import { num, t } from "../i18n";
@@ -10,6 +13,9 @@ interface Totals {
   output: number;
   cost: number;
   calls: number;
+  /** Pictures made, and their part of `cost`. */
+  images: number;
+  imageCost: number;
 }
 
 interface Row extends Totals {
@@ -58,6 +64,7 @@ function TotalsRow({ label, totals }: { label: string; totals: Totals }) {
     <tr>
       <td>{label}</td><td>{t("usage.cached", { input: tokens(totals.input), cached: tokens(totals.cachedInput) })}</td>
       <td>{tokens(totals.output)}</td><td>{money(totals.cost)}</td><td>{num(totals.calls)}</td>
+      <td>{totals.images > 0 ? t("usage.imagesCost", { images: num(totals.images), cost: money(totals.imageCost) }) : "–"}</td>
     </tr>
   );
 }
@@ -66,7 +73,7 @@ export function UsagePage({ onAuth }: PageProps) {
   const [by, setBy] = useState<(typeof BY)[number]>("user");
   const days = useData<UsageView>("/usage?by=day", onAuth, 60_000);
   const report = useData<UsageView>(`/usage?by=${by}`, onAuth, 60_000);
-  const columns = ["input", "output", "cost", "calls"].map((c) => <th>{t(`usage.${c}`)}</th>);
+  const columns = ["input", "output", "cost", "calls", "images"].map((c) => <th>{t(`usage.${c}`)}</th>);
   return (
     <section>
       <h2>{t("usage.title")}</h2>
