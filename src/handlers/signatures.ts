@@ -1,7 +1,7 @@
 /**
  * A tool's JSON Schema as the model reads it in get_tool_info's answer: a signature in TypeScript's notation
- * (`read_file(path: string, offset?: number)`) and one line per described field. Plain text costs a third of the
- * tokens of the schema as JSON inside a JSON tool result (every quote escaped twice) and says the same.
+ * (`read_file(path: string, offset?: number)`) and one line per described field: what the schema says, in far
+ * fewer tokens than its JSON inside a JSON tool result (every quote escaped twice).
  */
 
 export type SchemaNode = {

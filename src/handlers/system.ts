@@ -1,9 +1,9 @@
 /**
  * System tools (the `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
  * description and parameters, with the signatures of the other tools of its family, since a task that needs one
- * browser or desktop tool usually needs several. enable_thinking turns the provider's reasoning on or off for this session;
- * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids). delegate_task
- * hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
+ * browser or desktop tool usually needs several. enable_thinking turns the provider's reasoning on or off for this
+ * session; get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids).
+ * delegate_task hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
  */
 import { z } from "zod";
 import type { CoreConfig } from "../infra/config/core-schema.js";
