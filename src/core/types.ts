@@ -151,6 +151,8 @@ export interface ButtonPress {
   sender: SenderRef;
   /** The Button.actionId it carried: untrusted until the gateway finds its record. */
   actionId: string;
+  /** The presser's client language (BCP 47), where the platform tells it, as InboundMessage.locale. */
+  locale?: string;
   /** The platform id of the message carrying the button. */
   messageId: string;
   receivedAt: Date;

@@ -174,6 +174,21 @@ describe("Discord buttons and slash commands", () => {
     expect(await put({ description: "x".repeat(101) })).toBe(400);
   });
 
+  it("answers in the language a person's client told on a slash command, also to their plain messages later", async () => {
+    await start({ access: { dmPolicy: "open" } });
+    const chinese = user("wang");
+    const slash = fake.slashCommand("help", undefined, chinese, { channelId: fake.world.general.id, guildId: fake.world.guild.id, locale: "zh-CN" });
+    await until(() => slash.original !== undefined, "the answer to /help");
+    expect(slash.original).toContain(`/help - ${zhHans.commands.help.summary}`);
+
+    const dm = fake.dmChannelWith(chinese);
+    fake.dispatch("MESSAGE_CREATE", messagePayload({ channelId: dm.id, author: chinese, content: "/help" }));
+    expect((await posted(new RegExp(`/help - ${zhHans.commands.help.summary}`))).channelId).toBe(dm.id);
+    const otherDm = fake.dmChannelWith(stranger);
+    fake.dispatch("MESSAGE_CREATE", messagePayload({ channelId: otherDm.id, author: stranger, content: "/help" }));
+    expect((await posted(/\/help - show this help/)).channelId).toBe(otherDm.id);
+  });
+
   it("a slash command that gets no answer (a channel not allowed) has its placeholder removed", async () => {
     await start({}, () => []);
     const status = fake.slashCommand("status", undefined, stranger, { channelId: fake.world.general.id, guildId: fake.world.guild.id });

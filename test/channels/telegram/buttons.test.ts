@@ -51,6 +51,9 @@ describe("Telegram buttons", () => {
     // Bob cannot approve himself, even holding the button's data: refused with a toast, nothing else happens.
     const forged = tg.press(String(alice.id), notice.messageId, "Approve", bob);
     expect(await answered(tg, forged)).toEqual({ queryId: forged, text: "This button is not for you." });
+    // The notice comes in the presser's app language.
+    const forgedInChinese = tg.press(String(alice.id), notice.messageId, "Approve", { ...bob, language_code: "zh-hans" });
+    expect(await answered(tg, forgedInChinese)).toEqual({ queryId: forgedInChinese, text: zhHans.buttons.notYours });
     expect(tg.visible(String(alice.id)).find((m) => m.messageId === notice.messageId)?.keyboard).toBeDefined();
     const still = text(directChat(bob), "let me in", { from: bob });
     tg.addUpdate(still);

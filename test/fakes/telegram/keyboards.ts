@@ -16,6 +16,8 @@ export interface CallbackUser {
   is_bot: boolean;
   first_name: string;
   username?: string;
+  /** The IETF tag of the user's app language, as Telegram sends it. */
+  language_code?: string;
 }
 
 /** One BotCommand as set with setMyCommands. */
