@@ -56,8 +56,13 @@ export async function publishCommandMenus(
   }
 }
 
-/** Capitalized and cut to the limit by code points, so a character outside the BMP is never split. */
+/**
+ * Capitalized and cut to the limit in UTF-16 units (the stricter count: a platform counting code points takes it
+ * too), never between the two halves of a character outside the BMP.
+ */
 function describe(summary: string): string {
-  const chars = [...summary.charAt(0).toUpperCase() + summary.slice(1)];
-  return chars.length > DESCRIPTION_LENGTH ? `${chars.slice(0, DESCRIPTION_LENGTH - 1).join("")}…` : chars.join("");
+  const text = summary.charAt(0).toUpperCase() + summary.slice(1);
+  if (text.length <= DESCRIPTION_LENGTH) return text;
+  const cut = /[\uD800-\uDBFF]/.test(text.charAt(DESCRIPTION_LENGTH - 2)) ? DESCRIPTION_LENGTH - 2 : DESCRIPTION_LENGTH - 1;
+  return `${text.slice(0, cut)}…`;
 }
