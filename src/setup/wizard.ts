@@ -40,6 +40,10 @@ export async function runWizard(opts: WizardOptions): Promise<{ configPath: stri
     return answer as never;
   };
   const files = readSetupFiles(opts.configPath);
+  const terminal = (opts.output ?? process.stdout) as Writable & { isTTY?: boolean; columns?: number; rows?: number };
+  // A terminal that reports no size (a pseudo-terminal nobody sized): clack would wrap at every character and
+  // show one choice of a list. It gets the classic 80 x 24.
+  if (terminal.isTTY && !terminal.columns) Object.assign(terminal, { columns: 80, rows: 24 });
   p.intro("switchboard setup", io);
   try {
     const answers = await askModel(files, ask, io);
