@@ -63,10 +63,10 @@ async function place() {
       cleanups.unshift(() => pty.close());
       return pty;
     },
-    /** `setup --yes` with the flags a script would give, the secrets in the variables they name. */
-    async scripted(secrets: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+    /** `setup --yes` with the flags a script would give, the secrets in the variables they name; no terminal. */
+    async scripted(secrets: Record<string, string>, yes = ["--yes"]): Promise<{ code: number; stdout: string; stderr: string }> {
       const flags = ["--provider", "custom", "--base-url", fake.url, "--model", "fake-model", "--llm-key-env", "MY_LLM_KEY", "--telegram-token-env", "MY_TG_TOKEN"];
-      const args = [cli, "setup", "--yes", ...flags, "--owner", "telegram:42"];
+      const args = [cli, "setup", ...yes, ...flags, "--owner", "telegram:42"];
       return run(process.execPath, args, { cwd: dir, env: { ...env, ...secrets }, timeout: 60_000 }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
@@ -231,5 +231,14 @@ describe.concurrent("switchboard setup --yes", () => {
     for (const secret of [RIGHT_KEY, TOKEN]) expect(stdout).not.toContain(secret);
     expect(parseEnv(await readFile(join(dir, ".env"), "utf8"))).toEqual({ LLM_API_KEY: RIGHT_KEY, TELEGRAM_BOT_TOKEN: TOKEN });
     expect(parseYaml(await readFile(join(dir, "switchboard.yaml"), "utf8"))).toMatchObject({ access: { owners: ["telegram:42"] } });
+  });
+
+  it("without --yes and without a terminal it says to use --yes, and fails", WAIT, async () => {
+    const { dir, scripted } = await place();
+    const { code, stdout, stderr } = await scripted({ MY_LLM_KEY: RIGHT_KEY, MY_TG_TOKEN: TOKEN }, []);
+    expect(code).toBe(1);
+    expect(stderr).toContain("setup asks its questions on a terminal; without one, give the answers as flags with --yes");
+    expect(stdout).toBe("");
+    expect(await readdir(dir)).toEqual([]);
   });
 });
