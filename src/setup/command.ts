@@ -29,6 +29,8 @@ export function registerSetupCommand(program: Command, configPath: () => string 
   }
   command.action(async (opts: Record<string, unknown>) => {
     if (opts.yes !== true) {
+      // Without a terminal the questions could never be answered: the wizard would stop at the first, exiting 0.
+      if (!process.stdin.isTTY) throw new Error("setup asks its questions on a terminal; without one, give the answers as flags with --yes (see setup --help)");
       const written = await runWizard({ configPath: configPath(), log: log() });
       process.exitCode = written ? 0 : 1;
       return;

@@ -3,7 +3,7 @@
  * stay) and `.env` beside it with the secrets, readable by its owner only.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { parseDocument, type Document } from "yaml";
@@ -38,11 +38,30 @@ export async function writeSetupFiles(files: SetupFiles, settings: Array<[path: 
     else merged[name] = value;
   }
   await mkdir(dirname(files.configPath), { recursive: true });
-  await writeFile(files.configPath, files.config.toString());
   const lines = Object.entries(merged).map(([name, value]) => `${name}=${quoteEnv(value)}`);
-  await writeFile(files.envPath, `# Written by switchboard setup: secrets, readable by this user only.\n${lines.join("\n")}\n`, { mode: 0o600 });
-  // The mode above applies only to a new file.
-  await chmod(files.envPath, 0o600);
+  // `.env` first: the configuration written may need its new variables.
+  await replaceFile(files.envPath, `# Written by switchboard setup: secrets, readable by this user only.\n${lines.join("\n")}\n`, 0o600);
+  await replaceFile(files.configPath, files.config.toString());
+}
+
+/**
+ * Writes a file beside `path` (a link's target) and renames it over: an interruption leaves the old file or the new
+ * one, never half of one, and a `.env` that was readable by others is never so with the secrets in it. Without a
+ * `mode`, the file keeps its own.
+ */
+async function replaceFile(path: string, text: string, mode?: number): Promise<void> {
+  const target = await realpath(path).catch(() => path);
+  const partial = `${target}.${process.pid}.partial`;
+  try {
+    const kept = mode ?? (await stat(target).then((found) => found.mode & 0o777, () => undefined));
+    await writeFile(partial, text, { mode: kept, flag: "wx" });
+    // The mode given to writeFile is narrowed by the umask.
+    if (kept !== undefined) await chmod(partial, kept);
+    await rename(partial, target);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
 }
 
 /** Loads `.env` beside the configuration (or in the cwd) into the environment, keeping variables already set. */

@@ -4,6 +4,7 @@
  * connection (long polling, a gateway session) can; a webhook needs the gateway reachable, so those are set later
  * with `switchboard pairing`.
  */
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,15 +12,19 @@ import type { ChannelModule } from "../channels/module.js";
 import { channelSettings, type Config } from "../config.js";
 import { HttpServer } from "../infra/http/server.js";
 import type { Logger } from "../infra/log.js";
-import { createStore } from "../infra/store/index.js";
+import { createStore, type Store } from "../infra/store/index.js";
 
 export const OWNER_WAIT_MS = 5 * 60_000;
 
 /** The sender id of the first direct "/start"; null when the channel cannot receive without the gateway. */
 export async function waitForOwner(config: Config, module: ChannelModule, log: Logger, signal: AbortSignal): Promise<string | null> {
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-setup-"));
-  const store = await createStore({ url: null, dataDir, log });
+  // Also on an exit while it waits: the wizard's spinner ends the process itself on Ctrl-C.
+  const removeOnExit = () => rmSync(dataDir, { recursive: true, force: true });
+  process.once("exit", removeOnExit);
+  let store: Store | undefined;
   try {
+    store = await createStore({ url: null, dataDir, log });
     const http = new HttpServer({ host: "127.0.0.1", port: 0, token: null, log });
     const channel = await module.create({ settings: channelSettings(config, module), core: config, store, log, http });
     if (channel.singleConnection === undefined) return null;
@@ -40,7 +45,8 @@ export async function waitForOwner(config: Config, module: ChannelModule, log: L
       await channel.stop();
     }
   } finally {
-    await store.close();
+    process.off("exit", removeOnExit);
+    await store?.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

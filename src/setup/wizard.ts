@@ -3,6 +3,7 @@
  * credentials are and a live check; the owner, by a "/start" from the chat; then the files. Secrets are typed into
  * masked prompts and never printed back. What the files hold already is offered as the answer, so a second run edits.
  */
+import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import * as p from "@clack/prompts";
 import { channelModules } from "../channels/modules.js";
@@ -22,7 +23,14 @@ export interface WizardOptions {
   log: Logger;
 }
 
-class Cancelled extends Error {}
+const CANCELLED = "Set-up cancelled; nothing was written.";
+
+/** `said`: the spinner showed CANCELLED already. */
+class Cancelled extends Error {
+  constructor(readonly said = false) {
+    super(CANCELLED);
+  }
+}
 
 export async function runWizard(opts: WizardOptions): Promise<{ configPath: string; envPath: string } | null> {
   const io = { input: opts.input, output: opts.output };
@@ -32,6 +40,10 @@ export async function runWizard(opts: WizardOptions): Promise<{ configPath: stri
     return answer as never;
   };
   const files = readSetupFiles(opts.configPath);
+  const terminal = (opts.output ?? process.stdout) as Writable & { isTTY?: boolean; columns?: number; rows?: number };
+  // A terminal that reports no size (a pseudo-terminal nobody sized): clack would wrap at every character and
+  // show one choice of a list. It gets the classic 80 x 24.
+  if (terminal.isTTY && !terminal.columns) Object.assign(terminal, { columns: 80, rows: 24 });
   p.intro("switchboard setup", io);
   try {
     const answers = await askModel(files, ask, io);
@@ -42,7 +54,7 @@ export async function runWizard(opts: WizardOptions): Promise<{ configPath: stri
     return { configPath: files.configPath, envPath: files.envPath };
   } catch (err) {
     if (!(err instanceof Cancelled)) throw err;
-    p.cancel("Set-up cancelled; nothing was written.", io);
+    if (!err.said) p.cancel(CANCELLED, io);
     return null;
   }
 }
@@ -107,26 +119,50 @@ async function askOwner(files: SetupFiles, answers: SetupAnswers, ask: Ask, io: 
   );
   if (choice === "") return;
   const module = channelModules.find((m) => m.name === choice)!;
-  const spin = p.spinner(io);
-  spin.start(`Send /start to your bot on ${choice} now, in a direct chat (waiting up to ${OWNER_WAIT_MS / 60_000} minutes)`);
+  const waiting = `Send /start to your bot on ${choice} now, in a direct chat (waiting up to ${OWNER_WAIT_MS / 60_000} minutes)`;
+  const { value: found, spin } = await spinning(io, waiting, (cancel) =>
+    waitForOwner(candidateConfig(files, answers), module, log, AbortSignal.any([cancel, AbortSignal.timeout(OWNER_WAIT_MS)])).then(
+      (id) => ({ id }),
+      (err: unknown) => ({ error: err as Error }),
+    ),
+  );
+  if ("error" in found) spin.error(`No owner set: ${found.error.message}`);
+  else if (found.id === null) spin.stop(`${choice} receives through webhooks: approve yourself after the start with switchboard pairing approve`);
+  else {
+    answers.owners = [...owners.filter((o) => o !== `${choice}:${found.id}`), `${choice}:${found.id}`];
+    spin.stop(`Owner: ${choice}:${found.id}`);
+  }
+}
+
+/**
+ * `work` under a spinner, given a signal that aborts when the spinner is cancelled (SIGINT, SIGTERM), which then
+ * cancels the set-up. On a terminal the spinner itself reads the keys and ends the process on Ctrl-C or Escape with
+ * exit code 0, past any handler of ours (bombshell-dev/clack#573): as nothing is written before the end, that exit
+ * only needs an interruption's code.
+ */
+async function spinning<T>(io: Io, message: string, work: (cancel: AbortSignal) => Promise<T>): Promise<{ value: T; spin: p.SpinnerResult }> {
+  const cancel = new AbortController();
+  const spin = p.spinner({ ...io, cancelMessage: CANCELLED, onCancel: () => cancel.abort() });
+  const interrupted = () => {
+    process.exitCode = 130;
+  };
+  process.on("exit", interrupted);
+  spin.start(message);
   try {
-    const id = await waitForOwner(candidateConfig(files, answers), module, log, AbortSignal.timeout(OWNER_WAIT_MS));
-    if (id === null) {
-      spin.stop(`${choice} receives through webhooks: approve yourself after the start with switchboard pairing approve`);
-      return;
-    }
-    answers.owners = [...owners.filter((o) => o !== `${choice}:${id}`), `${choice}:${id}`];
-    spin.stop(`Owner: ${choice}:${id}`);
+    const value = await Promise.race([work(cancel.signal), once(cancel.signal, "abort")]);
+    if (cancel.signal.aborted) throw new Cancelled(true);
+    return { value: value as T, spin };
   } catch (err) {
-    spin.error(`No owner set: ${(err as Error).message}`);
+    if (!(err instanceof Cancelled)) spin.clear();
+    throw err;
+  } finally {
+    process.off("exit", interrupted);
   }
 }
 
 /** Runs a live check under a spinner; on failure says why and asks whether to try again (false) or keep it (true). */
 async function passes(config: Config, what: string, check: () => Promise<readonly CheckResult[]>, ask: Ask, io: Io): Promise<boolean> {
-  const spin = p.spinner(io);
-  spin.start(what);
-  const results = await check();
+  const { value: results, spin } = await spinning(io, what, check);
   const failed = results.filter((result) => !result.ok);
   if (failed.length === 0) {
     spin.stop(`OK: ${results.map((result) => redactedFor(config, result.detail)).join("; ")}`);

@@ -32,8 +32,13 @@ const FROM_SOURCES = ["--import", "tsx", "src/cli.ts"];
 export async function spawnGateway(dir: string, config: object, entry: string[] = FROM_SOURCES): Promise<GatewayProcess> {
   const configPath = join(dir, "config.json");
   await writeFile(configPath, JSON.stringify(config));
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_PROXY: "127.0.0.1" };
-  const child = spawn("node", [...entry, "start", "--config", configPath], { env, stdio: ["ignore", "pipe", "pipe"] });
+  return startGateway([...entry, "start", "--config", configPath], { env: {} });
+}
+
+/** `node <args>` (a `start`) in `cwd` with only `env` beside PATH and HOME, its log collected. */
+export function startGateway(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv }): GatewayProcess {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_PROXY: "127.0.0.1", ...opts.env };
+  const child = spawn("node", args, { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const lines: LogLine[] = [];
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
