@@ -93,11 +93,14 @@ export class SqliteTallies implements Tallies {
     return keys.map((key) => byKey.get(this.prefix + key)!);
   }
 
-  /** Every change's amounts as one statement (a field named twice is added twice); no parameters when there is nothing to add. */
+  /** Every change's amounts as one statement (a field named twice is added twice, a zero left out); no parameters when there is nothing to add. */
   #addition(changes: readonly TallyChange[], now: number): { sql: string; params: unknown[] } {
     const rows = new Map<string, [key: string, field: string, amount: number, expires: number]>();
     for (const { key, amounts, ttlMs } of changes) {
       for (const [field, amount] of Object.entries(amounts)) {
+        // Most of a model call's fields are zero (no cached input, no prices set): rows that add nothing cost SQLite
+        // the same as the others.
+        if (amount === 0) continue;
         const id = `${key}\n${field}`;
         const seen = rows.get(id);
         rows.set(id, [this.prefix + key, field, (seen?.[2] ?? 0) + amount, now + ttlMs]);
