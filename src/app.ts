@@ -16,6 +16,8 @@ import { systemClock, type Clock } from "./core/clock.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
+import { LanguagePreferences } from "./gateway/languages.js";
+import { Translator } from "./infra/i18n/index.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler } from "./handlers/filesystem.js";
 import { HandlerRegistry } from "./handlers/registry.js";
@@ -142,6 +144,7 @@ export class Gateway {
     let agent: Agent | null = null;
     const turns: TurnRunner | null = llmProblem ? null : { runTurn: (input) => (agent as Agent).runTurn(input) };
     const zones = new ZonePreferences(store, config.agent.timezone);
+    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
     const workspaces = await Workspaces.prepare(config.dataDir);
     const features = await createFeatures(modules.features, (module) => featureSettings(config, module), {
       ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
@@ -150,13 +153,14 @@ export class Gateway {
       clock: clock ?? systemClock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
+      speechOf: (person) => languages.speechOf({ channel: person.channel, sender: { id: person.userId }, locale: person.locale }),
     });
     const agentDeps = { config, secrets, registry, catalog, history, turnLog, thinking, log, timezoneOf: senderZone(zones), ...features.turn };
     agent = llmProblem ? null : new Agent({ ...agentDeps, model: createModel(config.llm, { log: log.child({ component: "llm" }), clock }) });
     // Each model's state and the last call: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, agent), { gates: false });
-    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
+    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, languages, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),

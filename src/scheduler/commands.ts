@@ -51,7 +51,12 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
               when: parsed.when,
               target: targetOf(message),
               chatType: message.chat.type,
-              creator: { channel: message.channel, userId: message.sender.id, ...(message.sender.name ? { name: message.sender.name } : {}) },
+              creator: {
+                channel: message.channel,
+                userId: message.sender.id,
+                ...(message.sender.name ? { name: message.sender.name } : {}),
+                ...(message.locale ? { locale: message.locale } : {}),
+              },
               agent: ctx.agentId,
             },
             await actorOf(ctx),

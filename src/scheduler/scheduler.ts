@@ -7,6 +7,8 @@ import type { TurnRunner } from "../core/turn.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ChatType, OutboundTarget } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import { canManage, hasTaskCap } from "./access.js";
@@ -77,6 +79,8 @@ export interface SchedulerDeps {
   agent: TurnRunner | null;
   /** The workspace of an agent task's session. */
   workspaceOf: (sessionKey: string) => string;
+  /** A task creator's language (their /language, else what their platform reported, else i18n.default); English when absent. */
+  speechOf?: (creator: TaskCreator) => Promise<Speech>;
   clock?: Clock;
 }
 
@@ -101,6 +105,7 @@ export class Scheduler {
       workspaceOf: deps.workspaceOf,
       clock: this.clock,
       log: schedulerLog,
+      speechOf: deps.speechOf ?? (() => Promise.resolve(ENGLISH)),
     });
     this.engine = new SchedulerEngine({ config, store, tasks: this.tasks, delivery, clock: this.clock, log: schedulerLog });
   }

@@ -87,7 +87,7 @@ describe("the features' answers in each person's language", () => {
     expect(chinese).toMatch(/^提醒“站会”（(\w{8})）的时间是 每个工作日 9:00；第一次在 \d{4}年\d{1,2}月\d{1,2}日星期.\s*09:00 \(Asia\/Shanghai\)，\d+ (天|小时|分钟)/);
     expect(await say(fake, li, "/remind 每周一早上10点 周会")).toMatch(/^提醒“周会”（\w{8}）的时间是 每周一 10:00；/);
     expect(await say(fake, li, "/remind every 2 hours 喝水")).toMatch(/^提醒“喝水”（\w{8}）的时间是 每 2 小时；/);
-    expect(await say(fake, li, "/tasks")).toMatch(/\n\w{8}  提醒“站会”：下次 .+，每个工作日 9:00\n/);
+    expect(await say(fake, li, "/tasks")).toMatch(/\n\w{8} {2}提醒“站会”：下次 .+，每个工作日 9:00\n/);
     const english = await say(fake, ann, "/remind every weekday 9:00 standup");
     expect(english).toMatch(/^Reminder &quot;standup&quot; \(\w{8}\) runs every weekday at 9:00; the first run is \w+day \d{4}-\d\d-\d\d 09:00 \(Asia\/Shanghai, GMT\+08:00\), in \d+ (d|h|min)/);
     expect(await say(fake, ann, "/remind every monday at 10am review")).toMatch(/^Reminder &quot;review&quot; \(\w{8}\) runs every Monday at 10:00;/);
