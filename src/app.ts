@@ -137,14 +137,16 @@ export class Gateway {
     registry.register(createFilesystemHandler());
     const actions = new ButtonActions(store, log.child({ component: "actions" }));
     const channelNames = modules.channels.map((module) => module.name);
-    const access = createAccess({ config, store, log, channelNames, channelOf, outbound, actions });
+    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
+    const speechOf = (person: { channel: ChannelName; userId: string; locale?: string | undefined }) =>
+      languages.speechOf({ channel: person.channel, sender: { id: person.userId }, locale: person.locale });
+    const access = createAccess({ config, store, log, channelNames, channelOf, outbound, actions, speechOf });
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
     // The one late binding: features (the scheduler) run turns, and the agent is built from what features add.
     let agent: Agent | null = null;
     const turns: TurnRunner | null = llmProblem ? null : { runTurn: (input) => (agent as Agent).runTurn(input) };
     const zones = new ZonePreferences(store, config.agent.timezone);
-    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
     const workspaces = await Workspaces.prepare(config.dataDir);
     const features = await createFeatures(modules.features, (module) => featureSettings(config, module), {
       ...{ core: config, secrets, store, log, http, workspaces, outbound, channelOf, zones, access, registry, turns, history, directory: sessions },
@@ -153,7 +155,7 @@ export class Gateway {
       clock: clock ?? systemClock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
-      speechOf: (person) => languages.speechOf({ channel: person.channel, sender: { id: person.userId }, locale: person.locale }),
+      speechOf,
     });
     const agentDeps = { config, secrets, registry, catalog, history, turnLog, thinking, log, timezoneOf: senderZone(zones), ...features.turn };
     agent = llmProblem ? null : new Agent({ ...agentDeps, model: createModel(config.llm, { log: log.child({ component: "llm" }), clock }) });

@@ -64,6 +64,21 @@ describe("the features' answers in each person's language", () => {
     expect(await say(fake, ann, "/deny nosuch")).toBe("There is no approval request nosuch.");
   });
 
+  it("pairing: the owner's notice with its buttons and /pair, in the owner's chosen language", async () => {
+    const fake = await start();
+    expect(await say(fake, li, "/language zh")).toBe("好的：从现在起我用简体中文回答你。");
+    const wang: TgUser = { id: 2003, is_bot: false, first_name: "Wang", username: "wang" };
+    const asked = await say(fake, wang, "hi");
+    const code = /pairing code is (\w{8})/.exec(asked)![1]!;
+    const notice = await fake.waitFor(() => fake.sent.find((s) => s.chatId === String(li.id) && /请求和我聊天/.test(s.text ?? "")), 10_000);
+    expect(notice.text).toMatch(new RegExp(`^Wang（telegram:${wang.id}）请求和我聊天。配对码 ${code}，还有 \\d+ 分钟有效。$`));
+    expect(notice.keyboard?.map((row) => row.map((b) => b.text))).toEqual([["批准", "拒绝"]]);
+    expect(await say(fake, li, "/pair")).toMatch(new RegExp(`^等待批准：\ntelegram ${code}  Wang（telegram:${wang.id}），\\d+ 分钟后过期$`));
+    expect(await say(fake, li, "/pair 12345678")).toBe("“12345678”不是配对码：配对码有 8 个字符，由字母和数字组成，不含 0、O、1 和 I。");
+    expect(await say(fake, li, `/pair ${code}`)).toBe(`已批准 Wang（telegram:${wang.id}）。现在他们可以和我聊天了。`);
+    expect(await say(fake, ann, "/pair")).toBe("Only an owner can approve pairing codes.");
+  });
+
   it("/agent", async () => {
     const fake = await start({
       agents: { default: { name: "Homebot" }, support: { name: "Helpdesk" } },
