@@ -23,7 +23,7 @@ export function spokenSchedule(trigger: Trigger, speech: Speech): string {
       return t("schedules.every", { duration: spokenDuration(trigger.everyMs, t) });
     case "cron":
       return (
-        atTimeOfDay(trigger.expression, t) ??
+        atTimeOfDay(trigger.expression, speech) ??
         t("schedules.cron", {
           description: cronstrue.toString(trigger.expression, { locale: speech.locale === "zh-Hans" ? "zh_CN" : "en", use24HourTimeFormat: true }),
           zone: trigger.timezone,
@@ -33,7 +33,8 @@ export function spokenSchedule(trigger: Trigger, speech: Speech): string {
 }
 
 /** The shapes /remind makes ("30 9 * * 1-5": a time of day on some weekdays) in words; undefined for other shapes. */
-function atTimeOfDay(expression: string, t: Translate): string | undefined {
+function atTimeOfDay(expression: string, speech: Speech): string | undefined {
+  const { t } = speech;
   const match = /^(\d{1,2}) (\d{1,2}) \* \* ([0-6*](?:[,-][0-6])*)$/.exec(expression.trim());
   if (!match) return undefined;
   const [, minute, hour, dow] = match;
@@ -43,7 +44,7 @@ function atTimeOfDay(expression: string, t: Translate): string | undefined {
   if (dow === "0,6" || dow === "6,0") return t("schedules.weekends", { time });
   if (!/^[0-6](,[0-6])*$/.test(dow!)) return undefined;
   const days = dow!.split(",").map((day) => t(`schedules.day.${day}`));
-  return t("schedules.weekly", { days: days.join(t("schedules.daySeparator")), time });
+  return t("schedules.weekly", { days: new Intl.ListFormat(speech.locale, { type: "conjunction" }).format(days), time });
 }
 
 /** A refusal worded from the catalog, with the times and durations in it told in the reader's language and zone. */
