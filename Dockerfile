@@ -13,8 +13,9 @@ COPY public ./public
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
-# python3: .py skill scripts; bubblewrap: the sandbox every script and run_shell command runs in; ffmpeg: voice; chromium: the browser tools.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap ffmpeg chromium && rm -rf /var/lib/apt/lists/*
+# python3: .py skill scripts; bubblewrap: the sandbox every script and run_shell command runs in; ffmpeg: voice;
+# espeak-ng: the free offline speech provider (tts.provider espeak-ng); chromium: the browser tools.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap ffmpeg espeak-ng chromium && rm -rf /var/lib/apt/lists/*
 # The virtual desktop of the desktop tools (docker build --build-arg DESKTOP=true): Xvfb, openbox, xdotool, wmctrl,
 # and the accessibility tree (a session bus, at-spi2-core, pyatspi).
 ARG DESKTOP=false

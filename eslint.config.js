@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["public/**/*.js", "console/src/**", "console/webchat/**"],
+    files: ["public/**/*.js", "console/src/**", "console/i18n/**", "console/webchat/**"],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

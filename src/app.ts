@@ -181,7 +181,7 @@ export class Gateway {
     await replicas.start();
     for (const runner of replicas.runners.values()) await runner.start(router.handle, router.handlePress);
     // In the background: a platform that is slow or down must not hold up the start (failures are logged).
-    void publishCommandMenus(channels.values(), router.commands, config.access.owners, log);
+    void publishCommandMenus(channels.values(), router.commands, config.access.owners, router.languages.translator, log);
     // Replies a previous run could not send go out now that the channels are up.
     await outbound.start();
     await features.start();

@@ -1,4 +1,6 @@
 /** Calls to /api/v1/console with the owner's token (kept in this browser); a 401 asks for the token again. */
+import { t } from "./i18n";
+
 const TOKEN_KEY = "switchboard.console.token";
 const BASE = "/api/v1/console";
 
@@ -20,9 +22,9 @@ async function call<T>(method: string, path: string, body?: BodyInit | object): 
     payload = JSON.stringify(body);
   }
   const res = await fetch(BASE + path, { method, headers, body: payload, cache: "no-store" });
-  if (res.status === 401 || res.status === 403) throw new AuthNeeded(((await res.json().catch(() => null)) as { error?: string } | null)?.error ?? "Not allowed");
+  if (res.status === 401 || res.status === 403) throw new AuthNeeded(((await res.json().catch(() => null)) as { error?: string } | null)?.error ?? t("errors.notAllowed"));
   const json = (await res.json().catch(() => null)) as (T & { error?: string }) | null;
-  if (!res.ok) throw new Error(json?.error ?? `${method} ${path}: HTTP ${res.status}`);
+  if (!res.ok) throw new Error(json?.error ?? t("errors.http", { method, path, status: res.status }));
   return json as T;
 }
 

@@ -1,7 +1,9 @@
-/** The console shell: sign-in with the gateway's token, a page per part of the gateway. */
+/** The console shell: sign-in with the gateway's token, a page per part of the gateway, the language switch. */
 import { render } from "preact";
 import { useState } from "preact/hooks";
 import { AuthNeeded, api, tokenStore } from "./api";
+import { language, setLanguage, showLanguage, t } from "./i18n";
+import { LANGUAGES, LANGUAGE_NAMES, type Language } from "../i18n/language";
 import { AccessPage } from "./pages/access";
 import { AgentsPage } from "./pages/agents";
 import { ApprovalsPage } from "./pages/approvals";
@@ -17,18 +19,18 @@ export interface PageProps {
 }
 
 const PAGES = {
-  channels: ["Channels", ChannelsPage],
-  sessions: ["Sessions", SessionsPage],
-  tasks: ["Tasks", TasksPage],
-  usage: ["Usage", UsagePage],
-  approvals: ["Approvals", ApprovalsPage],
-  agents: ["Agents", AgentsPage],
-  skills: ["Skills", SkillsPage],
-  access: ["Access", AccessPage],
-  receipts: ["Receipts", ReceiptsPage],
-  logs: ["Logs", LogsPage],
-  config: ["Config", ConfigPage],
-  mcp: ["MCP", McpPage],
+  channels: ChannelsPage,
+  sessions: SessionsPage,
+  tasks: TasksPage,
+  usage: UsagePage,
+  approvals: ApprovalsPage,
+  agents: AgentsPage,
+  skills: SkillsPage,
+  access: AccessPage,
+  receipts: ReceiptsPage,
+  logs: LogsPage,
+  config: ConfigPage,
+  mcp: McpPage,
 } as const;
 type PageName = keyof typeof PAGES;
 
@@ -42,41 +44,65 @@ function Login({ problem, onDone }: { problem: string; onDone: () => void }) {
       await api.get("/channels");
       onDone();
     } catch (err) {
-      setError(err instanceof AuthNeeded ? "That token was not accepted." : (err as Error).message);
+      setError(err instanceof AuthNeeded ? t("login.refused") : (err as Error).message);
     }
   };
   return (
     <form class="login" onSubmit={submit}>
-      <h1>Switchboard console</h1>
-      <p>Enter the gateway's token (http.token). It is kept in this browser only.</p>
-      <input type="password" aria-label="Token" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <h1>{t("app.title")}</h1>
+      <p>{t("login.intro")}</p>
+      <input type="password" aria-label={t("login.token")} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
       {error && <p class="error">{error}</p>}
-      <button type="submit">Sign in</button>
+      <button type="submit">{t("login.submit")}</button>
     </form>
+  );
+}
+
+/** The language switch: re-rendering the shell re-renders every page in the new language. */
+function LanguageSwitch({ value, onChange }: { value: Language; onChange: (next: Language) => void }) {
+  return (
+    <select class="language" aria-label={t("app.language")} value={value} onChange={(e) => onChange(e.currentTarget.value as Language)}>
+      {LANGUAGES.map((name) => (
+        <option value={name}>{LANGUAGE_NAMES[name]}</option>
+      ))}
+    </select>
   );
 }
 
 function App() {
   const [page, setPage] = useState<PageName>((location.hash.slice(1) as PageName) in PAGES ? (location.hash.slice(1) as PageName) : "channels");
   const [authProblem, setAuthProblem] = useState<string | null>(null);
+  const [lang, setLang] = useState(language());
+  const switchTo = (next: Language) => {
+    setLanguage(next);
+    setLang(next);
+  };
   const onAuth = (err: unknown): boolean => {
     if (!(err instanceof AuthNeeded)) return false;
     setAuthProblem(err.message);
     return true;
   };
-  if (authProblem !== null) return <Login problem={tokenStore.get() ? authProblem : ""} onDone={() => setAuthProblem(null)} />;
-  const [, Page] = PAGES[page];
+  if (authProblem !== null) {
+    return (
+      <>
+        <LanguageSwitch value={lang} onChange={switchTo} />
+        <Login problem={tokenStore.get() ? authProblem : ""} onDone={() => setAuthProblem(null)} />
+      </>
+    );
+  }
+  const Page = PAGES[page];
   return (
     <div class="shell">
       <nav>
-        <strong>Switchboard</strong>
+        <strong>{t("app.brand")}</strong>
+        <LanguageSwitch value={lang} onChange={switchTo} />
         {(Object.keys(PAGES) as PageName[]).map((name) => (
           <a
             href={`#${name}`}
             class={name === page ? "active" : ""}
             onClick={() => setPage(name)}
           >
-            {PAGES[name][0]}
+            {t(`nav.${name}`)}
           </a>
         ))}
         <button
@@ -86,7 +112,7 @@ function App() {
             setAuthProblem("");
           }}
         >
-          Sign out
+          {t("app.signOut")}
         </button>
       </nav>
       <main>
@@ -96,4 +122,5 @@ function App() {
   );
 }
 
+showLanguage();
 render(<App />, document.getElementById("app")!);

@@ -47,5 +47,3 @@ export function useAction(onAuth: (err: unknown) => boolean): { run: (work: () =
   };
   return { run, error };
 }
-
-export const when = (ms: number | null | undefined): string => (ms ? new Date(ms).toLocaleString() : "—");

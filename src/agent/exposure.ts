@@ -11,10 +11,11 @@ import { wrapLanguageModel, type LanguageModel } from "ai";
 import type { ToolDefinition } from "../core/tools.js";
 
 /**
- * Sent with their schemas on every request: the discovery tool, reminders and web pages (asked for in one step
- * in most sessions that use tools at all), and writing a file (what the file tools and delivery start from).
+ * Sent with their schemas on every request: the discovery tools (get_tool_info, and get_skill_info, which the
+ * prompt's skills section says to call before using a skill), reminders and web pages (asked for in one step in
+ * most sessions that use tools at all), and writing a file (what the file tools and delivery start from).
  */
-export const CORE_TOOLS: ReadonlySet<string> = new Set(["get_tool_info", "schedule_task", "web_fetch", "write_file"]);
+export const CORE_TOOLS: ReadonlySet<string> = new Set(["get_tool_info", "get_skill_info", "schedule_task", "web_fetch", "write_file"]);
 
 export interface ToolExposure {
   /** Sent with their schemas. */

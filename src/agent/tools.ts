@@ -1,8 +1,8 @@
 /**
- * The registry's tools as AI SDK tool sets, kept from turn to turn. Every tool the sender may use is sent, with its
- * short description and compact schema, in the same order on every request of a session, so a call to any of them
- * runs in one step and the provider's prompt cache keeps the tools array. Inputs are checked by the registry
- * against the full schema; an invalid call gets the error together with the tool's full definition.
+ * The registry's tools as AI SDK tool sets, kept from turn to turn. Every tool the sender may use is in the set,
+ * with its short description and compact schema, so a call to any of them runs in one step; which of them go to
+ * the provider is exposure.ts's choice. Inputs are checked by the registry against the full schema; an invalid call
+ * gets the error together with the tool's full definition.
  * A call to a name outside the set is answered here (see toolCallRepairer), not with the SDK's "unavailable tool".
  */
 import { jsonSchema, NoSuchToolError, tool, type JSONSchema7, type JSONValue, type Tool, type ToolCallRepairFunction, type ToolSet } from "ai";
@@ -92,8 +92,11 @@ export class TurnToolSets {
     const failure: Record<string, unknown> = { error: outcome.error, code: outcome.code };
     if (outcome.code === "invalid_input") {
       // The full definition, so the next step can fix the call without asking for it.
-      failure.definition = this.catalog.info(name);
-      context.disclosedTools.add(name);
+      const definition = this.registry.getTool(name);
+      if (definition) {
+        failure.definition = this.catalog.definition(definition);
+        context.disclosedTools.add(name);
+      }
     }
     return redactSecrets(failure, this.secrets);
   }

@@ -13,6 +13,8 @@ export interface SentReply {
   sessionKey: string;
   /** The reply's text as the model wrote it (markdown). */
   text: string;
+  /** The language the person reads the gateway's words in (a BCP 47 tag such as "zh-Hans"). */
+  locale: string;
   workspaceDir: string;
   signal: AbortSignal;
   log: Logger;

@@ -151,6 +151,8 @@ export interface ButtonPress {
   sender: SenderRef;
   /** The Button.actionId it carried: untrusted until the gateway finds its record. */
   actionId: string;
+  /** The presser's client language (BCP 47), where the platform tells it, as InboundMessage.locale. */
+  locale?: string;
   /** The platform id of the message carrying the button. */
   messageId: string;
   receivedAt: Date;
@@ -169,17 +171,29 @@ export interface PressAnswer {
 /** Called by a channel for every button press; never rejects. */
 export type ButtonPressHandler = (press: ButtonPress) => Promise<void>;
 
+/**
+ * A text of the command menu in the gateway's default language (`CommandMenu.locale`), and in each other language
+ * it speaks, by canonical tag ("en", "zh-Hans"); the platform shows a person the one of their client's language.
+ */
+export interface MenuText {
+  text: string;
+  translations: Readonly<Record<string, string>>;
+}
+
 /** One command of a platform's command menu (Telegram's / list, Discord's slash commands). */
 export interface MenuCommand {
   /** Lower-case, without the slash. */
   name: string;
-  description: string;
-  /** Whether it takes text after the name (Discord shows an optional text option). */
-  takesArgs: boolean;
+  /** One line, at most 100 characters in every language (the shortest platform limit). */
+  description: MenuText;
+  /** What its text option says (Discord); absent when the command takes no text after its name. */
+  argument?: MenuText;
 }
 
 /** The commands a channel shows in its native menu: for everyone, and in the owners' private chats also theirs. */
 export interface CommandMenu {
+  /** The canonical tag of the default language, the one `MenuText.text` is in (i18n.default). */
+  locale: string;
   everyone: MenuCommand[];
   owners: MenuCommand[];
   /** Platform user ids of this channel's owners. */

@@ -1,12 +1,12 @@
 /**
- * What the agent asks of usage accounting and budgets, as a port: before each model call a permit (or a refusal,
- * and then no request is made), after it the usage the provider reported. The budgets feature implements it; the
- * agent never imports it.
+ * What the agent (and a feature that calls a paid model, like the image tools) asks of usage accounting and budgets,
+ * as a port: before each model call a permit (or a refusal, and then no request is made), after it the usage the
+ * provider reported. The budgets feature implements it; the agent never imports it.
  */
 import type { Speech } from "./i18n.js";
 
 /** The kind of work a model call does. */
-export type ModelWork = "chat" | "compaction" | "task" | "memory";
+export type ModelWork = "chat" | "compaction" | "task" | "memory" | "image";
 
 /** Whom a model call is counted to: the person (a task's creator) and the chat. */
 export interface UsageOwner {
@@ -46,11 +46,29 @@ export interface ModelCallPermit {
   readonly notice: string | undefined;
 }
 
+/** A request to an image model, priced per picture rather than per token. */
+export interface ImageCall {
+  owner: UsageOwner;
+  /** The image model's name, as configured (images.model). */
+  model: string;
+  /** How many pictures the request asks for: what is reserved on the cost budgets before it. */
+  count: number;
+  /** The price of one picture, in the currency of the budgets (images.pricePerImage). */
+  pricePerImage: number;
+}
+
+export interface ImageCallPermit {
+  /** Records how many pictures were made (null: the request failed, and what it reserved is given back). */
+  settle(made: number | null): Promise<void>;
+}
+
 export interface UsagePort {
   /** Before a turn: the reply to send instead when the owner has no budget left (no model call is made), or undefined. */
   refusal(owner: UsageOwner, speech?: Speech): Promise<string | undefined>;
   /** Before each model call: its permit; throws a BudgetRefusal when a budget is spent. */
   admit(call: ModelCall): Promise<ModelCallPermit>;
+  /** Before a request to an image model: its permit; throws a BudgetRefusal when a cost budget is spent. */
+  admitImages(call: ImageCall): Promise<ImageCallPermit>;
 }
 
 /** A model call refused because a budget is spent: the message says which limit and when it resets. */

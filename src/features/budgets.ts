@@ -1,4 +1,7 @@
-/** Usage accounting and budgets' plug: the meter every model call asks (the turn's usage port), /usage, the console's report, the CLI. */
+/**
+ * Usage accounting and budgets' plug: the meter every model call asks (the turn's usage port, which the image tools
+ * ask too), /usage, the console's report, the CLI.
+ */
 import type { ChannelName } from "../core/types.js";
 import { budgetsConfigSchema, Periods, priceLookup, registerUsageCommand, usageCommands, UsageMeter, UsageReader, usageRoutes } from "../usage/index.js";
 import { modelEntries } from "../infra/config/model-entries.js";
@@ -11,7 +14,9 @@ export const budgetsFeature = defineFeature({
     const scopes = [settings.perUser, settings.perChat, settings.global, ...Object.values(settings.overrides)];
     const inCost = scopes.some((scope) => scope.daily?.cost !== undefined || scope.monthly?.cost !== undefined);
     const priced = modelEntries(core.llm).some((entry) => entry.prices !== null);
-    return inCost && !priced ? ["budgets: limits in cost need the models' prices: set llm.prices, or prices on the llm.models entries (input, output per million tokens)"] : [];
+    return inCost && !priced
+      ? ["budgets: limits in cost need the models' prices: set llm.prices, or prices on the llm.models entries (input, output per million tokens; 0 for a free model)"]
+      : [];
   },
   create: (deps) => {
     const periods = new Periods(deps.core.agent.timezone);

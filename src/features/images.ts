@@ -1,19 +1,21 @@
 /**
  * The bot draws: generate_image and edit_image through the `images` endpoint; the pictures are saved in the
- * workspace (images/) and go out through media's delivery as photos, with receipts. doctor lists the endpoint's
- * models, which costs nothing.
+ * workspace (images/) and go out through media's delivery as photos, with receipts. Each request is admitted by
+ * the budgets' usage port first (a spent cost budget: no request) and its pictures counted at images.pricePerImage.
+ * doctor lists the endpoint's models, which costs nothing.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { randomHex } from "../core/ids.js";
 import { ToolError, type ToolContext } from "../core/tools.js";
+import { BudgetRefusal, type UsagePort } from "../core/usage-port.js";
 import { createImagesHandler, type ImageToolInput } from "../handlers/images.js";
 import { ImageClient } from "../images/client.js";
 import { imagesConfigSchema } from "../images/config.js";
 import { resolveInWorkspace } from "../infra/workspace.js";
 import type { Deliverer } from "../media/deliver.js";
 import { mimeFromName } from "../media/file-kinds.js";
-import { defineFeature, mediaDelivererOf } from "./module.js";
+import { defineFeature, mediaDelivererOf, usagePortOf } from "./module.js";
 
 const IMAGES_DIR = "images";
 const DOCTOR_TIMEOUT_MS = 15_000;
@@ -29,11 +31,14 @@ export const imagesFeature = defineFeature({
     const client = new ImageClient({ ...settings, baseUrl });
     const deliverer = mediaDelivererOf(deps);
     if (!deliverer) throw new Error("The images feature sends through the media feature, which must come before it in the list");
+    const usage = usagePortOf(deps);
+    const pricing = { model: settings.model, pricePerImage: settings.pricePerImage };
+    const counted = (input: ImageToolInput, ctx: ToolContext, draw: () => Promise<Buffer[]>) => () => countedDraw(usage, pricing, input.n ?? 1, ctx, draw);
     return {
       handlers: [
         createImagesHandler({
           maxImages: settings.maxImages,
-          generate: (input, ctx) => drawAndDeliver(deliverer, ctx, () => client.generate(input, ctx.signal)),
+          generate: (input, ctx) => drawAndDeliver(deliverer, ctx, counted(input, ctx, () => client.generate(input, ctx.signal))),
           edit: async (input, ctx) => {
             const path = await resolveInWorkspace(ctx.workspaceDir, input.image);
             const data = await readFile(path).catch((err: unknown) => {
@@ -41,7 +46,7 @@ export const imagesFeature = defineFeature({
             });
             const name = basename(path);
             const image = { data, name, mime: mimeFromName(name) ?? "image/png" };
-            return drawAndDeliver(deliverer, ctx, () => client.edit({ ...promptOf(input), image }, ctx.signal));
+            return drawAndDeliver(deliverer, ctx, counted(input, ctx, () => client.edit({ ...promptOf(input), image }, ctx.signal)));
           },
         }),
       ],
@@ -69,10 +74,38 @@ function promptOf(input: ImageToolInput): ImageToolInput {
   return { prompt: input.prompt, size: input.size, n: input.n };
 }
 
+/**
+ * One request to the image model on the budgets: admitted first (a spent cost budget refuses it before anything is
+ * asked of the endpoint), then counted to the person who asked, by the pictures it made; a failed request costs nothing.
+ */
+async function countedDraw(
+  usage: UsagePort | undefined,
+  pricing: { model: string; pricePerImage: number },
+  count: number,
+  ctx: ToolContext,
+  draw: () => Promise<Buffer[]>,
+): Promise<Buffer[]> {
+  if (!usage) return draw();
+  const owner = { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId };
+  const permit = await usage.admitImages({ owner, count, ...pricing }).catch((err: unknown) => {
+    if (err instanceof BudgetRefusal) throw new ToolError(`No image was made: ${err.message}`, "denied");
+    throw err;
+  });
+  let images: Buffer[];
+  try {
+    images = await draw();
+  } catch (err) {
+    await permit.settle(null);
+    throw err;
+  }
+  await permit.settle(images.length);
+  return images;
+}
+
 /** Saves what the endpoint made under images/ and delivers each as a photo. */
 async function drawAndDeliver(deliverer: Deliverer, ctx: ToolContext, draw: () => Promise<Buffer[]>): Promise<unknown> {
   const images = await draw().catch((err: unknown) => {
-    if (ctx.signal.aborted) throw err;
+    if (ctx.signal.aborted || err instanceof ToolError) throw err;
     throw new ToolError(`No image was made: ${(err as Error).message}`, "failed");
   });
   await mkdir(join(ctx.workspaceDir, IMAGES_DIR), { recursive: true });

@@ -20,6 +20,7 @@ import type { ButtonMessages } from "../core/button-messages.js";
 import type { Clock } from "../core/clock.js";
 import type { ToolHandlerSpec } from "../core/tools.js";
 import type { TurnRunner } from "../core/turn.js";
+import type { UsagePort } from "../core/usage-port.js";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { CoreConfig, EnvOverride } from "../infra/config/core-schema.js";
 import type { ComponentStatus, HttpServer } from "../infra/http/server.js";
@@ -161,6 +162,11 @@ export function defineFeature<S, N extends string, Z extends z.ZodType<S, unknow
   module: FeatureModule<S, N> & { configSchema: Z; create?(deps: FeatureDeps<S>): P | Promise<P> },
 ): FeatureModule<unknown, N> & { configSchema: Z; create?(deps: FeatureDeps<unknown>): P | Promise<P> } {
   return module as FeatureModule<unknown, N> & { configSchema: Z; create?(deps: FeatureDeps<unknown>): P | Promise<P> };
+}
+
+/** The budgets feature's usage port, for features that call a paid model of their own (the image tools); undefined without it. */
+export function usagePortOf(deps: Pick<FeatureDeps<unknown>, "partsOf">): UsagePort | undefined {
+  return deps.partsOf("budgets")?.turn?.usage;
 }
 
 /** The media feature's deliverer (files out with receipts), for features that send what they make. */

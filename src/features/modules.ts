@@ -30,8 +30,9 @@ export const featureModules = [
   desktopFeature,
   ttsFeature,
   voiceFeature,
+  // Before images, which counts its pictures on the budgets' usage port.
+  budgetsFeature,
   imagesFeature,
   routingFeature,
   agentsFeature,
-  budgetsFeature,
 ] as const;

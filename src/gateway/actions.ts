@@ -198,6 +198,7 @@ function messageOf(press: ButtonPress, record: ActionRecord): InboundMessage {
     // Pressing the bot's button addresses the bot, also in a group that needs a mention.
     mentionsBot: true,
     receivedAt: press.receivedAt,
+    ...(press.locale !== undefined ? { locale: press.locale } : {}),
   };
 }
 

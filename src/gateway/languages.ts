@@ -46,6 +46,7 @@ export function languageCommand(languages: LanguagePreferences): ChatCommand {
     aliases: ["lang"],
     summary: "show or set the language I answer commands in: /language zh, /language en",
     usage: "[en|zh]",
+    menu: "everyone",
     run: async (args, ctx) => {
       const code = args.trim();
       if (code === "") return ctx.speech.t("language.current");

@@ -294,7 +294,7 @@ export class Router {
               })),
             { waitMs: 15 * 60_000 },
           );
-          const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
+          const reply: SentReply = { message: d.message, sessionKey: d.sessionKey, text: result.text, locale: d.speech.locale, workspaceDir, signal, log: d.log, traceId: d.traceId, ...(turn.permissions ? { permissions: turn.permissions } : {}) };
           const plain = !result.stepLimit && !result.errorId;
           // A reply sent in another form (spoken only) takes the place of the preview, as the Continue reply of a
           // turn cut off at the step limit does (no preview carries buttons).

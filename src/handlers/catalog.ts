@@ -1,25 +1,19 @@
 /**
  * The tool catalog: progressive disclosure of the registry's tools to the model.
  * Level 1 is each permitted tool's name and short description (the core tools with their compact schema, see
- * agent/exposure.ts), level 2 the full definition on request (info, via get_tool_info, or with an invalid call's
- * error) with the compact forms of its family (brief), level 3 the call itself (HandlerRegistry.executeByTool).
+ * agent/exposure.ts), level 2 the full definition on request (definition, via get_tool_info, or with an invalid
+ * call's error) with its family's signatures, level 3 the call itself (HandlerRegistry.executeByTool).
  */
 import { z } from "zod";
 import type { HandlerRegistry } from "./registry.js";
-import type { RiskClass, ToolDefinition } from "../core/tools.js";
+import type { ToolDefinition } from "../core/tools.js";
 import { normalizeToolName, suggestToolNames } from "../core/names.js";
-
-export interface ToolInfo {
-  name: string;
-  category: string;
-  description: string;
-  inputSchema: object;
-  risk: RiskClass;
-}
+import { fieldLines, signature } from "./signatures.js";
 
 export class ToolCatalog {
   private readonly schemas = new WeakMap<ToolDefinition, object>();
   private readonly compactSchemas = new WeakMap<ToolDefinition, object>();
+  private readonly definitions = new WeakMap<ToolDefinition, string>();
 
   constructor(private readonly registry: HandlerRegistry) {}
 
@@ -39,30 +33,33 @@ export class ToolCatalog {
     return suggestToolNames(name, this.registry.listTools().map((tool) => tool.name));
   }
 
-  /** Level 2: the full definition the model reads. */
-  info(name: string): ToolInfo | undefined {
-    const tool = this.resolve(name);
-    if (!tool) return undefined;
-    return {
-      name: tool.name,
-      category: tool.category,
-      description: tool.description,
-      inputSchema: this.jsonSchema(tool.name),
-      risk: tool.risk,
-    };
+  /**
+   * Level 2, what the model reads about `tool` (get_tool_info's answer, an invalid call's error): its signature, its
+   * description and its described fields; then the `family` (the other tools of its category the sender may use)
+   * as signatures on one line, enough to call them, since their short descriptions are in the catalog already.
+   */
+  definition(tool: ToolDefinition, family: readonly ToolDefinition[] = []): string {
+    const own = this.ownDefinition(tool);
+    if (family.length === 0) return own;
+    return `${own}\nAlso in ${tool.category}: ${family.map((other) => this.signatureOf(other)).join(", ")}`;
   }
 
-  /**
-   * The other tools of `name`'s category that `visible` lets through, in brief: `name(parameters): short
-   * description`, the parameters as types (signature()), enough to call them; get_tool_info has the rest.
-   */
-  family(name: string, visible: (tool: ToolDefinition) => boolean): Array<{ name: string; brief: string }> {
-    const tool = this.resolve(name);
-    if (!tool) return [];
-    return this.registry
-      .listTools()
-      .filter((other) => other.category === tool.category && other !== tool && visible(other))
-      .map((other) => ({ name: other.name, brief: `${other.name}(${signature(this.jsonSchema(other.name), true)}): ${other.shortDescription}` }));
+  /** The other tools of `tool`'s category that `visible` lets through, in registry order. */
+  family(tool: ToolDefinition, visible: (other: ToolDefinition) => boolean): ToolDefinition[] {
+    return this.registry.listTools().filter((other) => other.category === tool.category && other !== tool && visible(other));
+  }
+
+  private ownDefinition(tool: ToolDefinition): string {
+    const cached = this.definitions.get(tool);
+    if (cached) return cached;
+    const fields = fieldLines(this.jsonSchema(tool.name));
+    const text = [this.signatureOf(tool), tool.description.trim(), ...(fields.length > 0 ? ["Parameters:", ...fields] : [])].join("\n");
+    this.definitions.set(tool, text);
+    return text;
+  }
+
+  private signatureOf(tool: ToolDefinition): string {
+    return `${tool.name}(${signature(this.jsonSchema(tool.name), true)})`;
   }
 
   /** JSON Schema of the tool's input, for the LLM request; computed once per definition (a reload makes a new one). */
@@ -107,36 +104,6 @@ function compactJsonSchema(schema: unknown): unknown {
       .map(([key, value]) => (key === "description" && typeof value === "string" ? [key, shortenDescription(value)] : [key, compactJsonSchema(value)])),
   );
 }
-
-type SchemaNode = {
-  type?: string;
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: SchemaNode[];
-  oneOf?: SchemaNode[];
-  items?: SchemaNode;
-  properties?: Record<string, SchemaNode>;
-  required?: string[];
-};
-
-/**
- * A JSON Schema as the types of a TypeScript signature: `url: string, wait?: boolean`, `{type: "file" | "image"}[]`.
- * `bare` leaves out the braces of the outermost object (a parameter list).
- */
-function signature(schema: SchemaNode, bare = false): string {
-  const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return alternatives.map((s) => signature(s)).join(" | ");
-  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (schema.type === "array") return `${schema.items ? wrapUnion(signature(schema.items)) : "unknown"}[]`;
-  if (schema.type === "integer") return "number";
-  if (schema.type !== "object" || !schema.properties) return schema.type ?? "unknown";
-  const required = new Set(schema.required ?? []);
-  const fields = Object.entries(schema.properties).map(([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${signature(value)}`);
-  return bare ? fields.join(", ") : `{${fields.join(", ")}}`;
-}
-
-const wrapUnion = (type: string): string => (type.includes(" | ") ? `(${type})` : type);
 
 /** Up to the first full stop, question or exclamation mark before a space; the stop of "e.g." and the like is not one. */
 const FIRST_SENTENCE = /^.+?(?:(?<!\b(?:e\.g|i\.e|etc|vs|cf))[.!?](?=\s)|$)/iu;

@@ -37,21 +37,21 @@ const messageId = z
   .describe("The message_id of another message in this chat (from its frame or get_chat_history); default: the current one");
 
 const artifact = z.object({
-  type: z.enum(ARTIFACT_TYPES).describe("file (any document), image (shown as a photo), voice (a voice message) or video"),
-  path: z.string().min(1).describe("Path in the workspace, e.g. reports/summary.pdf"),
+  type: z.enum(ARTIFACT_TYPES).describe("image is shown as a photo, voice as a voice message"),
+  path: z.string().min(1).describe("In the workspace, e.g. reports/summary.pdf"),
   caption: z.string().max(4000).optional().describe("Text shown with the file"),
-  name: z.string().min(1).max(200).optional().describe("File name the recipient sees; default: the path's last part"),
+  name: z.string().min(1).max(200).optional().describe("The file name shown; default: the path's last part"),
   mime: z
     .string()
     .regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as application/pdf")
     .optional()
-    .describe("MIME type; default: detected from the content"),
+    .describe("Default: detected from the content"),
   dedupe_key: z
     .string()
     .min(1)
     .max(200)
     .optional()
-    .describe("Skip this artifact if something with the same key was delivered in this conversation; default: its content hash"),
+    .describe("Skipped if this key was delivered here before; default: the content's hash"),
 });
 
 function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementation[] {
@@ -62,20 +62,15 @@ function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementati
         category: CATEGORY,
         shortDescription: "Send workspace files, images, voice or video to the chat; returns receipts",
         description: [
-          "Sends files from this conversation's workspace to the chat (or, for the owner, to another chat the",
-          "gateway knows) and returns {ok, receipts}: one receipt per artifact with its status (delivered, skipped",
-          "or failed), error_code, the platform's message_id, size and sha256.",
+          "Sends workspace files to this chat (the owner may name another chat the gateway knows). Returns a receipt",
+          'per artifact: status "delivered" (the only proof it arrived), "skipped" (the same content or dedupe_key was',
+          'delivered here before) or "failed" with an error_code (too_large, not_found...).',
           "",
-          "When to use: whenever the user should get a file, an image, a voice message or a video: write it to the",
-          "workspace first (write_file, or a skill's destination_path), then deliver it.",
+          "When to use: the user should get a file, image, voice message or video: write it to the workspace first",
+          "(write_file, or a skill's destination_path), then deliver it.",
           "",
-          "Caveats:",
-          '- Only a receipt with status "delivered" proves the file arrived; say nothing else was sent.',
-          "- Paths must be inside the workspace. Files over the platform's limit fail with too_large.",
-          "- The same content (or dedupe_key) already delivered in this conversation is skipped (deduped).",
-          '- error_code "timeout" means it may still arrive: do not resend it without asking the user.',
-          "- An image the platform refuses as a photo is sent as a file; voice is converted to the platform's",
-          "  voice format when ffmpeg is installed, otherwise sent as an audio file (see the receipt's warnings).",
+          'Caveats: error_code "timeout" means it may still arrive: ask the user before resending. A photo the platform',
+          "refuses goes as a file, a voice message as audio when it cannot be converted (see the receipt's warnings).",
           "",
           'Example: deliver_artifacts({"artifacts": [{"type": "file", "path": "report.pdf", "caption": "Your report"}]})',
         ].join("\n"),

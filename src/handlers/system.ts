@@ -1,9 +1,9 @@
 /**
  * System tools (the `system` handler). get_tool_info is level 2 of progressive disclosure: a tool's full
- * description and parameters, with the other tools of its family in brief, since a task that needs one browser or
- * desktop tool usually needs several. enable_thinking turns the provider's reasoning on or off for this session;
- * get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids). delegate_task
- * hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
+ * description and parameters, with the signatures of the other tools of its family, since a task that needs one
+ * browser or desktop tool usually needs several. enable_thinking turns the provider's reasoning on or off for this
+ * session; get_session_logs shows this session's recent turns (tool calls, errors, durations, error ids).
+ * delegate_task hands a sub-task to a helper agent (registered by the agents feature, which runs the helpers).
  */
 import { z } from "zod";
 import type { CoreConfig } from "../infra/config/core-schema.js";
@@ -21,9 +21,8 @@ const getToolInfoDefinition = {
   category: CATEGORY,
   shortDescription: "Show a tool's full description, parameters and an example call",
   description: [
-    "Returns the full definition of one tool: what it does, when to use it, its caveats, an example call and the",
-    "JSON Schema of its parameters with every field described; and the other tools of its family (`family`) with",
-    "their parameters in brief, so they can be called directly.",
+    "Returns one tool's signature, its full description (when to use it, caveats, an example call) and every",
+    "described parameter; then the signatures of the other tools of its family, which can be called directly.",
     "",
     "When to use: before calling a tool from the catalog (its parameters are not shown there), or after a call",
     "failed and its error did not say enough. A call with invalid input already returns the full definition.",
@@ -95,17 +94,17 @@ export interface SystemHandlerDeps {
 export function createSystemHandler(deps: SystemHandlerDeps): ToolHandlerSpec {
   const { catalog, llm, thinking, turnLog: turns } = deps;
   const getToolInfo = implementTool(getToolInfoDefinition, async (input, ctx) => {
-    const info = catalog.info(input.tool_name);
-    if (!info) {
+    const tool = catalog.resolve(input.tool_name);
+    if (!tool) {
       const close = catalog.suggest(input.tool_name);
       const hint = close.length > 0 ? `Closest tools: ${close.join(", ")}.` : "The tools you can use are listed with your tools.";
       throw new ToolError(`No tool is named "${input.tool_name}". ${hint}`, "unknown_tool");
     }
     // A tool the sender may not use is not described: the refusal names the missing permission.
-    requirePermission(ctx, info.risk, info.name);
-    const family = catalog.family(info.name, (tool) => permits(ctx.permissions, tool.risk));
-    for (const name of [info.name, ...family.map((tool) => tool.name)]) ctx.disclosedTools.add(name);
-    return { ...info, family: family.map((tool) => tool.brief) };
+    requirePermission(ctx, tool.risk, tool.name);
+    const family = catalog.family(tool, (other) => permits(ctx.permissions, other.risk));
+    for (const shown of [tool, ...family]) ctx.disclosedTools.add(shown.name);
+    return catalog.definition(tool, family);
   });
 
   const enableThinking = implementTool(enableThinkingDefinition, async (input, ctx) => {

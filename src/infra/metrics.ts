@@ -43,7 +43,7 @@ export const llmTokens = new Counter({
 
 export const llmCost = new Counter({
   name: "switchboard_llm_cost_total",
-  help: "Cost of the model calls at llm.prices (currency units), by model",
+  help: "Cost of the model calls at llm.prices and of the images at images.pricePerImage (currency units), by model",
   labelNames: ["model"] as const,
   registers,
 });

@@ -54,7 +54,7 @@ export function registerSkillsCommands(program: Command, deps: SkillsCliDeps): v
         process.exitCode = 1;
         return;
       }
-      out(`${formatSkillInfo(skill)}\n\nFolder: ${skill.dir} (${skill.origin})`);
+      out(`${formatSkillInfo(skill)}\n\nDescription: ${skill.description}\nFolder: ${skill.dir} (${skill.origin})`);
       for (const other of registry.candidates(name).slice(0, -1)) out(`Overrides: ${other.dir} (${other.origin})`);
     });
 

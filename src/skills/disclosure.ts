@@ -9,25 +9,29 @@ export function scriptName(resource: string): string {
   return resource.replace(/^scripts\//, "");
 }
 
-/** get_skill_info and equip_skill: the body, then the resources and how to run the scripts. */
+/**
+ * get_skill_info and equip_skill: the body, then the resources and how to run the scripts. The description is left
+ * out: the skills catalog (and list_skills) showed it before the skill was chosen.
+ */
 export function formatSkillInfo(skill: Skill): string {
-  const parts = [`# Skill: ${skill.name} ${typeTag(skill)}`, skill.description];
+  const parts = [`# Skill: ${skill.name} ${typeTag(skill)}`];
   if (skill.meta.system && skill.meta.toolName) parts.push(`This skill documents the built-in tool \`${skill.meta.toolName}\`.`);
   if (skill.meta.compatibility) parts.push(`Compatibility: ${skill.meta.compatibility}`);
   parts.push(skill.body || "(This skill has no instructions.)");
   const { scripts, references, assets } = skill.resources;
-  const all = [...scripts, ...references, ...assets];
-  if (all.length > 0) {
-    const lines = all.map((f) => `- ${f}`);
+  const runnable = scripts.flatMap((f) => {
+    const interpreter = interpreterName(f);
+    return interpreter ? [`- ${scriptName(f)} (${interpreter})`] : [];
+  });
+  // The scripts that run are listed under Scripts below.
+  const others = [...scripts.filter((f) => !interpreterName(f)), ...references, ...assets];
+  if (others.length > 0) {
+    const lines = others.map((f) => `- ${f}`);
     if (references.length + assets.length > 0) {
       lines.push("Read a file of references/ or assets/ with get_skill_reference(skill_name, ref_name).");
     }
     parts.push(`## Available resources\n${lines.join("\n")}`);
   }
-  const runnable = scripts.flatMap((f) => {
-    const interpreter = interpreterName(f);
-    return interpreter ? [`- ${scriptName(f)} (${interpreter})`] : [];
-  });
   if (runnable.length > 0) {
     parts.push(
       `## Scripts\nRun one with run_skill_script(skill_name="${skill.name}", script_name, args); it runs in a fresh ` +

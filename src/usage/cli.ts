@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Tallies } from "../infra/store/types.js";
 import { UsageReader, type ReportDimension } from "./ledger.js";
 import { Periods } from "./periods.js";
-import { formatCost, formatTokens } from "./texts.js";
+import { formatCost, formatTokens, withImages } from "./texts.js";
 
 export interface UsageCliDeps {
   setup(): Promise<{ tallies: Tallies; timeZone: string; close(): Promise<void> }>;
@@ -17,7 +17,7 @@ export function registerUsageCommand(program: Command, deps: UsageCliDeps): void
   const out = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   program
     .command("usage")
-    .description("tokens and cost of the model calls, added up by person, chat, model, day or kind of work")
+    .description("tokens and cost of the model calls and the images made, added up by person, chat, model, day or kind of work")
     .option("--by <dimension>", `one of ${DIMENSIONS.join(", ")}`, "user")
     .option("--since <date>", "first day counted (YYYY-MM-DD, in agent.timezone); default the first of this month")
     .action(async (opts: { by: string; since?: string }) => {
@@ -40,7 +40,7 @@ export function registerUsageCommand(program: Command, deps: UsageCliDeps): void
         out(`Model use since ${since} by ${opts.by}:`);
         if (rows.length === 0) out("(nothing recorded)");
         for (const row of rows) {
-          out(`${row.name}\t${formatTokens(row.input)} input (${formatTokens(row.cachedInput)} cached)\t${formatTokens(row.output)} output\tcost ${formatCost(row.cost)}\t${row.calls} calls`);
+          out(`${row.name}\t${formatTokens(row.input)} input (${formatTokens(row.cachedInput)} cached)\t${formatTokens(row.output)} output\tcost ${formatCost(row.cost)}\t${row.calls} calls${withImages(row, "\t")}`);
         }
       } finally {
         await setup.close();

@@ -1,8 +1,8 @@
-/** /usage: the sender's own use today and this month; owners' `/usage all` for the whole gateway. */
+/** /usage: the sender's own use (model calls and pictures) today and this month; owners' `/usage all` for the whole gateway. */
 import type { ChatCommand, CommandContext } from "../core/commands.js";
 import type { Clock } from "../core/clock.js";
 import type { UsageReader } from "./ledger.js";
-import { formatCost, formatTokens, totalsLine } from "./texts.js";
+import { formatCost, formatTokens, totalsLine, withImages } from "./texts.js";
 
 const TOP_USERS = 10;
 
@@ -32,7 +32,12 @@ export function usageCommands(deps: { reader: UsageReader; clock: Clock; isOwner
           totalsLine(t("usage.today"), all.daily, speech),
           totalsLine(t("usage.thisMonth"), all.monthly, speech),
           ...(top.length > 0
-            ? [t("usage.top"), ...top.map((row) => t("usage.topLine", { name: row.name, tokens: formatTokens(row.input + row.output), cost: formatCost(row.cost) }))]
+            ? [
+                t("usage.top"),
+                ...top.map((row) =>
+                  t("usage.topLine", { name: row.name, tokens: formatTokens(row.input + row.output), cost: formatCost(row.cost), images: withImages(row, t("usage.listSeparator"), t) }),
+                ),
+              ]
             : []),
         ].join("\n");
       },

@@ -30,12 +30,15 @@ export interface Totals {
   calls: number;
   /** Calls whose tokens were counted with the tokenizer (the provider sent none). */
   estimated: number;
+  /** Pictures the image tools made, and their part of `cost`. */
+  images: number;
+  imageCost: number;
 }
 
-export const EMPTY_TOTALS: Totals = { tokens: 0, cost: 0, input: 0, cachedInput: 0, output: 0, calls: 0, estimated: 0 };
+export const EMPTY_TOTALS: Totals = { tokens: 0, cost: 0, input: 0, cachedInput: 0, output: 0, calls: 0, estimated: 0, images: 0, imageCost: 0 };
 
 /** The metrics a day's breakdown keeps per person, chat, model and work. */
-const BREAKDOWN_METRICS = ["input", "cachedInput", "output", "cost", "calls"] as const;
+const BREAKDOWN_METRICS = ["input", "cachedInput", "output", "cost", "calls", "images", "imageCost"] as const;
 
 const DAY_MS = 86_400_000;
 /** Scope tallies outlive their period by a week: /usage and budgets only read the current one. */
@@ -53,7 +56,7 @@ export function scopeTtl(period: Period, now: number): number {
   return Math.max(1, Math.ceil(period.endsAt - now + SCOPE_KEPT_MS));
 }
 
-/** One model call's line in its day's breakdown. */
+/** One call's line in its day's breakdown: a model call (calls 1, its tokens) or an image request (its pictures). */
 export interface UsageLine {
   owner: UsageOwner;
   model: string;
@@ -62,12 +65,15 @@ export interface UsageLine {
   cachedInput: number;
   output: number;
   cost: number;
+  calls: number;
+  images: number;
+  imageCost: number;
 }
 
 export function breakdownChange(line: UsageLine, day: Period, now: number): TallyChange {
   const who = [`${line.owner.channel}:${line.owner.userId}`, `${line.owner.channel}:${line.owner.chatId}`, line.model, line.work].join("\t");
-  const amounts: Record<string, number> = { [`calls\t${who}`]: 1 };
-  for (const metric of BREAKDOWN_METRICS) if (metric !== "calls" && line[metric] !== 0) amounts[`${metric}\t${who}`] = line[metric];
+  const amounts: Record<string, number> = {};
+  for (const metric of BREAKDOWN_METRICS) if (line[metric] !== 0) amounts[`${metric}\t${who}`] = line[metric];
   return { key: `day:${day.key}`, amounts, ttlMs: Math.max(1, Math.ceil(day.endsAt - now + BREAKDOWN_KEPT_MS)) };
 }
 
@@ -81,6 +87,8 @@ export interface ReportRow {
   output: number;
   cost: number;
   calls: number;
+  images: number;
+  imageCost: number;
 }
 
 /** Reads what was recorded, for /usage, the CLI and the console. */
@@ -112,7 +120,7 @@ export class UsageReader {
         const [metric, user, chat, model, work] = field.split("\t") as [keyof ReportRow, string, string, string, string];
         const name = { user, chat, model, work, day: days[i]! }[by];
         let row = rows.get(name);
-        if (!row) rows.set(name, (row = { name, input: 0, cachedInput: 0, output: 0, cost: 0, calls: 0 }));
+        if (!row) rows.set(name, (row = { name, input: 0, cachedInput: 0, output: 0, cost: 0, calls: 0, images: 0, imageCost: 0 }));
         if (metric !== "name") row[metric] += amount;
       }
     });

@@ -2,9 +2,19 @@
  * The usage port (core/usage-port.ts) over the ledger: before each model call the budgets that apply to its owner
  * are checked and an estimate of the call is reserved on them, in one bounded tally addition, so replicas racing for
  * the last of a budget cannot both pass; after the call the reservation is replaced by what the call used, with
- * the day's breakdown, in one addition. A call with no budget to check reserves nothing and costs one write.
+ * the day's breakdown, in one addition. A call with no budget to check reserves nothing and costs one write. An
+ * image request is the same, priced per picture and held to the cost limits only (it uses no tokens).
  */
-import { BudgetRefusal, type ModelCall, type ModelCallPermit, type ModelUsage, type UsageOwner, type UsagePort } from "../core/usage-port.js";
+import {
+  BudgetRefusal,
+  type ImageCall,
+  type ImageCallPermit,
+  type ModelCall,
+  type ModelCallPermit,
+  type ModelUsage,
+  type UsageOwner,
+  type UsagePort,
+} from "../core/usage-port.js";
 import type { Clock } from "../core/clock.js";
 import type { Speech } from "../core/i18n.js";
 import { ENGLISH } from "../infra/i18n/index.js";
@@ -78,6 +88,40 @@ export class UsageMeter implements UsagePort {
     };
   }
 
+  async admitImages(call: ImageCall): Promise<ImageCallPermit> {
+    const now = this.deps.clock.now();
+    const periods = this.deps.periods.at(now);
+    const limits = this.limitsOf(call.owner, periods).filter((applied) => applied.field === "cost");
+    const keys = this.scopeChanges(call.owner, periods, now);
+    let reserved = 0;
+    if (limits.length > 0) {
+      reserved = call.count * call.pricePerImage;
+      const bounds: TallyBound[] = limits.map(({ key, field, limit }) => ({ key, field, limit }));
+      const { added, sums } = await this.deps.tallies.addWithin(
+        keys.map((change) => ({ ...change, amounts: { cost: reserved } })),
+        bounds,
+      );
+      if (!added) {
+        const spent = limits.findIndex((applied, i) => sums[i]! >= applied.limit);
+        // In English: the image tool hands it to the model as its error.
+        throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods, ENGLISH));
+      }
+    }
+    return {
+      settle: async (made) => {
+        if (made === null) {
+          if (reserved > 0) await this.deps.tallies.add(keys.map((change) => ({ ...change, amounts: { cost: -reserved } })));
+          return;
+        }
+        const cost = made * call.pricePerImage;
+        const amounts = { cost: cost - reserved, images: made, imageCost: cost };
+        const line = { owner: call.owner, model: call.model, work: "image" as const, input: 0, cachedInput: 0, output: 0, cost, calls: 0, images: made, imageCost: cost };
+        await this.deps.tallies.add([...keys.map((change) => ({ ...change, amounts })), breakdownChange(line, periods.daily, now)]);
+        if (cost > 0) llmCost.inc({ model: call.model }, cost);
+      },
+    };
+  }
+
   /** The limits that hold for this owner now, each with its tally's key; none for an exempt owner. */
   limitsOf(owner: UsageOwner, periods: Record<PeriodName, Period>): AppliedLimit[] {
     const { config } = this.deps;
@@ -123,7 +167,7 @@ export class UsageMeter implements UsagePort {
       calls: 1,
       estimated: usage.estimated ? 1 : 0,
     };
-    const line = { owner: call.owner, model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost };
+    const line = { owner: call.owner, model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost, calls: 1, images: 0, imageCost: 0 };
     return [...at.keys.map((change) => ({ ...change, amounts })), breakdownChange(line, at.day, at.now)];
   }
 

@@ -1,5 +1,6 @@
 /** What people are told about budgets and usage, in their language: the refusal, the warning, the /usage lines. */
-import type { Speech } from "../core/i18n.js";
+import type { Speech, Translate } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { AppliedLimit, Totals } from "./ledger.js";
 import type { Periods } from "./periods.js";
 
@@ -48,5 +49,12 @@ export function totalsLine(label: string, totals: Totals, speech: Speech): strin
     cost: formatCost(totals.cost),
     calls: totals.calls,
     estimated: totals.estimated > 0 ? t("usage.estimated", { count: totals.estimated }) : "",
+    images: withImages(totals, t("usage.imagesSeparator"), t),
   });
+}
+
+/** "<separator>2 images (cost 0.08)" when the image tools made any (their cost is part of the total), else nothing. */
+export function withImages(counted: Pick<Totals, "images" | "imageCost">, separator: string, t: Translate = ENGLISH.t): string {
+  if (counted.images === 0) return "";
+  return `${separator}${t("usage.images", { count: counted.images, cost: formatCost(counted.imageCost) })}`;
 }

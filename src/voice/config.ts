@@ -1,24 +1,34 @@
 /**
  * The `tts` section (the speech provider) and the `voice` section (when the bot answers with speech). Every field
- * has a default: without tts.baseUrl the bot does not speak, and says so once at start.
+ * has a default: without tts.baseUrl (and without provider espeak-ng) the bot does not speak, and says so once at start.
  */
 import { z } from "zod";
 
 export const TTS_FORMATS = ["opus", "mp3", "aac", "flac", "wav"] as const;
+export const TTS_PROVIDERS = ["openai-compatible", "espeak-ng"] as const;
 
 export const ttsConfigSchema = z
   .strictObject({
-    /** openai-compatible: any endpoint that answers POST {baseUrl}/audio/speech as OpenAI's does. */
-    provider: z.enum(["openai-compatible"]).default("openai-compatible"),
+    /**
+     * openai-compatible: any endpoint that answers POST {baseUrl}/audio/speech as OpenAI's does (off without
+     * baseUrl); espeak-ng: the local espeak-ng program, free and offline (baseUrl, apiKey, model, format unused).
+     */
+    provider: z.enum(TTS_PROVIDERS).default("openai-compatible"),
     /** The endpoint (…/v1); null = no speech. */
     baseUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
     apiKey: z.string().min(1).nullable().default(null),
     model: z.string().min(1).default("tts-1"),
-    voice: z.string().min(1).default("alloy"),
+    /**
+     * The endpoint's voice (default alloy), or espeak-ng's voice or language ("en-us", "cmn", "zh-CN", "de"; default:
+     * the person's language).
+     */
+    voice: z.string().min(1).nullable().default(null),
     /** What the endpoint is asked for; anything but opus is converted with ffmpeg before it goes out as a voice note. */
     format: z.enum(TTS_FORMATS).default("opus"),
     speed: z.number().min(0.25).max(4).default(1),
     timeoutMs: z.number().int().positive().default(60_000),
+    /** The espeak-ng program, for provider espeak-ng. */
+    espeakPath: z.string().min(1).default("espeak-ng"),
   })
   .prefault({});
 export type TtsConfig = z.infer<typeof ttsConfigSchema>;

@@ -10,17 +10,29 @@ export interface SpeechAudio {
   extension: string;
 }
 
+/** What turns text into audio: an endpoint or a local program. */
+export interface SpeechProvider {
+  /** What logs and doctor call it: the endpoint's host, or the program. */
+  readonly name: string;
+  /** `language` is the person's (a BCP 47 tag), for a provider that picks its voice by it. */
+  synthesize(text: string, signal?: AbortSignal, language?: string): Promise<SpeechAudio>;
+}
+
+/** OpenAI's voice when tts.voice is not set. */
+export const DEFAULT_VOICE = "alloy";
+
 const EXTENSIONS: Record<TtsConfig["format"], string> = { opus: "ogg", mp3: "mp3", aac: "aac", flac: "flac", wav: "wav" };
 
-export class SpeechClient {
+export class SpeechClient implements SpeechProvider {
   constructor(private readonly config: TtsConfig & { baseUrl: string }) {}
 
-  get host(): string {
+  get name(): string {
     return new URL(this.config.baseUrl).host;
   }
 
   async synthesize(text: string, signal?: AbortSignal): Promise<SpeechAudio> {
-    const { baseUrl, apiKey, model, voice, format, speed, timeoutMs } = this.config;
+    const { baseUrl, apiKey, model, format, speed, timeoutMs } = this.config;
+    const voice = this.config.voice ?? DEFAULT_VOICE;
     const url = `${baseUrl.replace(/\/+$/, "")}/audio/speech`;
     const deadline = AbortSignal.timeout(timeoutMs);
     let response: Response;
@@ -34,14 +46,14 @@ export class SpeechClient {
     } catch (err) {
       if (signal?.aborted) throw err;
       const reason = deadline.aborted ? `no answer within ${timeoutMs / 1000} s` : (err as Error).message;
-      throw new Error(`the speech endpoint at ${this.host} could not be reached: ${reason}`);
+      throw new Error(`the speech endpoint at ${this.name} could not be reached: ${reason}`);
     }
     if (!response.ok) {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
-      throw new Error(`the speech endpoint at ${this.host} answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`);
+      throw new Error(`the speech endpoint at ${this.name} answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`);
     }
     const data = Buffer.from(await response.arrayBuffer());
-    if (data.length === 0) throw new Error(`the speech endpoint at ${this.host} answered with no audio`);
+    if (data.length === 0) throw new Error(`the speech endpoint at ${this.name} answered with no audio`);
     return { data, extension: EXTENSIONS[format] };
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The conversations of `npm run bench tokens` that need no browser or web site, through the whole gateway, with a
  * scripted model that calls the tools it needs the way models do: the round trips to the model per turn are counted.
- * A core tool (schedule_task, write_file) is called in one step; a tool from the catalog costs one get_tool_info
- * first, and its family's tools none.
+ * A core tool (schedule_task, write_file, get_skill_info) is called in one step; a tool from the catalog costs one
+ * get_tool_info first, and its family's tools none, in that message and the next ones.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { toolResultsOf } from "../fakes/openai-server.js";
@@ -65,9 +65,23 @@ describe("round trips to the model", () => {
     expect(toolResults().at(-1)).toMatchObject({ receipts: [{ status: "delivered" }] });
   });
 
-  it("a skill's script: get_skill_info's definition (with its family's), its instructions, the script, the answer", async () => {
+  it("a skill's script: get_skill_info (core), its instructions with how to run the script, the script, the answer", async () => {
     const { roundTrips } = await run(byName("run a skill's script"));
-    expect(roundTrips).toEqual([4]);
+    expect(roundTrips).toEqual([3]);
     expect(toolResults().at(-1)).toMatchObject({ exitCode: 0, stdout: expect.stringContaining("Asia/Tokyo") });
+  });
+
+  it("a family learned in one message is called directly in the next, the requests repeating the earlier ones", async () => {
+    const { roundTrips } = await run({
+      name: "what chat is this, then its history",
+      turns: [
+        { text: "What chat is this?", calls: [{ name: "get_chat_info", arguments: {} }], answer: "A web chat." },
+        { text: "And what was said here?", calls: [{ name: "get_chat_history", arguments: { limit: 5 } }], answer: "Just this." },
+      ],
+    });
+    expect(roundTrips).toEqual([3, 2]);
+    expect(t!.fake.requests.flatMap((r) => r.body.messages ?? []).filter((m) => JSON.stringify(m).includes('"get_tool_info"'))).not.toHaveLength(0);
+    const [lastOfFirst, firstOfSecond] = t!.fake.requests.slice(2, 4).map((r) => JSON.stringify(r.body.messages));
+    expect(firstOfSecond!.startsWith(lastOfFirst!.slice(0, -1))).toBe(true);
   });
 });

@@ -65,7 +65,7 @@ describe.each(["openai-compatible", "anthropic"] as const)("tool exposure, %s", 
     await h!.turn("Read plan.txt");
 
     const [, afterInvalid, afterValid] = fake.requests;
-    expect(resultOf(afterInvalid!)).toMatchObject({ code: "invalid_input", definition: { name: "read_file", inputSchema: { type: "object", required: ["path"] } } });
+    expect(resultOf(afterInvalid!)).toMatchObject({ code: "invalid_input", definition: expect.stringMatching(/^read_file\(path: string, offset\?: number/) });
     expect(resultText(afterValid!)).toContain("step two: biscuits");
   });
 

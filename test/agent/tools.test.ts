@@ -43,7 +43,7 @@ describe("a direct call", () => {
     expect(content).toMatchObject({
       code: "invalid_input",
       error: expect.stringMatching(/^Invalid input for write_file:\n- content: /),
-      definition: { name: "write_file", description: h.registry.getTool("write_file")!.description, inputSchema: h.catalog.jsonSchema("write_file") },
+      definition: h.catalog.definition(h.registry.getTool("write_file")!),
     });
     expect(await readFile(join(h.workspaceDir, "a.txt"), "utf8")).toBe("fixed");
   });

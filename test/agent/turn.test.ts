@@ -34,12 +34,11 @@ describe("a turn with tools", () => {
     expect(second!.body.tools).toEqual(first!.body.tools);
     expect(third!.body.tools).toEqual(first!.body.tools);
 
-    const infoResult = h.fake.requests[1]!.body.messages!.find((m) => m.role === "tool");
-    expect(JSON.parse(String(infoResult?.content))).toMatchObject({
-      name: "write_file",
-      inputSchema: { type: "object" },
-      family: [expect.stringMatching(/^read_file\(path: string, .*\): Read a text file/), expect.stringMatching(/^list_directory\(/)],
-    });
+    // The definition as text, then the family's signatures on one line.
+    const infoResult = String(h.fake.requests[1]!.body.messages!.find((m) => m.role === "tool")?.content);
+    expect(infoResult).toMatch(/^write_file\(path: string, content: string, append\?: boolean\)\n/);
+    expect(infoResult).toContain(h.registry.getTool("write_file")!.description);
+    expect(infoResult.split("\n").at(-1)).toMatch(/^Also in File System: read_file\(path: string, offset\?: number, limit\?: number\), list_directory\(/);
     expect(h.fake.lastToolResults().at(-1)?.content).toEqual({ path: "notes/todo.md", bytesWritten: 11, appended: false });
 
     expect((await h.agent.sessionInfo(h.sessionKey)).disclosedTools).toEqual(["write_file", "read_file", "list_directory"]);

@@ -186,7 +186,7 @@ describe("the bundled build", () => {
       llm.enqueue({ toolCalls: [{ name: "get_skill_info", arguments: { skill_name: "date-helper" } }] });
       llm.respondWith(() => {
         const result = JSON.stringify(llm.lastToolResults().at(-1)?.content ?? "");
-        return { text: `read it (${provider}): ${result.includes("time-zone") ? "has the skill's text" : "no skill text"}` };
+        return { text: `read it (${provider}): ${result.includes("datetime.mjs") ? "has the skill's text" : "no skill text"}` };
       });
       telegram.addUpdate(text(directChat(alice), `what time is it? (${provider})`));
 

@@ -116,8 +116,9 @@ export function webConversations(site: string): ScriptedConversation[] {
  * user messages); how far the turn got, from the tool calls after its user message.
  *
  * The rule: the next planned tool is called directly only when the request showed that tool's parameters: in the
- * tools array with a schema, or in a tool result that carries its definition (get_tool_info's answer, or the
- * family in brief that comes with it). Otherwise the model first asks get_tool_info for it, as a careful model does.
+ * tools array with a schema, or in a tool result that carries its definition or signature (get_tool_info's answer,
+ * or the family's signatures that come with it). Otherwise the model first asks get_tool_info for it, as a careful
+ * model does.
  */
 export function scriptedModel(conversation: ScriptedConversation): FakeResponder {
   return (request: FakeRequest): FakeReply => {
@@ -160,13 +161,12 @@ export function parametersShown(request: FakeRequest, name: string): boolean {
 
 /**
  * Names of the tool definitions in a tool result, at any depth: an object with a name and its schema, or a
- * signature line, `name(parameters): description`.
+ * signature, `name(parameters)`, anywhere in a text.
  */
 function definitionsIn(value: unknown): string[] {
   if (typeof value === "string") {
     if (value.startsWith("{") || value.startsWith("[")) return definitionsIn(parseJson(value));
-    const signature = /^([a-z][a-z0-9_]*)\(/.exec(value);
-    return signature ? [signature[1]!] : [];
+    return [...value.matchAll(/(?:^|[\s,])([a-z][a-z0-9_]*)\(/gm)].map((signature) => signature[1]!);
   }
   if (Array.isArray(value)) return value.flatMap(definitionsIn);
   if (typeof value !== "object" || value === null) return [];

@@ -60,24 +60,46 @@ describe("ToolCatalog.resolve", () => {
   });
 });
 
-describe("ToolCatalog.info and jsonSchema", () => {
-  it("returns the full definition with the input schema as the caller sees it", () => {
-    const info = catalog.info("Schedule-Task");
-    expect(info).toEqual({
-      name: "schedule_task",
-      category: "Scheduler",
-      description: "Full description of schedule_task.",
-      risk: "read",
-      inputSchema: {
-        type: "object",
-        properties: {
-          when: { type: "string", description: "When to run" },
-          repeat: { type: "boolean", default: false },
-        },
-        required: ["when"],
-      },
-    });
-    expect(catalog.info("nothing_like_it")).toBeUndefined();
+describe("ToolCatalog.definition, family and jsonSchema", () => {
+  it("shows a tool as its signature, its description and its described fields, then its family's signatures", () => {
+    const tool = catalog.resolve("Schedule-Task")!;
+    const family = catalog.family(tool, () => true);
+    expect(family.map((other) => other.name)).toEqual(["cancel_task", "list_tasks"]);
+    expect(catalog.definition(tool, family)).toBe(
+      [
+        "schedule_task(when: string, repeat?: boolean)",
+        "Full description of schedule_task.",
+        "Parameters:",
+        "- when: When to run",
+        "- repeat: default false",
+        "Also in Scheduler: cancel_task(when: string, repeat?: boolean), list_tasks(when: string, repeat?: boolean)",
+      ].join("\n"),
+    );
+    expect(catalog.family(tool, (other) => other.name !== "cancel_task").map((other) => other.name)).toEqual(["list_tasks"]);
+    expect(catalog.definition(catalog.resolve("read_file")!)).not.toContain("Also in");
+  });
+
+  it("writes nested fields by their path, unions and enums as TypeScript types, and leaves the limits out", () => {
+    registry.register(handlerSpec("nested", async () => null, [
+      tool("send_things", "Other", {
+        input: z.object({
+          items: z
+            .array(z.object({ kind: z.enum(["a", "b"]).describe("Which kind"), path: z.string().min(1).max(9) }))
+            .min(1)
+            .describe("What to send"),
+          tags: z.array(z.enum(["x", "y"])).optional(),
+          when: z.union([z.object({ in: z.string().describe("A duration") }), z.object({ at: z.string() })]),
+        }),
+      }),
+    ]));
+    expect(catalog.definition(catalog.resolve("send_things")!).split("\n")).toEqual([
+      'send_things(items: {kind: "a" | "b", path: string}[], tags?: ("x" | "y")[], when: {in: string} | {at: string})',
+      "Full description of send_things.",
+      "Parameters:",
+      "- items: What to send",
+      "- items[].kind: Which kind",
+      "- when.in: A duration",
+    ]);
   });
 
   it("computes each schema once and refuses an unknown name", () => {

@@ -11,7 +11,7 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const BUILT = ["public/build/console/index.html", "public/build/webchat/markdown.js"];
+const BUILT = ["public/build/console/index.html", "public/build/webchat/webchat.js"];
 
 export async function ensureWebBuild(): Promise<void> {
   if (BUILT.every((file) => existsSync(`${ROOT}${file}`))) return;

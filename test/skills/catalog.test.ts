@@ -85,13 +85,16 @@ describe("level-2 texts", () => {
     },
   });
 
-  it("get_skill_info shows the body, every resource and how to run each script", () => {
+  it("get_skill_info shows the body, every resource once and how to run each script", () => {
     const text = formatSkillInfo(skill);
     expect(text).toMatch(/^# Skill: pdf-tools \[Executable\]/);
     expect(text).toContain(skill.body);
+    // The catalog showed the description already.
+    expect(text).not.toContain(skill.description);
     expect(text).toContain("Compatibility: python3");
     expect(text).toContain("## Available resources");
-    for (const f of ["scripts/extract.py", "references/spec.md", "assets/template.html"]) expect(text).toContain(`- ${f}`);
+    for (const f of ["scripts/README.txt", "references/spec.md", "assets/template.html"]) expect(text).toContain(`- ${f}`);
+    expect(text).not.toContain("- scripts/extract.py");
     expect(text).toContain('run_skill_script(skill_name="pdf-tools"');
     expect(text).toContain("- extract.py (python3)");
     expect(text).toContain("- lib/util.sh (bash)");

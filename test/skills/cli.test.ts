@@ -61,6 +61,7 @@ describe("switchboard skills", () => {
     expect(list.output).toContain("reminder-writing [Instruction] (bundled)");
     const info = await cli(["info", "date-helper"]);
     expect(info.output).toContain("- datetime.mjs (node)");
+    expect(info.output).toContain("Description: Exact date and time-zone answers");
     expect(info.output).toContain(`Folder: ${join(BUNDLED_SKILLS_DIR, "date-helper")} (bundled)`);
     expect(await cli(["info", "nope"])).toMatchObject({ exitCode: 1, output: 'No skill is named "nope".' });
   });

@@ -61,8 +61,8 @@ describe("usage accounting", () => {
     await w.h.turn("the task's prompt", { agent: w.agent, sessionKey: "task:t1", work: "task", message: inboundMessage("the task's prompt", creator) });
     await w.h.turn("hi", { agent: w.agent });
     expect(await w.reader.report("work", "2026-03-01", w.clock.now())).toEqual([
-      { name: "task", input: 70, cachedInput: 0, output: 7, cost: cost(70, 0, 7), calls: 1 },
-      { name: "chat", input: 10, cachedInput: 0, output: 1, cost: cost(10, 0, 1), calls: 1 },
+      { name: "task", input: 70, cachedInput: 0, output: 7, cost: cost(70, 0, 7), calls: 1, images: 0, imageCost: 0 },
+      { name: "chat", input: 10, cachedInput: 0, output: 1, cost: cost(10, 0, 1), calls: 1, images: 0, imageCost: 0 },
     ]);
     expect((await w.reader.report("user", "2026-03-01", w.clock.now())).map((row) => row.name)).toEqual(["web:user-bo", "web:user-ann"]);
     expect(await w.usage("", "user-bo")).toContain("Today: 70 input + 7 output tokens");

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { PageProps } from "../main";
+import { t } from "../i18n";
 import { useAction, useData } from "../use-data";
 
 interface Agent {
@@ -12,6 +13,8 @@ interface Agent {
   memory: string;
   maxDelegationDepth: number;
 }
+
+const COLUMNS = ["id", "name", "model", "tools", "memory", "depth"] as const;
 
 export function AgentsPage({ onAuth }: PageProps) {
   const list = useData<{ agents: Agent[]; routing: unknown[] }>("/agents", onAuth);
@@ -28,31 +31,31 @@ export function AgentsPage({ onAuth }: PageProps) {
     try {
       rules = JSON.parse(shown);
     } catch (err) {
-      return setParseError(`Not JSON: ${(err as Error).message}`);
+      return setParseError(t("agents.notJson", { error: (err as Error).message }));
     }
     setParseError(null);
     action.run(() => api.put("/agents/routing", { rules }), saved);
   };
   return (
     <section>
-      <h2>Agents</h2>
+      <h2>{t("agents.title")}</h2>
       {(list.error ?? action.error ?? parseError) && <p class="error">{list.error ?? action.error ?? parseError}</p>}
       <table>
-        <thead><tr><th>Id</th><th>Name</th><th>Model</th><th>Tools</th><th>Memory</th><th>Delegation depth</th></tr></thead>
+        <thead><tr>{COLUMNS.map((c) => <th>{t(`agents.${c}`)}</th>)}</tr></thead>
         <tbody>
           {list.data?.agents.map((a) => (
             <tr data-agent={a.id}>
-              <td>{a.id}</td><td>{a.name}</td><td>{a.model ?? "primary"}</td><td>{a.tools?.join(", ") ?? "all"}</td><td>{a.memory}</td><td>{a.maxDelegationDepth}</td>
+              <td>{a.id}</td><td>{a.name}</td><td>{a.model ?? t("agents.primaryModel")}</td><td>{a.tools?.join(", ") ?? t("agents.allTools")}</td><td>{a.memory}</td><td>{a.maxDelegationDepth}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      <h3>Routing</h3>
-      <p>Rules in order, the first match wins, then the default agent: <code>{'{"match": {"channel": "telegram", "chat": "42"}, "agent": "support"}'}</code></p>
+      <h3>{t("agents.routing")}</h3>
+      <p>{t("agents.routingHelp")} <code>{'{"match": {"channel": "telegram", "chat": "42"}, "agent": "support"}'}</code></p>
       <textarea rows={12} cols={80} value={shown} onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)} />
       <p class="actions">
-        <button onClick={save}>Save rules</button>
-        <button onClick={() => action.run(() => api.put("/agents/routing", { rules: null }), saved)}>Back to the configured rules</button>
+        <button onClick={save}>{t("agents.save")}</button>
+        <button onClick={() => action.run(() => api.put("/agents/routing", { rules: null }), saved)}>{t("agents.reset")}</button>
       </p>
     </section>
   );

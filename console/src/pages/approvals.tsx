@@ -1,7 +1,8 @@
 /** Approvals: the tool calls waiting for a person (approve or deny them here) and the latest decisions. */
 import { api } from "../api";
 import type { PageProps } from "../main";
-import { useAction, useData, when } from "../use-data";
+import { t, when } from "../i18n";
+import { useAction, useData } from "../use-data";
 
 interface Request {
   id: string;
@@ -23,11 +24,11 @@ export function ApprovalsPage({ onAuth }: PageProps) {
   const decide = (id: string, verb: "approve" | "deny") => action.run(() => api.post(`/approvals/${encodeURIComponent(id)}/${verb}`), list.reload);
   return (
     <section>
-      <h2>Waiting for approval</h2>
+      <h2>{t("approvals.title")}</h2>
       {(list.error ?? action.error) && <p class="error">{list.error ?? action.error}</p>}
-      {list.data?.pending.length === 0 && <p>Nothing is waiting.</p>}
+      {list.data?.pending.length === 0 && <p>{t("approvals.nothing")}</p>}
       <table>
-        <thead><tr><th>Call</th><th>Why</th><th>Chat</th><th>Asked by</th><th>Until</th><th /></tr></thead>
+        <thead><tr><th>{t("approvals.call")}</th><th>{t("approvals.why")}</th><th>{t("approvals.chat")}</th><th>{t("approvals.askedBy")}</th><th>{t("approvals.until")}</th><th /></tr></thead>
         <tbody>
           {list.data?.pending.map((r) => (
             <tr data-approval={r.id}>
@@ -37,14 +38,14 @@ export function ApprovalsPage({ onAuth }: PageProps) {
               <td>{r.requester.name ?? r.requester.userId}</td>
               <td>{when(r.expiresAt)}</td>
               <td class="actions">
-                <button onClick={() => decide(r.id, "approve")}>Approve once</button>
-                <button onClick={() => decide(r.id, "deny")}>Deny</button>
+                <button onClick={() => decide(r.id, "approve")}>{t("approvals.approveOnce")}</button>
+                <button onClick={() => decide(r.id, "deny")}>{t("approvals.deny")}</button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <h3>Latest decisions</h3>
+      <h3>{t("approvals.decided")}</h3>
       <table>
         <tbody>
           {list.data?.decided.map((r) => (

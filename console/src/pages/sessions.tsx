@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { PageProps } from "../main";
-import { useAction, useData, when } from "../use-data";
+import { t, when } from "../i18n";
+import { useAction, useData } from "../use-data";
 
 interface SessionEntry {
   key: string;
@@ -34,32 +35,32 @@ export function SessionsPage({ onAuth }: PageProps) {
     );
   return (
     <section>
-      <h2>Sessions</h2>
-      <input type="search" placeholder="Search sessions" aria-label="Search sessions" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+      <h2>{t("sessions.title")}</h2>
+      <input type="search" placeholder={t("sessions.search")} aria-label={t("sessions.search")} value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
       {(list.error ?? action.error) && <p class="error">{list.error ?? action.error}</p>}
       <table>
-        <thead><tr><th>Session</th><th>Who</th><th>Last message</th><th>When</th><th /></tr></thead>
+        <thead><tr><th>{t("sessions.session")}</th><th>{t("sessions.who")}</th><th>{t("sessions.last")}</th><th>{t("sessions.when")}</th><th /></tr></thead>
         <tbody>
           {list.data?.sessions.map((s) => (
             <tr data-session={s.key}>
               <td><code>{s.key}</code></td>
-              <td>{s.userName ?? s.userId}{s.chatTitle ? ` in ${s.chatTitle}` : ""}</td>
+              <td>{s.chatTitle ? t("sessions.inChat", { who: s.userName ?? s.userId, chat: s.chatTitle }) : (s.userName ?? s.userId)}</td>
               <td>{s.preview}</td>
               <td>{when(s.updatedAt)}</td>
               <td class="actions">
-                <button onClick={() => show(s.key)}>Transcript</button>
-                <button onClick={() => reset(s.key)}>Reset</button>
+                <button onClick={() => show(s.key)}>{t("sessions.transcript")}</button>
+                <button onClick={() => reset(s.key)}>{t("sessions.reset")}</button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {list.data?.sessions.length === 0 && <p>No sessions yet.</p>}
+      {list.data?.sessions.length === 0 && <p>{t("sessions.none")}</p>}
       {open && (
         <div class="transcript">
           <h3>{open.key}</h3>
-          {open.summary && <p class="muted">Summary of older turns: {open.summary}</p>}
-          {open.messages.length === 0 && <p>The history is empty.</p>}
+          {open.summary && <p class="muted">{t("sessions.summary", { summary: open.summary })}</p>}
+          {open.messages.length === 0 && <p>{t("sessions.empty")}</p>}
           {open.messages.map((m) => (
             <div class={`line ${m.role}`}><b>{m.role}</b> <span>{m.text}</span></div>
           ))}

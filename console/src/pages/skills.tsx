@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { PageProps } from "../main";
+import { t } from "../i18n";
 import { useAction, useData } from "../use-data";
 
 interface SkillsView {
@@ -18,32 +19,32 @@ export function SkillsPage({ onAuth }: PageProps) {
     const form = event.currentTarget as HTMLFormElement;
     action.run(async () => {
       const result = await api.post<{ installed: { name: string; type: string } }>("/skills/install", new FormData(form));
-      setNote(`Installed ${result.installed.name} (${result.installed.type}).`);
+      setNote(t("skills.installed", result.installed));
       form.reset();
     }, view.reload);
   };
   return (
     <section>
-      <h2>Skills</h2>
+      <h2>{t("skills.title")}</h2>
       {(view.error ?? action.error) && <p class="error">{view.error ?? action.error}</p>}
       {note && <p class="ok">{note}</p>}
       <div class="toolbar">
-        <button onClick={() => action.run(() => api.post("/skills/reload"), view.reload)}>Reload</button>
+        <button onClick={() => action.run(() => api.post("/skills/reload"), view.reload)}>{t("skills.reload")}</button>
         <form onSubmit={install}>
-          <input type="file" name="archive" accept=".zip,.tar.gz,.tgz" aria-label="Skill archive" required />
-          <button type="submit">Install</button>
+          <input type="file" name="archive" accept=".zip,.tar.gz,.tgz" aria-label={t("skills.archive")} required />
+          <button type="submit">{t("skills.install")}</button>
         </form>
       </div>
       <table>
-        <thead><tr><th>Skill</th><th>Type</th><th>From</th><th>Description</th></tr></thead>
+        <thead><tr><th>{t("skills.skill")}</th><th>{t("skills.type")}</th><th>{t("skills.origin")}</th><th>{t("skills.description")}</th></tr></thead>
         <tbody>
           {view.data?.skills.map((s) => (
             <tr><td>{s.name}</td><td>{s.type}</td><td>{s.origin}</td><td>{s.description}</td></tr>
           ))}
         </tbody>
       </table>
-      <h3>Problems</h3>
-      {view.data?.issues.length === 0 && <p>None.</p>}
+      <h3>{t("skills.problems")}</h3>
+      {view.data?.issues.length === 0 && <p>{t("skills.noProblems")}</p>}
       <ul>
         {view.data?.issues.map((i) => (
           <li class={i.level}><b>{i.level}</b> {i.file}: {i.message}</li>

@@ -2,7 +2,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { PageProps } from "../main";
-import { useData, when } from "../use-data";
+import { language, t, when } from "../i18n";
+import { useData } from "../use-data";
 
 interface ChannelView {
   name: string;
@@ -23,48 +24,46 @@ interface ModelView {
   detail: string;
 }
 
-const MODEL_STATE_LABEL: Record<ModelView["state"], string> = { ready: "ready", cooling: "cooling down", refused: "credentials refused" };
-
 export function ChannelsPage({ onAuth }: PageProps) {
   const { data, error } = useData<{ channels: ChannelView[]; replicas: ReplicasView; models: ModelView[] }>("/channels", onAuth, 3000);
   return (
     <section>
-      <h2>Channels</h2>
+      <h2>{t("channels.title")}</h2>
       {error && <p class="error">{error}</p>}
       <table>
-        <thead><tr><th>Channel</th><th>Status</th><th>Detail</th></tr></thead>
+        <thead><tr><th>{t("channels.channel")}</th><th>{t("channels.status")}</th><th>{t("channels.detail")}</th></tr></thead>
         <tbody>
           {data?.channels.map((c) => (
             <tr data-channel={c.name}>
               <td>{c.name}</td>
-              <td><span class={c.connected ? "ok" : "bad"}>{c.connected ? "connected" : "down"}</span></td>
+              <td><span class={c.connected ? "ok" : "bad"}>{t(c.connected ? "channels.connected" : "channels.down")}</span></td>
               <td>{c.detail ?? ""}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      <h3>Models</h3>
+      <h3>{t("channels.models")}</h3>
       <table>
-        <thead><tr><th>Entry</th><th>State</th><th>Detail</th></tr></thead>
+        <thead><tr><th>{t("channels.entry")}</th><th>{t("channels.state")}</th><th>{t("channels.detail")}</th></tr></thead>
         <tbody>
           {data?.models.map((m) => (
             <tr data-model={m.name}>
               <td>{m.name}</td>
-              <td><span class={m.state === "ready" ? "ok" : "bad"}>{MODEL_STATE_LABEL[m.state]}</span></td>
+              <td><span class={m.state === "ready" ? "ok" : "bad"}>{t(`channels.${m.state}`)}</span></td>
               <td>{m.detail}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      <h3>Replicas</h3>
+      <h3>{t("channels.replicas")}</h3>
       <table>
-        <thead><tr><th>Replica</th><th>Holds</th><th>Started</th></tr></thead>
+        <thead><tr><th>{t("channels.replica")}</th><th>{t("channels.holds")}</th><th>{t("channels.started")}</th></tr></thead>
         <tbody>
           {data?.replicas.live.map((r) => (
             <tr data-replica={r.id}>
-              <td>{r.id}{r.id === data.replicas.id ? " (this one)" : ""}</td>
+              <td>{r.id === data.replicas.id ? t("channels.thisOne", { id: r.id }) : r.id}</td>
               <td>{r.leases.join(", ")}</td>
-              <td>{r.startedAt}</td>
+              <td>{when(Date.parse(r.startedAt))}</td>
             </tr>
           ))}
         </tbody>
@@ -85,9 +84,9 @@ export function ReceiptsPage({ onAuth }: PageProps) {
   const { data, error } = useData<{ receipts: Receipt[] }>("/receipts", onAuth);
   return (
     <section>
-      <h2>Receipts</h2>
+      <h2>{t("receipts.title")}</h2>
       {error && <p class="error">{error}</p>}
-      {data && data.receipts.length === 0 && <p>No deliveries recorded yet.</p>}
+      {data && data.receipts.length === 0 && <p>{t("receipts.none")}</p>}
       <pre class="json">{data ? JSON.stringify(data.receipts, null, 2) : ""}</pre>
     </section>
   );
@@ -120,8 +119,8 @@ export function LogsPage({ onAuth }: PageProps) {
   }, []);
   return (
     <section>
-      <h2>Log tail</h2>
-      {!available && <p>This gateway was started with its own logger; the tail is not collected.</p>}
+      <h2>{t("logs.title")}</h2>
+      {!available && <p>{t("logs.unavailable")}</p>}
       <pre class="log">{lines.map((l) => formatLine(l.line)).join("\n")}</pre>
     </section>
   );
@@ -130,7 +129,7 @@ export function LogsPage({ onAuth }: PageProps) {
 function formatLine(line: string): string {
   try {
     const { time, level, msg, ...rest } = JSON.parse(line) as { time?: number; level?: number; msg?: string };
-    return `${time ? new Date(time).toLocaleTimeString() : ""} ${level ?? ""} ${msg ?? ""} ${JSON.stringify(rest)}`;
+    return `${time ? new Date(time).toLocaleTimeString(language()) : ""} ${level ?? ""} ${msg ?? ""} ${JSON.stringify(rest)}`;
   } catch {
     return line;
   }
@@ -140,8 +139,8 @@ export function ConfigPage({ onAuth }: PageProps) {
   const { data, error } = useData<{ config: unknown }>("/config", onAuth);
   return (
     <section>
-      <h2>Configuration in force</h2>
-      <p>Secrets are shown as [REDACTED].</p>
+      <h2>{t("config.title")}</h2>
+      <p>{t("config.secrets")}</p>
       {error && <p class="error">{error}</p>}
       <pre class="json">{data ? JSON.stringify(data.config, null, 2) : ""}</pre>
     </section>
@@ -166,28 +165,27 @@ export function McpPage({ onAuth }: PageProps) {
     );
   return (
     <section>
-      <h2>MCP servers</h2>
+      <h2>{t("mcp.title")}</h2>
       {error && <p class="error">{error}</p>}
       {login?.url && (
         <p>
-          Open <a href={login.url} target="_blank" rel="noopener noreferrer">this link to log in to {login.name}</a>; the server
-          connects when the login comes back here.
+          <a href={login.url} target="_blank" rel="noopener noreferrer">{t("mcp.loginLink", { name: login.name })}</a> {t("mcp.loginNote")}
         </p>
       )}
-      {login?.error && <p class="error">Login to {login.name} could not start: {login.error}</p>}
-      {data && data.servers.length === 0 && <p>No MCP servers are configured.</p>}
+      {login?.error && <p class="error">{t("mcp.loginFailed", { name: login.name, error: login.error })}</p>}
+      {data && data.servers.length === 0 && <p>{t("mcp.none")}</p>}
       <table>
         <tbody>
           {data?.servers.map((s) => (
             <tr>
               <td>{s.name}</td>
-              <td>{s.status}{s.needsLogin && <button onClick={() => void startLogin(s.name)}>Log in</button>}</td>
+              <td>{s.status}{s.needsLogin && <button onClick={() => void startLogin(s.name)}>{t("mcp.logIn")}</button>}</td>
               <td>{s.tools.join(", ")}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      <p class="muted">Updated {when(Date.now())}</p>
+      <p class="muted">{t("mcp.updated", { when: when(Date.now()) })}</p>
     </section>
   );
 }

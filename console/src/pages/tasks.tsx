@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { PageProps } from "../main";
-import { useAction, useData, when } from "../use-data";
+import { num, t, when } from "../i18n";
+import { useAction, useData } from "../use-data";
 
 interface Task {
   id: string;
@@ -31,25 +32,25 @@ export function TasksPage({ onAuth }: PageProps) {
   const showRuns = (id: string) => action.run(async () => setRuns({ id, runs: (await api.get<{ runs: Run[] }>(`/tasks/${encodeURIComponent(id)}/runs`)).runs }));
   return (
     <section>
-      <h2>Scheduled tasks</h2>
+      <h2>{t("tasks.title")}</h2>
       {(list.error ?? action.error) && <p class="error">{list.error ?? action.error}</p>}
-      {list.data?.tasks.length === 0 && <p>No live tasks.</p>}
+      {list.data?.tasks.length === 0 && <p>{t("tasks.none")}</p>}
       <table>
-        <thead><tr><th>Task</th><th>Kind</th><th>Chat</th><th>Status</th><th>Next run</th><th>Runs</th><th /></tr></thead>
+        <thead><tr><th>{t("tasks.task")}</th><th>{t("tasks.kind")}</th><th>{t("tasks.chat")}</th><th>{t("tasks.status")}</th><th>{t("tasks.next")}</th><th>{t("tasks.runs")}</th><th /></tr></thead>
         <tbody>
-          {list.data?.tasks.map((t) => (
-            <tr data-task={t.id}>
-              <td>{t.name ?? t.text.slice(0, 60)}</td>
-              <td>{t.kind}</td>
-              <td>{t.target.chatId}</td>
-              <td class="status">{t.status}</td>
-              <td>{when(t.nextRunAt)}</td>
-              <td>{t.runCount}</td>
+          {list.data?.tasks.map((task) => (
+            <tr data-task={task.id}>
+              <td>{task.name ?? task.text.slice(0, 60)}</td>
+              <td>{task.kind}</td>
+              <td>{task.target.chatId}</td>
+              <td class="status">{task.status}</td>
+              <td>{when(task.nextRunAt)}</td>
+              <td>{num(task.runCount)}</td>
               <td class="actions">
-                <button onClick={() => act(t.id, "run")}>Run now</button>
-                {t.status === "paused" ? <button onClick={() => act(t.id, "resume")}>Resume</button> : <button onClick={() => act(t.id, "pause")}>Pause</button>}
-                <button onClick={() => act(t.id, "cancel")}>Cancel</button>
-                <button onClick={() => showRuns(t.id)}>Runs</button>
+                <button onClick={() => act(task.id, "run")}>{t("tasks.runNow")}</button>
+                {task.status === "paused" ? <button onClick={() => act(task.id, "resume")}>{t("tasks.resume")}</button> : <button onClick={() => act(task.id, "pause")}>{t("tasks.pause")}</button>}
+                <button onClick={() => act(task.id, "cancel")}>{t("tasks.cancel")}</button>
+                <button onClick={() => showRuns(task.id)}>{t("tasks.showRuns")}</button>
               </td>
             </tr>
           ))}
@@ -57,12 +58,12 @@ export function TasksPage({ onAuth }: PageProps) {
       </table>
       {runs && (
         <div>
-          <h3>Runs of {runs.id}</h3>
-          {runs.runs.length === 0 && <p>No runs yet.</p>}
+          <h3>{t("tasks.runsOf", { id: runs.id })}</h3>
+          {runs.runs.length === 0 && <p>{t("tasks.noRuns")}</p>}
           <table>
             <tbody>
               {runs.runs.map((r) => (
-                <tr><td>{when(r.scheduledFor)}</td><td>{r.reason}</td><td>{r.status}</td><td>{Math.round(r.lateMs / 1000)} s late</td><td>{r.error ?? ""}</td></tr>
+                <tr><td>{when(r.scheduledFor)}</td><td>{r.reason}</td><td>{r.status}</td><td>{t("tasks.late", { seconds: num(r.lateMs / 1000) })}</td><td>{r.error ?? ""}</td></tr>
               ))}
             </tbody>
           </table>

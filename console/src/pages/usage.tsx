@@ -1,6 +1,10 @@
-/** Usage: the gateway's model use today and this month, a chart of tokens and cost by day, and a report by person, chat, model or work. */
+/**
+ * Usage: the gateway's model use (and the pictures the image tools made) today and this month, a chart of tokens and
+ * cost by day, and a report by person, chat, model or work.
+ */
 import { useState } from "preact/hooks";
 import type { PageProps } from "../main";
+import { num, t } from "../i18n";
 import { useData } from "../use-data";
 
 interface Totals {
@@ -9,6 +13,9 @@ interface Totals {
   output: number;
   cost: number;
   calls: number;
+  /** Pictures made, and their part of `cost`. */
+  images: number;
+  imageCost: number;
 }
 
 interface Row extends Totals {
@@ -24,24 +31,24 @@ interface UsageView {
 const BY = ["user", "chat", "model", "work"] as const;
 const CHART = { width: 720, height: 180, gap: 2 };
 
-const tokens = (n: number): string => Math.round(n).toLocaleString("en-US");
-const money = (n: number): string => n.toFixed(n !== 0 && n < 0.01 ? 4 : 2);
+const tokens = (n: number): string => num(n);
+const money = (n: number): string => num(n, n !== 0 && n < 0.01 ? 4 : 2);
 
 /** Tokens per day as bars (input and output stacked), the day's cost in each bar's title. */
 function DailyChart({ rows }: { rows: Row[] }) {
-  if (rows.length === 0) return <p>Nothing recorded yet.</p>;
+  if (rows.length === 0) return <p>{t("usage.nothing")}</p>;
   const most = Math.max(...rows.map((r) => r.input + r.output), 1);
   const width = CHART.width / rows.length;
   const scale = (n: number): number => (n / most) * (CHART.height - 20);
   return (
-    <svg class="chart" viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-label="Tokens per day">
+    <svg class="chart" viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-label={t("usage.chart")}>
       {rows.map((r, i) => {
         const x = i * width;
         const out = scale(r.output);
         const inp = scale(r.input);
         return (
           <g>
-            <title>{`${r.name}: ${tokens(r.input)} input, ${tokens(r.output)} output tokens, cost ${money(r.cost)}`}</title>
+            <title>{t("usage.bar", { day: r.name, input: tokens(r.input), output: tokens(r.output), cost: money(r.cost) })}</title>
             <rect x={x} y={CHART.height - 16 - inp - out} width={width - CHART.gap} height={inp} class="input" />
             <rect x={x} y={CHART.height - 16 - out} width={width - CHART.gap} height={out} class="output" />
             {rows.length <= 31 && <text x={x + width / 2} y={CHART.height - 2} text-anchor="middle">{r.name.slice(8)}</text>}
@@ -52,9 +59,13 @@ function DailyChart({ rows }: { rows: Row[] }) {
   );
 }
 
-function TotalsRow({ label, t }: { label: string; t: Totals }) {
+function TotalsRow({ label, totals }: { label: string; totals: Totals }) {
   return (
-    <tr><td>{label}</td><td>{tokens(t.input)} ({tokens(t.cachedInput)} cached)</td><td>{tokens(t.output)}</td><td>{money(t.cost)}</td><td>{t.calls}</td></tr>
+    <tr>
+      <td>{label}</td><td>{t("usage.cached", { input: tokens(totals.input), cached: tokens(totals.cachedInput) })}</td>
+      <td>{tokens(totals.output)}</td><td>{money(totals.cost)}</td><td>{num(totals.calls)}</td>
+      <td>{totals.images > 0 ? t("usage.imagesCost", { images: num(totals.images), cost: money(totals.imageCost) }) : "–"}</td>
+    </tr>
   );
 }
 
@@ -62,29 +73,30 @@ export function UsagePage({ onAuth }: PageProps) {
   const [by, setBy] = useState<(typeof BY)[number]>("user");
   const days = useData<UsageView>("/usage?by=day", onAuth, 60_000);
   const report = useData<UsageView>(`/usage?by=${by}`, onAuth, 60_000);
+  const columns = ["input", "output", "cost", "calls", "images"].map((c) => <th>{t(`usage.${c}`)}</th>);
   return (
     <section>
-      <h2>Usage</h2>
+      <h2>{t("usage.title")}</h2>
       {(days.error ?? report.error) && <p class="error">{days.error ?? report.error}</p>}
       <table>
-        <thead><tr><th></th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th></tr></thead>
+        <thead><tr><th />{columns}</tr></thead>
         <tbody>
-          {days.data && <TotalsRow label="Today" t={days.data.totals.daily} />}
-          {days.data && <TotalsRow label="This month" t={days.data.totals.monthly} />}
+          {days.data && <TotalsRow label={t("usage.today")} totals={days.data.totals.daily} />}
+          {days.data && <TotalsRow label={t("usage.month")} totals={days.data.totals.monthly} />}
         </tbody>
       </table>
-      <h3>Tokens per day since {days.data?.since}</h3>
+      <h3>{t("usage.perDay", { since: days.data?.since ?? "" })}</h3>
       {days.data && <DailyChart rows={days.data.rows} />}
       <h3>
-        This month by{" "}
-        <select value={by} aria-label="Group by" onChange={(e) => setBy(e.currentTarget.value as (typeof BY)[number])}>
-          {BY.map((b) => <option value={b}>{b}</option>)}
+        {t("usage.monthBy")}{" "}
+        <select value={by} aria-label={t("usage.groupBy")} onChange={(e) => setBy(e.currentTarget.value as (typeof BY)[number])}>
+          {BY.map((b) => <option value={b}>{t(`usage.by.${b}`)}</option>)}
         </select>
       </h3>
       <table>
-        <thead><tr><th>{by}</th><th>Input tokens</th><th>Output tokens</th><th>Cost</th><th>Model calls</th></tr></thead>
+        <thead><tr><th>{t(`usage.by.${by}`)}</th>{columns}</tr></thead>
         <tbody>
-          {report.data?.rows.map((r) => <TotalsRow label={r.name} t={r} />)}
+          {report.data?.rows.map((r) => <TotalsRow label={r.name} totals={r} />)}
         </tbody>
       </table>
     </section>

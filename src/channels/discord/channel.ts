@@ -31,6 +31,7 @@ import { DiscordCatchUp } from "./catch-up.js";
 import { DEFAULT_API_URL, type DiscordConfig } from "./config.js";
 import { GatewayConnection } from "./connection.js";
 import { InboundFilter } from "./inbound.js";
+import { DiscordLocales } from "./locales.js";
 import { parseInteraction, SlashReplies } from "./interactions.js";
 import { registerSlashCommands } from "./menu.js";
 import type { DiscordDirectory } from "./normalize.js";
@@ -68,11 +69,13 @@ export class DiscordChannel implements Channel {
   private menu: CommandMenu | undefined;
   private readonly inbox: MessageInbox;
   private readonly catchUp: DiscordCatchUp;
+  private readonly locales: DiscordLocales;
   private readonly handling = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: DiscordChannelOptions) {
     const { config, log } = opts;
     this.inbox = new MessageInbox(opts.store, "discord-inbox");
+    this.locales = new DiscordLocales(opts.store, log);
     const botKey = createHash("sha256").update(config.token).digest("hex").slice(0, 16);
     this.singleConnection = `discord:${botKey}`;
     this.apiUrl = config.apiUrl ?? DEFAULT_API_URL;
@@ -181,7 +184,7 @@ export class DiscordChannel implements Channel {
     const message = this.inbound.accept(raw, directory);
     if (!message) return;
     this.catchUp.note(message);
-    this.track(this.inbox.handOver(message, handler, this.opts.log));
+    this.track(this.locales.withLocale(message).then((known) => this.inbox.handOver(known, handler, this.opts.log)));
   }
 
   /** A button press or a slash command, from the gateway's event: handed over at once. */
@@ -192,6 +195,8 @@ export class DiscordChannel implements Channel {
       log.debug({ reason: parsed.skip }, "Discord interaction skipped");
       return;
     }
+    const { sender, locale } = "press" in parsed ? parsed.press : parsed.command;
+    this.track(this.locales.note(sender.id, locale));
     if ("press" in parsed) {
       const handler = this.pressHandler;
       if (handler) this.track(handler(parsed.press));

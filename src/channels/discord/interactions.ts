@@ -98,6 +98,7 @@ export function parseInteraction(raw: unknown, rest: REST, dir: DiscordDirectory
         chat,
         sender,
         actionId,
+        ...(interaction.locale ? { locale: interaction.locale } : {}),
         messageId: interaction.message.id,
         receivedAt: new Date(),
         answer: (reply) => callback(pressResponse(reply)).then(() => undefined),

@@ -32,6 +32,7 @@ import { ConnectLoop } from "./connect-loop.js";
 import { downloadFile } from "./files.js";
 import { MAX_TEXT_LENGTH } from "./format.js";
 import { SlackIntake, type Receivers } from "./intake.js";
+import { SlackLocales } from "./locales.js";
 import { SlackPreview } from "./live.js";
 import type { SlackIdentity } from "./normalize.js";
 import { SlackSender } from "./send.js";
@@ -91,7 +92,14 @@ export class SlackChannel implements Channel {
     this.client = webClient(settings.botToken, settings.apiUrl, log);
     this.sender = new SlackSender(this.client, maxUploadBytes);
     this.inbox = new MessageInbox(store, `slack-inbox:${botKey}`);
-    this.intake = new SlackIntake({ inbox: this.inbox, sender: this.sender, groups: new SlackUserGroups(this.client, log), slashCommand: settings.slashCommand, log });
+    this.intake = new SlackIntake({
+      inbox: this.inbox,
+      sender: this.sender,
+      slashCommand: settings.slashCommand,
+      log,
+      groups: new SlackUserGroups(this.client, log),
+      locales: new SlackLocales(this.client, store, log),
+    });
     if (settings.mode === "socket") {
       if (settings.appToken === null) throw new Error("channels.slack.appToken is not set: Socket Mode needs SLACK_APP_TOKEN (xapp-...)");
       this.socket = new SocketConnection({
@@ -178,7 +186,7 @@ export class SlackChannel implements Channel {
     const pending = this.pending;
     if (pending && !this.receivers) {
       this.receivers = { bot: this.bot, onMessage: pending.onMessage, onPress: pending.onPress, track: (work) => this.track(work) };
-      this.track(this.inbox.replay((m) => this.intake.withRoles(m).then(pending.onMessage), this.opts.log));
+      this.track(this.inbox.replay((m) => this.intake.withSender(m).then(pending.onMessage), this.opts.log));
     }
     if (this.socket) {
       await this.socket.open();

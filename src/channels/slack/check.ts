@@ -10,8 +10,8 @@ import { EVENTS_PATH, type SlackConfig } from "./config.js";
 
 /** What the channel needs the bot token to be allowed: read DMs, channels and mentions, write, react, files. */
 export const REQUIRED_SCOPES = ["app_mentions:read", "channels:history", "groups:history", "im:history", "chat:write", "reactions:write", "files:read", "files:write"];
-/** Nice to have: user groups as roles, group DMs, files sent to a person by user id. */
-const OPTIONAL_SCOPES = ["usergroups:read", "mpim:history", "im:write"];
+/** Nice to have: user groups as roles, group DMs, files sent to a person by user id, people's languages. */
+const OPTIONAL_SCOPES = ["usergroups:read", "mpim:history", "im:write", "users:read"];
 
 /** The check reports what failed itself; the SDKs' own lines would only repeat it. */
 const quiet = pino({ level: "silent" });

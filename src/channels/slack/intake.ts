@@ -12,6 +12,7 @@ import { normalizeMessage, type SlackIdentity } from "./normalize.js";
 import { blockActionsSchema, eventCallbackSchema, messageEventSchema, problemsOf, slashCommandSchema } from "./payload.js";
 import type { SlackSender } from "./send.js";
 import type { EnvelopeKind } from "./socket.js";
+import type { SlackLocales } from "./locales.js";
 import type { SlackUserGroups } from "./user-groups.js";
 
 /** accepted: it may be acknowledged; after: what to do once it is. */
@@ -24,6 +25,7 @@ export interface IntakeOptions {
   inbox: MessageInbox;
   sender: SlackSender;
   groups: SlackUserGroups;
+  locales: SlackLocales;
   slashCommand: string;
   log: Logger;
 }
@@ -47,10 +49,14 @@ export class SlackIntake {
     return { accepted: true, after: () => this.command(body, to) };
   }
 
-  /** The sender's user groups, for access rules; only in a workspace's channels, as roles are on Discord. */
-  async withRoles(message: InboundMessage): Promise<InboundMessage> {
-    if (message.chat.type !== "group") return message;
-    return { ...message, sender: { ...message.sender, roles: await this.opts.groups.of(message.sender.id) } };
+  /**
+   * What Slack knows of the sender beyond the event: their language (for the gateway's own words) and, in a
+   * workspace's channels, their user groups, for access rules, as roles are on Discord.
+   */
+  async withSender(message: InboundMessage): Promise<InboundMessage> {
+    const { groups, locales } = this.opts;
+    const [locale, roles] = await Promise.all([locales.of(message.sender.id), message.chat.type === "group" ? groups.of(message.sender.id) : undefined]);
+    return { ...message, ...(locale !== undefined ? { locale } : {}), ...(roles !== undefined ? { sender: { ...message.sender, roles } } : {}) };
   }
 
   private async event(body: unknown, retryNum: number, to: Receivers): Promise<Intake> {
@@ -85,7 +91,7 @@ export class SlackIntake {
       log.debug({ eventId, messageId: message.id, retryNum }, "Slack message already waiting; this delivery dropped");
       return IGNORED;
     }
-    return { accepted: true, after: () => to.track(this.withRoles(message).then((m) => inbox.handle(m, to.onMessage, log))) };
+    return { accepted: true, after: () => to.track(this.withSender(message).then((m) => inbox.handle(m, to.onMessage, log))) };
   }
 
   private press(body: unknown, to: Receivers): void {
@@ -105,6 +111,6 @@ export class SlackIntake {
       return;
     }
     const message = commandOf(parsed.data, this.opts.slashCommand);
-    to.track(this.withRoles(message).then((m) => inbox.handOver(m, to.onMessage, log)));
+    to.track(this.withSender(message).then((m) => inbox.handOver(m, to.onMessage, log)));
   }
 }

@@ -45,6 +45,7 @@ export function pressOf(update: RawUpdate, api: Api): PressParse {
       },
       sender: { id: String(from.id), name, ...(from.username !== undefined ? { username: from.username } : {}), isBot: from.is_bot },
       actionId: query.data,
+      ...(from.language_code !== undefined ? { locale: from.language_code } : {}),
       messageId: String(message.message_id),
       receivedAt: new Date(),
       answer: (reply) => answer(api, query.id, chatId, message.message_id, reply),

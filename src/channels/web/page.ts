@@ -1,6 +1,6 @@
 /**
- * The chat page, public/webchat.html, and the Markdown renderer it loads (public/build/webchat/markdown.js, built
- * by `npm run build` from console/webchat). Served with a Content-Security-Policy that allows exactly its own
+ * The chat page, public/webchat.html, and the script it loads (public/build/webchat/webchat.js, built by
+ * `npm run build` from console/webchat: the Markdown renderer and the page's words in English and Chinese). Served with a Content-Security-Policy that allows exactly its own
  * inline script and style (by hash) and the gateway's own scripts, so even if bot text slipped past the
  * sanitizer, injected markup could not run code.
  */
@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { packageFile } from "../../infra/package-files.js";
 
 const PAGE_FILE = packageFile("public", "webchat.html");
-const MARKDOWN_FILE = packageFile("public", "build", "webchat", "markdown.js");
+const SCRIPT_FILE = packageFile("public", "build", "webchat", "webchat.js");
 
 export interface WebPage {
   html: string;
@@ -39,9 +39,9 @@ export async function loadPage(): Promise<WebPage> {
   };
 }
 
-/** The renderer's script; null when it was not built (the page then shows bot text as plain text). */
-export async function loadMarkdownScript(): Promise<string | null> {
-  return readFile(MARKDOWN_FILE, "utf8").catch(() => null);
+/** The page's script; null when it was not built (the page then shows bot text as plain text, in English). */
+export async function loadPageScript(): Promise<string | null> {
+  return readFile(SCRIPT_FILE, "utf8").catch(() => null);
 }
 
 function inlineHashes(html: string, tag: "script" | "style"): string {

@@ -8,7 +8,7 @@ import { bodyLimit } from "hono/body-limit";
 import { jsonError } from "../../infra/http/errors.js";
 import type { HttpServer } from "../../infra/http/server.js";
 import type { WebFiles } from "./files.js";
-import { loadMarkdownScript, loadPage } from "./page.js";
+import { loadPage, loadPageScript } from "./page.js";
 import { apiMessageSchema, describeIssues, parseJson, type ApiMessage, type ApiReply, type ApiAnswer } from "./schema.js";
 import { serveSocket, type SocketDeps } from "./socket.js";
 
@@ -36,11 +36,11 @@ export async function registerWebRoutes(http: HttpServer, deps: WebRouteDeps): P
   const maxBytes = bodyLimitFor(deps.maxTextLength);
 
   app.get("/", (c) => c.html(page.html, 200, page.headers));
-  const markdown = await loadMarkdownScript();
-  app.get("/webchat/markdown.js", (c) =>
-    markdown === null
-      ? jsonError(c, 404, "not_built", "The Markdown renderer is not built; run npm run build")
-      : c.body(markdown, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" }),
+  const script = await loadPageScript();
+  app.get("/webchat/webchat.js", (c) =>
+    script === null
+      ? jsonError(c, 404, "not_built", "The chat page's script is not built; run npm run build")
+      : c.body(script, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" }),
   );
 
   app.get("/api/v1/info", auth, (c) => c.json({ botName: deps.botName, maxTextLength: deps.maxTextLength }));

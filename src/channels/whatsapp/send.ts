@@ -76,7 +76,10 @@ export class WhatsAppSender {
       throw whatsappSendError(err, `uploading ${file.name}`);
     });
     const caption = file.caption !== undefined && type !== "audio" ? markdownToWhatsApp(file.caption).slice(0, CAPTION_LIMIT) : undefined;
-    const media = { id, ...(caption !== undefined ? { caption } : {}), ...(type === "document" ? { filename: file.name } : {}) };
+    // `voice`: WhatsApp shows it as a voice message (played in place, transcribed); it takes Ogg/Opus, which is what
+    // delivery makes of a voice note.
+    const voice = type === "audio" && file.kind === "voice" && /^audio\/ogg\b/.test(mime);
+    const media = { id, ...(caption !== undefined ? { caption } : {}), ...(type === "document" ? { filename: file.name } : {}), ...(voice ? { voice: true } : {}) };
     const sent = await this.send(to.chatId, { type, [type]: media }, opts.replyTo).catch((err: unknown) => {
       throw whatsappSendError(err, `sending ${file.name} to ${to.chatId}`);
     });

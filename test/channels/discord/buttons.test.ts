@@ -6,6 +6,7 @@ import { messagePayload, startFakeDiscord, until, user, type FakeDiscord, type P
 import { closeInOrder } from "../../helpers/close.js";
 import { buttonRows, postedMatching } from "./helpers.js";
 import { schedulerFeature } from "../../../src/features/scheduler.js";
+import zhHans from "../../../src/infra/i18n/zh-Hans.json" with { type: "json" };
 
 let fake: FakeDiscord;
 let t: TestGateway | undefined;
@@ -127,8 +128,10 @@ describe("Discord buttons and slash commands", () => {
     await start();
     await until(() => fake.commands.has("global"), "the slash commands");
     const commands = fake.commands.get("global")!;
-    expect(commands.map((c) => c.name)).toEqual(["help", "new", "status", "stop", "remind", "tasks", "voice", "usage"]);
-    expect(commands.find((c) => c.name === "remind")?.options).toEqual([{ type: 3, name: "text", description: "What follows /remind", required: false }]);
+    expect(commands.map((c) => c.name)).toEqual(["help", "new", "status", "stop", "language", "remind", "tasks", "voice", "usage"]);
+    expect(commands.find((c) => c.name === "remind")?.options).toEqual([
+      { type: 3, name: "text", description: "What follows /remind", description_localizations: { "zh-CN": "/remind 后面的内容", "zh-TW": "/remind 后面的内容" }, required: false },
+    ]);
     expect(commands.find((c) => c.name === "status")?.options).toEqual([]);
 
     const status = fake.slashCommand("status", undefined, owner, { channelId: fake.world.general.id, guildId: fake.world.guild.id });
@@ -136,6 +139,54 @@ describe("Discord buttons and slash commands", () => {
     expect(status.responseType).toBe(5);
     expect(status.original).toMatch(/^Session: discord:/);
     expect(status.original).toMatch(/\nTurn: idle/);
+  });
+
+  it("the slash commands carry their Chinese descriptions for Chinese clients (zh-CN, zh-TW), the default's for the others", async () => {
+    await start();
+    await until(() => fake.commands.has("global"), "the slash commands");
+    const help = fake.commands.get("global")!.find((c) => c.name === "help")!;
+    expect(help.description).toBe("Show this help");
+    expect(help.description_localizations).toEqual({ "zh-CN": zhHans.commands.help.summary, "zh-TW": zhHans.commands.help.summary });
+    for (const command of fake.commands.get("global")!) expect(command.description_localizations?.["zh-CN"]).toBe(zhHans.commands[command.name as keyof typeof zhHans.commands].summary);
+  });
+
+  it("with Chinese as the default, the description is Chinese and English clients (en-US, en-GB) get theirs", async () => {
+    await start({ i18n: { default: "zh-Hans" } });
+    await until(() => fake.commands.has("global"), "the slash commands");
+    const stop = fake.commands.get("global")!.find((c) => c.name === "stop")!;
+    expect(stop.description).toBe(zhHans.commands.stop.summary);
+    expect(stop.description_localizations).toEqual({ "en-US": "Cancel the running turn and drop queued messages", "en-GB": "Cancel the running turn and drop queued messages" });
+  });
+
+  it("the fake refuses what Discord refuses: an unknown locale key, a description over 100 characters in any locale", async () => {
+    fake = await startFakeDiscord();
+    const put = (command: Record<string, unknown>) =>
+      fetch(`${fake.apiUrl}/v10/applications/${fake.bot.id}/commands`, {
+        method: "PUT",
+        headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
+        body: JSON.stringify([{ type: 1, name: "help", description: "Show this help", ...command }]),
+      }).then((r) => r.status);
+    expect(await put({ description_localizations: { "zh-CN": "显示本帮助" } })).toBe(200);
+    expect(await put({ description_localizations: { zh: "显示本帮助" } })).toBe(400);
+    expect(await put({ description_localizations: { "zh-Hans": "显示本帮助" } })).toBe(400);
+    expect(await put({ description_localizations: { "zh-CN": "长".repeat(101) } })).toBe(400);
+    expect(await put({ options: [{ type: 3, name: "text", description: "x", description_localizations: { "en-us": "x" } }] })).toBe(400);
+    expect(await put({ description: "x".repeat(101) })).toBe(400);
+  });
+
+  it("answers in the language a person's client told on a slash command, also to their plain messages later", async () => {
+    await start({ access: { dmPolicy: "open" } });
+    const chinese = user("wang");
+    const slash = fake.slashCommand("help", undefined, chinese, { channelId: fake.world.general.id, guildId: fake.world.guild.id, locale: "zh-CN" });
+    await until(() => slash.original !== undefined, "the answer to /help");
+    expect(slash.original).toContain(`/help - ${zhHans.commands.help.summary}`);
+
+    const dm = fake.dmChannelWith(chinese);
+    fake.dispatch("MESSAGE_CREATE", messagePayload({ channelId: dm.id, author: chinese, content: "/help" }));
+    expect((await posted(new RegExp(`/help - ${zhHans.commands.help.summary}`))).channelId).toBe(dm.id);
+    const otherDm = fake.dmChannelWith(stranger);
+    fake.dispatch("MESSAGE_CREATE", messagePayload({ channelId: otherDm.id, author: stranger, content: "/help" }));
+    expect((await posted(/\/help - show this help/)).channelId).toBe(otherDm.id);
   });
 
   it("a slash command that gets no answer (a channel not allowed) has its placeholder removed", async () => {

@@ -26,7 +26,7 @@ describe("Slack doctor check", () => {
     fake = await startFakeSlack({ scopes: DEFAULT_SCOPES.filter((s) => s !== "files:write" && s !== "im:history" && s !== "usergroups:read") });
     await expect(check(fake)).rejects.toThrow(/lacks the scopes im:history, files:write: add them under OAuth & Permissions/);
     fake.api.scopes = REQUIRED_SCOPES;
-    expect(await check(fake)).toContain("optional ones missing: usergroups:read, mpim:history, im:write");
+    expect(await check(fake)).toContain("optional ones missing: usergroups:read, mpim:history, im:write, users:read");
   });
 
   it("says which credential Slack refused", async () => {

@@ -7,6 +7,7 @@ import { alice, bob, directChat, groupChat, messageOf, text, type TgUser } from 
 import { eventually } from "./harness.js";
 import { closeInOrder } from "../../helpers/close.js";
 import { schedulerFeature } from "../../../src/features/scheduler.js";
+import zhHans from "../../../src/infra/i18n/zh-Hans.json" with { type: "json" };
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -50,6 +51,9 @@ describe("Telegram buttons", () => {
     // Bob cannot approve himself, even holding the button's data: refused with a toast, nothing else happens.
     const forged = tg.press(String(alice.id), notice.messageId, "Approve", bob);
     expect(await answered(tg, forged)).toEqual({ queryId: forged, text: "This button is not for you." });
+    // The notice comes in the presser's app language.
+    const forgedInChinese = tg.press(String(alice.id), notice.messageId, "Approve", { ...bob, language_code: "zh-hans" });
+    expect(await answered(tg, forgedInChinese)).toEqual({ queryId: forgedInChinese, text: zhHans.buttons.notYours });
     expect(tg.visible(String(alice.id)).find((m) => m.messageId === notice.messageId)?.keyboard).toBeDefined();
     const still = text(directChat(bob), "let me in", { from: bob });
     tg.addUpdate(still);
@@ -130,13 +134,39 @@ describe("Telegram buttons", () => {
 
   it("sets the command menu per scope: private chats, groups, and the owners' own chats with their commands", async () => {
     const { tg } = await start();
-    await tg.waitFor(() => tg.commandMenus.get(`chat:${alice.id}`));
-    const everyone = ["help", "new", "status", "stop", "remind", "tasks", "voice", "usage"];
-    expect(tg.commandMenus.get("all_private_chats")).toEqual(everyone);
-    expect(tg.commandMenus.get("all_group_chats")).toEqual(everyone);
-    expect(tg.commandMenus.get(`chat:${alice.id}`)).toEqual([...everyone, "pair"]);
+    await tg.waitFor(() => tg.commandMenus.get(`chat:${alice.id}/zh`));
+    const everyone = ["help", "new", "status", "stop", "language", "remind", "tasks", "voice", "usage"];
+    const names = (scope: string) => tg.commandMenus.get(scope)?.map((c) => c.command);
+    expect(names("all_private_chats")).toEqual(everyone);
+    expect(names("all_group_chats")).toEqual(everyone);
+    expect(names(`chat:${alice.id}`)).toEqual([...everyone, "pair"]);
     // Presses are asked for explicitly: a list left by an earlier setup of the token cannot leave them out.
     expect(tg.callsOf("getUpdates").at(-1)?.params.allowed_updates).toEqual(["message", "edited_message", "callback_query"]);
+  });
+
+  it("sets a menu per language: Chinese for Chinese clients (language_code zh), the default's for everyone else", async () => {
+    const { tg } = await start();
+    await tg.waitFor(() => tg.commandMenus.get(`chat:${alice.id}/zh`));
+    const described = (scope: string, command: string) => tg.commandMenus.get(scope)?.find((c) => c.command === command)?.description;
+    for (const scope of ["all_private_chats", "all_group_chats", `chat:${alice.id}`]) {
+      expect(described(scope, "help")).toBe("Show this help");
+      expect(described(`${scope}/en`, "help")).toBe("Show this help");
+      expect(described(`${scope}/zh`, "help")).toBe(zhHans.commands.help.summary);
+      expect(tg.commandMenus.get(`${scope}/zh`)?.map((c) => c.command)).toEqual(tg.commandMenus.get(scope)?.map((c) => c.command));
+    }
+    expect(described(`chat:${alice.id}/zh`, "pair")).toBe(zhHans.commands.pair.summary);
+    expect(described("all_private_chats/zh", "remind")).toBe(zhHans.commands.remind.summary);
+    // Only two-letter codes and only the catalog languages.
+    expect(new Set([...tg.commandMenus.keys()].filter((key) => key.includes("/")).map((key) => key.split("/")[1]))).toEqual(new Set(["en", "zh"]));
+  });
+
+  it("with Chinese as the default, the list without a language is Chinese and English clients get theirs", async () => {
+    const { tg } = await start({ i18n: { default: "zh-Hans" } });
+    await tg.waitFor(() => tg.commandMenus.get(`chat:${alice.id}/en`));
+    const described = (scope: string) => tg.commandMenus.get(scope)?.find((c) => c.command === "status")?.description;
+    expect(described("all_private_chats")).toBe(zhHans.commands.status.summary);
+    expect(described("all_private_chats/zh")).toBe(zhHans.commands.status.summary);
+    expect(described("all_private_chats/en")).toBe("Show the model, this session's size and whether a turn is running");
   });
 
   it("a menu the platform refuses is logged and the bot still answers", async () => {

@@ -54,4 +54,17 @@ describe("the fake Telegram", () => {
     expect(await form(`<b>${"c".repeat(1024)}</b>`)).toMatchObject({ ok: true });
     expect(await form(`<b>${"c".repeat(1025)}</b>`)).toMatchObject({ ok: false, description: "Bad Request: message caption is too long" });
   });
+
+  it("refuses a command list with a language_code other than two ISO 639-1 letters or a description outside 1-256 characters", async () => {
+    const commands = (description: string) => [{ command: "help", description }];
+    const scope = { type: "all_private_chats" };
+    expect(await call("setMyCommands", { commands: commands("显示本帮助"), scope, language_code: "zh" })).toMatchObject({ ok: true });
+    expect(fake.commandMenus.get("all_private_chats/zh")).toEqual([{ command: "help", description: "显示本帮助" }]);
+    for (const languageCode of ["zh-Hans", "zh-CN", "ZH", "chi"]) {
+      expect(await call("setMyCommands", { commands: commands("显示本帮助"), scope, language_code: languageCode })).toMatchObject({ ok: false, description: "Bad Request: invalid language code specified" });
+    }
+    expect(await call("setMyCommands", { commands: commands("x".repeat(256)), scope })).toMatchObject({ ok: true });
+    expect(await call("setMyCommands", { commands: commands("x".repeat(257)), scope })).toMatchObject({ ok: false, description: "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID" });
+    expect(await call("setMyCommands", { commands: commands(""), scope })).toMatchObject({ ok: false, description: "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID" });
+  });
 });

@@ -72,7 +72,7 @@ describe("WhatsApp channel", () => {
     expect(h.fake.sent.at(-1)!.type).toBe("interactive");
   });
 
-  it("uploads files: an Ogg/Opus voice note as audio (its caption as text), a large image as a document", async () => {
+  it("uploads files: an Ogg/Opus voice note as a voice message (its caption as text), other audio as audio, a large image as a document", async () => {
     h = await startWhatsApp();
     await h.fake.deliver(h.hook, h.fake.inbound(alice, text("hi")));
     const voice = join(h.dataDir, "note.ogg");
@@ -80,7 +80,13 @@ describe("WhatsApp channel", () => {
     await h.channel.sendFile(to, { path: voice, kind: "voice", name: "note.ogg", mime: "audio/ogg", caption: "listen" });
     const audio = h.fake.sent.find((s) => s.type === "audio")!;
     expect(h.fake.uploads.get((audio.body.audio as { id: string }).id)).toMatchObject({ mime: "audio/ogg", name: "note.ogg" });
+    expect(audio.body.audio).toMatchObject({ voice: true });
     expect(h.fake.sent.at(-1)).toMatchObject({ type: "text", text: "listen" });
+    const song = join(h.dataDir, "song.mp3");
+    await writeFile(song, Buffer.from("ID3 song bytes"));
+    await h.channel.sendFile(to, { path: song, kind: "audio", name: "song.mp3", mime: "audio/mpeg" });
+    expect(h.fake.sent.at(-1)).toMatchObject({ type: "audio" });
+    expect(h.fake.sent.at(-1)!.body.audio).not.toHaveProperty("voice");
     const big = join(h.dataDir, "big.png");
     await writeFile(big, Buffer.alloc(6 * 1024 * 1024));
     await h.channel.sendFile(to, { path: big, kind: "image", name: "big.png", mime: "image/png" });

@@ -63,7 +63,8 @@ export interface FakeInteraction {
 export interface RegisteredCommand {
   name: string;
   description: string;
-  options: Array<{ name: string; type: number; required?: boolean }>;
+  description_localizations?: Record<string, string>;
+  options: Array<{ name: string; type: number; description: string; description_localizations?: Record<string, string>; required?: boolean }>;
 }
 
 /**
@@ -224,9 +225,8 @@ export class FakeRest {
         if (id !== this.state.bot.id) return reply(403, { message: "Missing Access", code: 50001 });
         const scope = route.includes("guilds") ? messageId : "global";
         const commands = JSON.parse(body.toString("utf8") || "null") as RegisteredCommand[] | null;
-        const invalid = !Array.isArray(commands) || commands.some((c) => !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(c.name) || c.description.length < 1 || c.description.length > 100);
-        if (invalid) return reply(400, { message: "Invalid Form Body", code: 50035 });
-        this.commands.set(scope, commands.map((c) => ({ name: c.name, description: c.description, options: c.options ?? [] })));
+        if (!Array.isArray(commands) || commands.some(commandProblem)) return reply(400, { message: "Invalid Form Body", code: 50035 });
+        this.commands.set(scope, commands.map((c) => ({ name: c.name, description: c.description, ...localizationsOf(c), options: c.options ?? [] })));
         return reply(200, commands.map((c) => ({ ...c, id: snowflake(), application_id: this.state.bot.id, version: snowflake() })));
       }
       case "POST /channels/:id/messages": {
@@ -372,6 +372,25 @@ export class FakeRest {
 }
 
 /** Discord's limits on message components: at most 5 action rows of at most 5 buttons, custom_id 1-100 characters. */
+/** The locales Discord's clients speak: keys of `*_localizations` outside this list are refused. */
+const DISCORD_LOCALES = new Set(["id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko"]);
+
+/** Discord's checks of a command or option: names 1-32 lower-case, descriptions 1-100 characters in every locale. */
+function commandProblem(item: { name?: unknown; description?: unknown; description_localizations?: unknown; options?: unknown }): boolean {
+  const described = (text: unknown) => typeof text === "string" && text.length >= 1 && text.length <= 100;
+  if (typeof item.name !== "string" || !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(item.name) || !described(item.description)) return true;
+  const localizations = item.description_localizations;
+  if (localizations !== undefined && localizations !== null) {
+    if (typeof localizations !== "object") return true;
+    if (Object.entries(localizations).some(([locale, text]) => !DISCORD_LOCALES.has(locale) || !described(text))) return true;
+  }
+  return item.options !== undefined && (!Array.isArray(item.options) || (item.options as Array<Record<string, unknown>>).some(commandProblem));
+}
+
+function localizationsOf(item: { description_localizations?: Record<string, string> }): { description_localizations?: Record<string, string> } {
+  return item.description_localizations ? { description_localizations: item.description_localizations } : {};
+}
+
 function componentsProblem(components: unknown): string | undefined {
   if (components === undefined) return undefined;
   if (!Array.isArray(components) || components.length > 5) return "components: at most 5 action rows";

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { nextTs } from "./events.js";
-import { APP_TOKEN, BOT_TOKEN, TEAM_ID, admins, bot, dmOf, knownChannels, type FakeUser } from "./world.js";
+import { APP_TOKEN, BOT_TOKEN, TEAM_ID, admins, bot, dmOf, knownChannels, people, type FakeUser } from "./world.js";
 
 /** Slack refuses a message text longer than this (it recommends 4,000). */
 const MAX_TEXT = 40_000;
@@ -160,6 +160,13 @@ export class FakeSlackApi {
         if (users.length !== 1 || !/^[UW]/.test(users[0]!)) return { ok: false, error: users.length > 1 ? "not_implemented" : "user_not_found" };
         if (!this.scopes.includes("im:write")) return { ok: false, error: "missing_scope", needed: "im:write" };
         return { ok: true, channel: { id: dmOf({ id: users[0]!, name: "" } as FakeUser) } };
+      }
+      case "users.info": {
+        if (!this.scopes.includes("users:read")) return { ok: false, error: "missing_scope", needed: "users:read" };
+        const person = people.find((u) => u.id === p.user);
+        if (!person) return { ok: false, error: "user_not_found" };
+        const locale = truthy(p.include_locale) && person.locale !== undefined ? { locale: person.locale } : {};
+        return { ok: true, user: { id: person.id, team_id: TEAM_ID, name: person.name, real_name: person.name, deleted: false, is_bot: false, ...locale } };
       }
       case "usergroups.list":
         return { ok: true, usergroups: [{ id: admins.id, handle: admins.handle, ...(truthy(p.include_users) ? { users: admins.users } : {}) }] };

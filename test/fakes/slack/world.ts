@@ -7,11 +7,16 @@ export const SIGNING_SECRET = "fake-signing-secret-0001";
 export interface FakeUser {
   id: string;
   name: string;
+  /** The language of the person's Slack client, as users.info answers it with include_locale. */
+  locale?: string;
 }
 
 export const bot = { userId: "U0BOT00001", botId: "B0BOT00001", name: "switchboard" };
-export const alice: FakeUser = { id: "U0ALICE001", name: "alice" };
+export const alice: FakeUser = { id: "U0ALICE001", name: "alice", locale: "en-US" };
 export const bob: FakeUser = { id: "U0BOB00001", name: "bob" };
+/** A person whose Slack speaks Chinese. */
+export const li: FakeUser = { id: "U0LI000001", name: "li", locale: "zh-CN" };
+export const people: readonly FakeUser[] = [alice, bob, li];
 
 export const general = "C0GENERAL1";
 export const privateChannel = "G0PRIVATE1";
@@ -36,9 +41,10 @@ export const DEFAULT_SCOPES = [
   "files:read",
   "files:write",
   "usergroups:read",
+  "users:read",
   "commands",
 ];
 
 export function knownChannels(): Set<string> {
-  return new Set([general, privateChannel, dmOf(alice), dmOf(bob)]);
+  return new Set([general, privateChannel, ...people.map(dmOf)]);
 }

@@ -1,7 +1,7 @@
 /**
  * The fake Bot API's inline keyboards and command menus: which buttons each message showed (a client may still show
  * buttons the bot has just taken off, and they can be pressed), callback queries pressed and answered once with
- * answerCallbackQuery, and the command lists set per scope with setMyCommands, checked as Telegram checks them.
+ * answerCallbackQuery, and the command lists set per scope and language with setMyCommands, checked as Telegram checks them.
  */
 import { ApiError } from "./api-error.js";
 
@@ -16,13 +16,24 @@ export interface CallbackUser {
   is_bot: boolean;
   first_name: string;
   username?: string;
+  /** The IETF tag of the user's app language, as Telegram sends it. */
+  language_code?: string;
+}
+
+/** One BotCommand as set with setMyCommands. */
+export interface MenuEntry {
+  command: string;
+  description: string;
 }
 
 export class FakeKeyboards {
   /** answerCallbackQuery calls, oldest first. */
   readonly answers: Array<{ queryId: string; text?: string }> = [];
-  /** Scope ("all_private_chats", "chat:123", ...) -> command names. */
-  readonly menus = new Map<string, string[]>();
+  /**
+   * The command lists by scope ("all_private_chats", "chat:123", ...), followed by "/" and the language_code for a
+   * list set for one language ("all_private_chats/zh").
+   */
+  readonly menus = new Map<string, MenuEntry[]>();
   /** Every inline button a message ever carried: "chatId/messageId" -> buttons. */
   private readonly shown = new Map<string, InlineButton[]>();
   /** Callback queries pressed and not answered yet: each may be answered once. */
@@ -67,7 +78,11 @@ export class FakeKeyboards {
       if (typeof c.command !== "string" || !/^[a-z0-9_]{1,32}$/.test(c.command)) throw new ApiError(400, "Bad Request: BOT_COMMAND_INVALID");
       if (typeof c.description !== "string" || c.description.length < 1 || c.description.length > 256) throw new ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID");
     }
-    this.menus.set(scopeKeyOf(params.scope), commands.map((c) => String(c.command)));
+    const language = params.language_code ?? "";
+    // Telegram takes a two-letter ISO 639-1 code, or none for the users whose language has no list of its own.
+    if (typeof language !== "string" || (language !== "" && !/^[a-z]{2}$/.test(language))) throw new ApiError(400, "Bad Request: invalid language code specified");
+    const key = scopeKeyOf(params.scope) + (language === "" ? "" : `/${language}`);
+    this.menus.set(key, commands.map((c) => ({ command: String(c.command), description: String(c.description) })));
     return true;
   }
 }

@@ -9,7 +9,7 @@ import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApiError } from "./api-error.js";
-import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton } from "./keyboards.js";
+import { FakeKeyboards, keyboardOf, type CallbackUser, type InlineButton, type MenuEntry } from "./keyboards.js";
 import { parseTelegramHtml } from "./html.js";
 import { unknownParameter } from "./parameters.js";
 import { boundaryOf, parseMultipart } from "./multipart.js";
@@ -52,7 +52,7 @@ export interface SentRecord {
   keyboard?: InlineButton[][];
 }
 
-export type { CallbackUser, InlineButton } from "./keyboards.js";
+export type { CallbackUser, InlineButton, MenuEntry } from "./keyboards.js";
 
 /** An editMessageText that changed a message, or a sendMessageDraft, with the time the fake received it. */
 export interface TimedText {
@@ -87,8 +87,8 @@ export interface FakeTelegram {
   drafts: TimedText[];
   /** answerCallbackQuery calls, oldest first. */
   callbackAnswers: Array<{ queryId: string; text?: string }>;
-  /** The command menus set with setMyCommands: scope ("all_private_chats", "chat:123", ...) -> command names. */
-  commandMenus: Map<string, string[]>;
+  /** The command menus set with setMyCommands: scope ("all_private_chats", "chat:123", "all_private_chats/zh" for a language) -> commands. */
+  commandMenus: Map<string, MenuEntry[]>;
   /** Presses the inline button labelled `label` under the message as `from` would: a callback_query update. */
   press(chatId: string, messageId: number, label: string, from: CallbackUser): string;
   /** The bot's reactions on messages now: "chatId/messageId" -> emoji. */

@@ -234,6 +234,8 @@ function messageProblem(body: unknown, fake: FakeWhatsApp, inboundIds: Set<strin
       if (!fake.uploads.has(String(field("id"))) && typeof field("link") !== "string") return invalid("(#131053) Media upload error", 131053);
       const caption = field("caption");
       if (type === "audio" && caption !== undefined) return invalid("(#100) Param audio['caption'] is not a valid parameter.");
+      const voice = field("voice");
+      if (voice !== undefined && (type !== "audio" || typeof voice !== "boolean")) return invalid(`(#100) Param ${type}['voice'] is not a valid parameter.`);
       if (typeof caption === "string" && caption.length > BODY_LIMIT) return invalid("(#100) Param caption must be at most 1024 characters long.");
       return undefined;
     }

@@ -1,5 +1,12 @@
-/** The catalogs: every language has every key with the same placeholders, and tags map to the right catalog. */
+/**
+ * The catalogs (the gateway's chat texts, the console's and WebChat's): every language has every key with the same
+ * placeholders, and tags map to the right catalog.
+ */
 import { describe, expect, it } from "vitest";
+import consoleEn from "../../../console/i18n/en.json" with { type: "json" };
+import consoleZh from "../../../console/i18n/zh-Hans.json" with { type: "json" };
+import webchatEn from "../../../console/webchat/i18n/en.json" with { type: "json" };
+import webchatZh from "../../../console/webchat/i18n/zh-Hans.json" with { type: "json" };
 import { CATALOGS, LOCALES, Translator, localeOf } from "../../../src/infra/i18n/index.js";
 
 type Catalog = { [key: string]: string | Catalog };
@@ -21,8 +28,15 @@ function entries(catalog: Catalog, prefix = ""): Map<string, Set<string>> {
   return found;
 }
 
-describe("message catalogs", () => {
-  const all = LOCALES.map((locale) => [locale, entries(CATALOGS[locale] as Catalog)] as const);
+/** Each set of catalogs by language; the browser pages' have the same languages as the chat's. */
+const SETS: Array<[string, Record<string, Catalog>]> = [
+  ["chat", CATALOGS as Record<string, Catalog>],
+  ["console", { en: consoleEn, "zh-Hans": consoleZh }],
+  ["webchat", { en: webchatEn, "zh-Hans": webchatZh }],
+];
+
+describe.each(SETS)("%s catalogs", (_set, catalogs) => {
+  const all = LOCALES.map((locale) => [locale, entries(catalogs[locale]!)] as const);
   const keys = new Set(all.flatMap(([, found]) => [...found.keys()]));
 
   it.each(LOCALES)("%s has every key another catalog has, with the same placeholders", (locale) => {
@@ -36,6 +50,12 @@ describe("message catalogs", () => {
     }
   });
 
+  it("has no language beyond the chat's", () => {
+    expect(Object.keys(catalogs).sort()).toEqual([...LOCALES].sort());
+  });
+});
+
+describe("message catalogs", () => {
   it("the check itself notices a missing key and a differing placeholder", () => {
     const en = entries({ a: "x {{n}}", b: { c_one: "one", c_other: "{{count}}" } });
     const zh = entries({ a: "x {{m}}", b: { c_other: "{{count}}" } });

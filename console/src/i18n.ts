@@ -1,0 +1,32 @@
+/**
+ * The console's words (i18next over console/i18n) and its dates and numbers (Intl), in the language chosen with
+ * the header's switch, else the browser's.
+ */
+import en from "../i18n/en.json";
+import { chooseLanguage, createTranslator, rememberLanguage, type Language } from "../i18n/language";
+import zhHans from "../i18n/zh-Hans.json";
+
+const KEY = "switchboard.console.lang";
+const engine = createTranslator({ en, "zh-Hans": zhHans }, chooseLanguage(KEY));
+
+export const language = (): Language => engine.language as Language;
+
+export const t = (key: string, values?: Record<string, unknown>): string => engine.t(key, values ?? {});
+
+/** Switches and remembers; the caller re-renders. */
+export function setLanguage(next: Language): void {
+  rememberLanguage(KEY, next);
+  void engine.changeLanguage(next);
+  showLanguage();
+}
+
+/** The document's own language and title follow the catalog's. */
+export function showLanguage(): void {
+  document.documentElement.lang = language();
+  document.title = t("app.title");
+}
+
+export const when = (ms: number | null | undefined): string => (ms ? new Date(ms).toLocaleString(language()) : "—");
+
+export const num = (n: number, digits = 0): string =>
+  n.toLocaleString(language(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
