@@ -16,6 +16,8 @@ import { systemClock, type Clock } from "./core/clock.js";
 import { publishCommandMenus } from "./gateway/command-menu.js";
 import { OutboundService } from "./gateway/outbound-service.js";
 import { Router } from "./gateway/router.js";
+import { LanguagePreferences } from "./gateway/languages.js";
+import { Translator } from "./infra/i18n/index.js";
 import { ToolCatalog } from "./handlers/catalog.js";
 import { createFilesystemHandler } from "./handlers/filesystem.js";
 import { HandlerRegistry } from "./handlers/registry.js";
@@ -135,7 +137,10 @@ export class Gateway {
     registry.register(createFilesystemHandler());
     const actions = new ButtonActions(store, log.child({ component: "actions" }));
     const channelNames = modules.channels.map((module) => module.name);
-    const access = createAccess({ config, store, log, channelNames, channelOf, outbound, actions });
+    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
+    const speechOf = (person: { channel: ChannelName; userId: string; locale?: string | undefined }) =>
+      languages.speechOf({ channel: person.channel, sender: { id: person.userId }, locale: person.locale });
+    const access = createAccess({ config, store, log, channelNames, channelOf, outbound, actions, speechOf });
     const llmProblem = llmSetupProblem(config.llm);
     if (llmProblem) log.warn(`no language model configured: ${llmProblem}; only slash commands will work`);
     // The one late binding: features (the scheduler) run turns, and the agent is built from what features add.
@@ -150,13 +155,14 @@ export class Gateway {
       clock: clock ?? systemClock,
       channelNames,
       isOwner: (ctx) => access.isOwner(ctx.message.channel, ctx.message.sender.id),
+      speechOf,
     });
     const agentDeps = { config, secrets, registry, catalog, history, turnLog, thinking, log, timezoneOf: senderZone(zones), ...features.turn };
     agent = llmProblem ? null : new Agent({ ...agentDeps, model: createModel(config.llm, { log: log.child({ component: "llm" }), clock }) });
     // Each model's state and the last call: a failed call shows until one succeeds. Without an LLM the gateway
     // is still useful (commands, the set-up message), so the LLM does not gate readiness.
     http.addReadinessCheck("llm", () => llmReadiness(llmProblem, agent), { gates: false });
-    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
+    const router = new Router({ config, store, log, agent, llmProblem, access, commands: features.commands, afterReply: features.afterReply, replyInstead: features.replyInstead, channelOf, outbound, sessions, zones, languages, actions, workspaces, clock, ...(features.turn.agents ? { agents: features.turn.agents } : {}) });
     registerConsole({
       ...{ http, token: config.http.token, config, secrets, sessions, pairing: access.pairing, access: config.access, logTail },
       channels: () => [...replicas.runners].map(([name, runner]) => ({ name, ...runner.status() })),

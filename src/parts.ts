@@ -5,6 +5,7 @@ import type { Agent } from "./agent/agent.js";
 import { channelSettings, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import type { Channel, ChannelName, InboundMessage } from "./core/types.js";
 import type { Outbound } from "./core/outbound.js";
+import type { Speech } from "./core/i18n.js";
 import type { ButtonActions } from "./gateway/actions.js";
 import { ownerPairingNotifier } from "./gateway/pairing-notice.js";
 import type { ZonePreferences } from "./scheduler/zone-preferences.js";
@@ -72,14 +73,15 @@ export function createAccess(deps: {
   channelOf: (name: ChannelName) => Channel | undefined;
   outbound: Outbound;
   actions: ButtonActions;
+  speechOf: (owner: { channel: ChannelName; userId: string }) => Promise<Speech>;
 }): AccessControl {
-  const { config, store, log, channelOf, outbound, actions } = deps;
+  const { config, store, log, channelOf, outbound, actions, speechOf } = deps;
   return new AccessControl({
     config: config.access,
     store,
     channels: deps.channelNames,
     webAuthenticated: config.http.token !== null,
-    onPairingRequest: ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, log: log.child({ component: "pairing" }) }),
+    onPairingRequest: ownerPairingNotifier({ owners: config.access.owners, channelOf, outbound, actions, speechOf, log: log.child({ component: "pairing" }) }),
   });
 }
 

@@ -83,7 +83,7 @@ export class AccessControl {
         return IGNORED;
       case "refuse":
         audit(log, message, decision.reason);
-        return decision.notice === undefined ? REFUSED : { kind: "notice", text: decision.notice };
+        return decision.notice === undefined ? REFUSED : { kind: "notice", text: decision.notice(speech.t) };
       case "pair":
         return (await this.overLimit(message, "guest", log, speech)) ?? this.pairingNotice(message, log, speech);
       case "admit": {

@@ -5,9 +5,6 @@ import type { AccessControl } from "./access-control.js";
 import { channelNamed } from "./pairing.js";
 import { describeApproval, describeDenial, describePending } from "./pairing-text.js";
 
-const USAGE =
-  "Usage: /pair CODE (a code from this channel), /pair CHANNEL CODE, /pair deny [CHANNEL] CODE, or /pair to list the waiting requests.";
-
 export function pairingCommands(access: AccessControl, now: () => number = Date.now): ChatCommand[] {
   return [
     {
@@ -17,26 +14,27 @@ export function pairingCommands(access: AccessControl, now: () => number = Date.
       menu: "owners",
       run: async (args, ctx) => {
         const { channel, sender } = ctx.message;
+        const { t } = ctx.speech;
         if (!access.isOwner(channel, sender.id)) {
           ctx.log.info({ audit: "refused", userId: sender.id, reason: "/pair from a non-owner" }, "message refused");
-          return "Only an owner can approve pairing codes.";
+          return t("pairing.ownersOnly");
         }
         const words = args.split(/\s+/).filter((word) => word !== "");
         if (words.length === 0) {
-          const pending = describePending(await access.pairing.pending(), now());
-          return pending.length > 0 ? `Waiting for approval:\n${pending.join("\n")}` : `No pairing requests are waiting.\n${USAGE}`;
+          const pending = describePending(await access.pairing.pending(), now(), t);
+          return (pending.length > 0 ? [t("pairing.waiting"), ...pending] : [t("pairing.none"), t("pairing.usage")]).join("\n");
         }
         const denying = words[0]?.toLowerCase() === "deny";
         const target = parseTarget(denying ? words.slice(1) : words, channel, access.pairing.channelNames);
-        if (!target) return USAGE;
+        if (!target) return t("pairing.usage");
         if (denying) {
           const denied = await access.pairing.deny(target.channel, target.code);
           ctx.log.info({ pairedChannel: target.channel, denied: denied !== undefined }, "pairing request denied");
-          return describeDenial(denied, target.channel, target.code);
+          return describeDenial(denied, target.channel, target.code, t);
         }
         const approval = await access.pairing.approve(target.channel, target.code, `${channel}:${sender.id}`);
         ctx.log.info({ pairedChannel: target.channel, ok: approval.ok, ...(approval.ok ? {} : { reason: approval.reason }) }, "pairing approval");
-        return describeApproval(approval, target.channel, target.code);
+        return describeApproval(approval, target.channel, target.code, t);
       },
     },
   ];

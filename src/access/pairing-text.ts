@@ -1,6 +1,7 @@
 /** What people read about pairing: the code prompt, approval results and the list; shared by /pair and the CLI. */
 import type { Translate } from "../core/i18n.js";
 import type { ChannelName } from "../core/types.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import {
   CODE_TTL_MS,
   FAILED_APPROVALS_WINDOW_MS,
@@ -18,36 +19,35 @@ export function pairingPrompt(channel: ChannelName, request: PairingRequest, now
   return t("access.pairingCode", { code: request.code, channel, minutes: minutes(request.expiresAt.getTime() - now) });
 }
 
-export function describeApproval(approval: Approval, channel: ChannelName, code: string): string {
+export function describeApproval(approval: Approval, channel: ChannelName, code: string, t: Translate = ENGLISH.t): string {
   if (approval.ok) {
     const { member } = approval;
-    return `Approved ${member.name ?? member.userId} (${channel}:${member.userId}). They can chat with me now.`;
+    return t("pairing.approved", { name: member.name ?? member.userId, channel, userId: member.userId });
   }
   switch (approval.reason) {
     case "malformed":
-      return `"${code}" is not a pairing code: codes have 8 characters, letters and digits without 0, O, 1 and I.`;
+      return t("pairing.malformed", { code });
     case "unknown":
-      return `No pending ${channel} pairing request has the code "${code}" (codes expire after ${minutes(CODE_TTL_MS)} minutes).`;
+      return t("pairing.unknown", { channel, code, minutes: minutes(CODE_TTL_MS) });
     case "locked":
-      return `Too many wrong ${channel} pairing codes: approvals on ${channel} are paused for up to ${minutes(FAILED_APPROVALS_WINDOW_MS)} minutes.`;
+      return t("pairing.locked", { channel, minutes: minutes(FAILED_APPROVALS_WINDOW_MS) });
   }
 }
 
-export function describeDenial(denied: PendingPairing | undefined, channel: ChannelName, code: string): string {
-  if (!denied) return `No pending ${channel} pairing request has the code "${code}".`;
-  return `Denied the pairing request of ${denied.name ?? denied.userId} (${channel}:${denied.userId}).`;
+export function describeDenial(denied: PendingPairing | undefined, channel: ChannelName, code: string, t: Translate): string {
+  if (!denied) return t("pairing.noSuchRequest", { channel, code });
+  return t("pairing.denied", { name: denied.name ?? denied.userId, channel, userId: denied.userId });
 }
 
 /** The owner's notice of a new pairing request, above its Approve / Deny buttons. */
-export function ownerPairingNotice(request: PendingPairing, now: number): string {
-  const who = `${request.name ?? "Someone"} (${request.channel}:${request.userId})`;
-  return `${who} asks to chat with me. Pairing code ${request.code}, valid for ${minutes(request.expiresAt - now)} more minutes.`;
+export function ownerPairingNotice(request: PendingPairing, now: number, t: Translate): string {
+  const { channel, userId, code } = request;
+  return t("pairing.ownerNotice", { name: request.name ?? t("pairing.someone"), channel, userId, code, minutes: minutes(request.expiresAt - now) });
 }
 
-export function describePending(pending: readonly PendingPairing[], now: number): string[] {
-  return pending.map(
-    (p) =>
-      `${p.channel} ${p.code}  ${p.name ?? "(no name)"} (${p.channel}:${p.userId}), expires in ${minutes(p.expiresAt - now)} min`,
+export function describePending(pending: readonly PendingPairing[], now: number, t: Translate = ENGLISH.t): string[] {
+  return pending.map((p) =>
+    t("pairing.pendingLine", { channel: p.channel, code: p.code, name: p.name ?? t("pairing.noName"), userId: p.userId, minutes: minutes(p.expiresAt - now) }),
   );
 }
 

@@ -3,6 +3,7 @@
  * guest), whether they may talk to the bot in this chat, and whether this message asks for an answer at all.
  * Adapters only describe the message (chat type, mention, space, roles); every decision is taken here.
  */
+import type { Translate } from "../core/i18n.js";
 import type { InboundMessage } from "../core/types.js";
 import type { AccessConfig, Role } from "./config.js";
 import { GroupRules, requiresMention, senderQualifies } from "./groups.js";
@@ -16,8 +17,8 @@ export type Decision =
   | { kind: "context" }
   /** Not meant for the bot (e.g. no mention in a group it is not allowed in); logged at debug. */
   | { kind: "ignore"; reason: string }
-  /** Addressed to the bot but not allowed; audited. `notice` is sent back when the sender should learn why. */
-  | { kind: "refuse"; reason: string; notice?: string };
+  /** Addressed to the bot but not allowed; audited. `notice` (in the sender's words) is sent back when they should learn why. */
+  | { kind: "refuse"; reason: string; notice?: (t: Translate) => string };
 
 export type ApprovalLookup = (channel: InboundMessage["channel"], userId: string) => Promise<boolean>;
 
@@ -71,7 +72,7 @@ export class AccessPolicy {
     if (!entry && this.config.groupPolicy === "allowlist") {
       const chat = `${message.channel}:${message.chat.id}`;
       const notice = this.isOwner(message.channel, message.sender.id)
-        ? `This chat is not on my allowlist. To let me answer here, add { chat: "${chat}" } to access.groups.`
+        ? (t: Translate) => t("groups.notAllowed", { chat })
         : undefined;
       return this.notAllowed(message, `group chat ${chat} is not on the allowlist (access.groups)`, notice);
     }
@@ -83,7 +84,7 @@ export class AccessPolicy {
   }
 
   /** Only a message that asks the bot for something is a refusal worth auditing; the rest is chatter. */
-  private notAllowed(message: InboundMessage, reason: string, notice?: string): Decision {
+  private notAllowed(message: InboundMessage, reason: string, notice?: (t: Translate) => string): Decision {
     if (!message.mentionsBot) return { kind: "ignore", reason };
     return notice === undefined ? { kind: "refuse", reason } : { kind: "refuse", reason, notice };
   }

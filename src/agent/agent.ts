@@ -161,7 +161,7 @@ export class Agent {
     // The loader checked the agent's model name; a model that is not a chain (in tests) is taken as it is.
     const chain = this.deps.model;
     const model: LanguageModel = chain instanceof ModelChain ? resolveAgentModel(agent.model, chain, this.deps.config.llm) : chain;
-    const refusal = await this.deps.usage?.refusal(ownerOf(input));
+    const refusal = await this.deps.usage?.refusal(ownerOf(input), input.speech);
     if (refusal !== undefined) {
       log.info("turn not started: a budget is spent");
       await this.logTurn(input, progress, { outcome: "budget" }, log);
@@ -218,7 +218,7 @@ export class Agent {
   private meteredCalls(input: TurnInput, progress: TurnProgress, log: Logger): MeteredCalls | undefined {
     const port = this.deps.usage;
     if (!port) return undefined;
-    return { port, owner: ownerOf(input), log, onNotice: (text) => void progress.notices.push(text) };
+    return { port, owner: ownerOf(input), log, ...(input.speech ? { speech: input.speech } : {}), onNotice: (text) => void progress.notices.push(text) };
   }
 
   private async compact(record: SessionRecord, turn: TurnSetup, log: Logger): Promise<SessionRecord> {
@@ -271,7 +271,7 @@ export class Agent {
     });
     const providerOptions = await this.reasoningOptions(input.sessionKey);
     // The same steps whether or not someone watches; a watched turn's model streams each step to the watcher.
-    const watched = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent) : turn.model;
+    const watched = input.onEvent ? watchedModel(turn.model, this.secrets, input.onEvent, input.speech) : turn.model;
     // Inside the history's splice, so a call is admitted and estimated with its whole prompt.
     const model = meteredModel(watched, input.work ?? "chat", turn.metered);
     // The stored user message (the last one) has placeholders; this turn's request carries the images.

@@ -3,6 +3,7 @@
  * request is made), the provider's usage recorded after it, counted with the tokenizer when the provider sent none.
  */
 import { wrapLanguageModel, type LanguageModel } from "ai";
+import type { Speech } from "../core/i18n.js";
 import { countTokens } from "../core/tokens.js";
 import type { ModelUsage, ModelWork, UsageOwner, UsagePort } from "../core/usage-port.js";
 import type { Logger } from "../infra/log.js";
@@ -13,6 +14,8 @@ export interface MeteredCalls {
   port: UsagePort;
   owner: UsageOwner;
   log: Logger;
+  /** The language the port words its refusal and warning in. */
+  speech?: Speech;
   /** Told a permit's warning (once per period per person, decided by the port). */
   onNotice(text: string): void;
 }
@@ -20,7 +23,7 @@ export interface MeteredCalls {
 /** `model` with each call admitted and recorded as `work`; the model as it is without a port. */
 export function meteredModel(model: LanguageModel, work: ModelWork, calls: MeteredCalls | undefined): LanguageModel {
   if (!calls || typeof model === "string" || model.specificationVersion !== "v3") return model;
-  const { port, owner, log } = calls;
+  const { port, owner, log, speech } = calls;
   return wrapLanguageModel({
     model,
     middleware: {
@@ -33,6 +36,7 @@ export function meteredModel(model: LanguageModel, work: ModelWork, calls: Meter
           model: inner instanceof ModelChain ? inner.links[0]!.entry.name : inner.modelId,
           estimateInput: () => roughPromptTokens(params.prompt),
           maxOutputTokens: params.maxOutputTokens,
+          ...(speech ? { speech } : {}),
         });
         if (permit.notice !== undefined) calls.onNotice(permit.notice);
         const settle = (usage: ModelUsage | null) =>

@@ -6,6 +6,8 @@
  */
 import { APICallError } from "ai";
 import type { Clock } from "../core/clock.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import { DEFAULT_ENTRY } from "../infra/config/model-entries.js";
 
 /** Why a failed call may move on: the provider is busy or down, or the prompt is too long for this model. */
@@ -98,17 +100,26 @@ export class ModelHealth {
   }
 }
 
-/** "backup: deepseek-chat (openai-compatible): cooling down until 2026-...Z (HTTP 503)": one entry's state. */
-export function modelStateText(state: ModelState): string {
+/**
+ * "backup: deepseek-chat (openai-compatible): cooling down until 2026-...Z (HTTP 503)": one entry's state. Given a
+ * reader (an owner's /status), in their language with the times in `zone`; else in English with ISO times.
+ */
+export function modelStateText(state: ModelState, reader?: { speech: Speech; zone: string }): string {
+  const { t } = reader?.speech ?? ENGLISH;
+  const at = (iso: string): string => (reader ? reader.speech.time(Date.parse(iso), reader.zone) : iso);
   const head = `${state.name}: ${state.model} (${state.provider})`;
   const why = state.lastError ? ` (${state.lastError})` : "";
   if (state.state === "refused") {
     const key = state.name === DEFAULT_ENTRY ? "llm.apiKey (LLM_API_KEY)" : `llm.models.${state.name}.apiKey`;
-    return `${head}: credentials refused${why}; check ${key}`;
+    return t("models.refused", { head, why, key });
   }
-  if (state.state === "cooling") return `${head}: cooling down until ${state.until}${why}`;
+  if (state.state === "cooling") return t("models.cooling", { head, until: at(state.until ?? ""), why });
   const failedLast = state.lastErrorAt !== undefined && state.lastErrorAt > (state.lastOkAt ?? "");
-  return `${head}: ready${state.lastOkAt ? `, last answer ${state.lastOkAt}` : ""}${failedLast ? `, last failure ${state.lastErrorAt}${why}` : ""}`;
+  return t("models.ready", {
+    head,
+    lastAnswer: state.lastOkAt ? t("models.lastAnswer", { at: at(state.lastOkAt) }) : "",
+    lastFailure: failedLast ? t("models.lastFailure", { at: at(state.lastErrorAt!), why }) : "",
+  });
 }
 
 /** What the provider said about a context too long for the model, in the words providers use. */

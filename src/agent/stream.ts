@@ -11,7 +11,9 @@
  */
 import { wrapLanguageModel, type LanguageModel } from "ai";
 import { basename } from "node:path";
+import type { Speech } from "../core/i18n.js";
 import type { TurnEvent } from "../core/turn.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import { GrowingRedaction } from "./growing-redaction.js";
 import { AnswerCutShort, ModelChain } from "./model-chain.js";
 import { liveCompletionsOf, type GenerateResult, type ModelV3, type StreamResult } from "./wire/index.js";
@@ -27,9 +29,9 @@ const STATUS_LABEL_MAX = 60;
  * chain of models is watched entry by entry (each keeps its live path), all shown as one: a step that fails after
  * its text was shown fails as AnswerCutShort: no other entry, and no retry, answers it again.
  */
-export function watchedModel(model: LanguageModel, secrets: readonly string[], onEvent: (event: TurnEvent) => void): LanguageModel {
+export function watchedModel(model: LanguageModel, secrets: readonly string[], onEvent: (event: TurnEvent) => void, speech: Speech = ENGLISH): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
-  const display = new StepDisplay(secrets, onEvent);
+  const display = new StepDisplay(secrets, onEvent, speech);
   return model instanceof ModelChain ? model.map((entry) => watched(entry, display)) : watched(model, display);
 }
 
@@ -103,7 +105,7 @@ async function collectStep(result: StreamResult, display: StepDisplay, showText:
         break;
       }
       case "tool-call":
-        display.status(toolStatus(part.toolName, parsedInput(part.input)));
+        display.toolCalled(part.toolName, parsedInput(part.input));
         content.push(part);
         break;
       case "tool-result":
@@ -142,6 +144,7 @@ class StepDisplay {
   constructor(
     secrets: readonly string[],
     private readonly onEvent: (event: TurnEvent) => void,
+    private readonly speech: Speech,
   ) {
     this.text = new GrowingRedaction(secrets);
   }
@@ -160,8 +163,8 @@ class StepDisplay {
     this.show(this.text.append(delta));
   }
 
-  status(text: string): void {
-    this.onEvent({ type: "status", text });
+  toolCalled(toolName: string, input: unknown): void {
+    this.onEvent({ type: "status", text: toolStatus(toolName, input, this.speech) });
   }
 
   private show(text: string): void {
@@ -182,8 +185,8 @@ function parsedInput(input: string): unknown {
 }
 
 /** "Running tz.py..." for a skill script, "Running schedule_task..." for other tools. */
-export function toolStatus(toolName: string, input: unknown): string {
+export function toolStatus(toolName: string, input: unknown, speech: Speech = ENGLISH): string {
   const script = (input as { script_name?: unknown } | null)?.script_name;
   const label = typeof script === "string" && script !== "" ? basename(script) : toolName;
-  return `Running ${label.slice(0, STATUS_LABEL_MAX)}...`;
+  return speech.t("tools.running", { tool: label.slice(0, STATUS_LABEL_MAX) });
 }

@@ -1,6 +1,7 @@
 /** /agent: which agent answers this chat and, where routing allows a choice, switching it to another. */
 import type { ChatCommand } from "../core/commands.js";
 import type { AgentProfile } from "../core/agents.js";
+import type { Translate } from "../core/i18n.js";
 import type { Agents } from "./directory.js";
 
 export function agentCommands(agents: Agents): ChatCommand[] {
@@ -11,21 +12,23 @@ export function agentCommands(agents: Agents): ChatCommand[] {
       summary: "show which agent answers here, or switch to another: /agent <id>",
       usage: "[id]",
       run: async (args, ctx) => {
+        const { t } = ctx.speech;
         const wanted = args.trim().toLowerCase();
-        if (wanted === "") return describe(await agents.choose(ctx.message));
+        if (wanted === "") return describe(await agents.choose(ctx.message), t);
         const switched = await agents.switchTo(ctx.message, wanted);
-        if (!switched.ok) return switched.reason;
-        return `This chat is now answered by ${label(switched.agent)}. Its conversation with you is its own; /agent switches back.`;
+        if (switched.ok) return t("agents.switched", { agent: label(switched.agent) });
+        if (switched.refusal === "fixed") return t("agents.notSwitchable");
+        return t("agents.unknown", { id: wanted, choices: switched.choices.join(", ") });
       },
     },
   ];
 }
 
-function describe(choice: { agent: AgentProfile; switchable: readonly AgentProfile[] }): string {
-  const now = `This chat is answered by ${label(choice.agent)}.`;
-  if (choice.switchable.length === 0) return `${now} The gateway's routing sets it; it cannot be switched here.`;
+function describe(choice: { agent: AgentProfile; switchable: readonly AgentProfile[] }, t: Translate): string {
+  const now = t("agents.current", { agent: label(choice.agent) });
+  if (choice.switchable.length === 0) return `${now} ${t("agents.fixed")}`;
   const others = choice.switchable.map((agent) => `- ${agent.id}${agent.name ? ` (${agent.name})` : ""}`);
-  return [now, "You can switch this chat to:", ...others, "", "Switch with /agent <id>."].join("\n");
+  return [now, t("agents.switchable"), ...others, "", t("agents.switchHint")].join("\n");
 }
 
 function label(agent: AgentProfile): string {

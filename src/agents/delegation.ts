@@ -104,6 +104,8 @@ export class Delegation {
       // Approvals hold in the helper's turn as in the parent's: the same taint, asked in the same place.
       ...(ctx.taint ? { taint: ctx.taint } : {}),
       ...(ctx.approval ? { approval: ctx.approval } : {}),
+      // What the person sees of it (its status line, an approval request) is in their language.
+      ...(ctx.speech ? { speech: ctx.speech } : {}),
       agentId: helper.id,
       delegation,
       ...(ctx.showStatus ? { onEvent: (event: TurnEvent) => event.type === "status" && show(event.text) } : {}),

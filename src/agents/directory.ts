@@ -12,6 +12,8 @@ import { firstMatchingRule } from "./routing.js";
 const RULES_KEY = "routing";
 
 /** A routing change the console asked for that names unknown agents or is malformed; nothing was changed. */
+export type SwitchResult = { ok: true; agent: AgentProfile } | { ok: false; refusal: "fixed" } | { ok: false; refusal: "unknown"; choices: string[] };
+
 export class RoutingError extends Error {
   override name = "RoutingError";
 }
@@ -80,12 +82,15 @@ export class Agents implements AgentDirectory {
     return { agent, switchable };
   }
 
-  /** Switches the chat of `message` to `agentId`; the refusal says why when its rule allows no such choice. */
-  async switchTo(message: InboundMessage, agentId: string): Promise<{ ok: true; agent: AgentProfile } | { ok: false; reason: string }> {
+  /**
+   * Switches the chat of `message` to `agentId`; the refusal says why when its rule allows no such choice: the
+   * routing fixes the agent, or `agentId` is not one of the `choices`.
+   */
+  async switchTo(message: InboundMessage, agentId: string): Promise<SwitchResult> {
     const { switchable } = await this.choose(message);
-    if (switchable.length === 0) return { ok: false, reason: "This chat's agent is set by the gateway's routing; it cannot be switched here." };
+    if (switchable.length === 0) return { ok: false, refusal: "fixed" };
     const agent = switchable.find((profile) => profile.id === agentId);
-    if (!agent) return { ok: false, reason: `There is no agent "${agentId}" to switch to here. Choose one of: ${switchable.map((p) => p.id).join(", ")}.` };
+    if (!agent) return { ok: false, refusal: "unknown", choices: switchable.map((p) => p.id) };
     await this.choices.set(choiceKey(message), agent.id);
     return { ok: true, agent };
   }

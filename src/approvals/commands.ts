@@ -31,20 +31,21 @@ export function approvalCommands(deps: ApprovalCommandDeps): ChatCommand[] {
 }
 
 async function answer(deps: ApprovalCommandDeps, args: string, ctx: CommandContext, asked: "approved" | "denied"): Promise<string> {
+  const { t } = ctx.speech;
   const [id, extra, ...rest] = args.trim().split(/\s+/);
   const always = asked === "approved" && extra === "always";
-  if (!id || rest.length > 0 || (extra !== undefined && !always)) return asked === "approved" ? "Usage: /approve <id> [always]" : "Usage: /deny <id>";
+  if (!id || rest.length > 0 || (extra !== undefined && !always)) return t(asked === "approved" ? "approvals.usageApprove" : "approvals.usageDeny");
   const request = await deps.requests.get(id);
-  if (!request) return `There is no approval request ${id}.`;
+  if (!request) return t("approvals.noRequest", { id });
   const { message } = ctx;
   const owner = deps.isOwner(ctx);
   const theirs = message.channel === request.channel && message.sender.id === request.requester.userId;
   if (!owner && !theirs) {
     ctx.log.info({ requestId: id, audit: "refused", reason: "approval answered by someone else" }, "approval answer refused");
-    return "Only the person who asked, or an owner, may answer this request.";
+    return t("approvals.notYours");
   }
-  if (always && !owner) return "Only an owner may approve a tool for good in this chat.";
+  if (always && !owner) return t("approvals.alwaysOwners");
   const decision: Decision = always ? "always" : asked;
   const decided = await deps.requests.decide(id, decision, `${message.channel}:${message.sender.id}`, deps.clock.now());
-  return decided ? decidedReply(decided) : alreadyDecidedReply((await deps.requests.get(id)) ?? request);
+  return decided ? decidedReply(decided, t) : alreadyDecidedReply((await deps.requests.get(id)) ?? request, t);
 }

@@ -11,12 +11,13 @@ import type { ButtonMessages } from "../core/button-messages.js";
 import type { Clock } from "../core/clock.js";
 import type { ToolContext } from "../core/tools.js";
 import type { ButtonSpec, OutboundTarget } from "../core/types.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { Logger } from "../infra/log.js";
 import type { Namespace } from "../infra/store/types.js";
 import type { ApprovalsConfig } from "./config.js";
 import { describeCall } from "./describe.js";
 import type { ApprovalRequest, ApprovalRequests } from "./requests.js";
-import { approvalPrompt } from "./texts.js";
+import { approvalPrompt, reasonText, type AskReason } from "./texts.js";
 
 /** How often a waiting call looks at the store itself, in case the bus lost the decision (at most once). */
 const RECHECK_MS = 5_000;
@@ -61,12 +62,12 @@ export class ApprovalGate implements ToolGate {
   }
 
   /** Why this call waits for a person, or undefined when it runs directly. */
-  private reasonToAsk(tool: string, risk: string, ctx: ToolContext): string | undefined {
+  private reasonToAsk(tool: string, risk: string, ctx: ToolContext): AskReason | undefined {
     const { mode, tools } = this.deps.settings;
     if (mode === "off" || (!GATED_RISKS.has(risk) && !tools.includes(tool))) return undefined;
-    if (mode === "always") return "approvals.mode is always";
+    if (mode === "always") return { always: true };
     const sources = ctx.taint?.sources ?? [];
-    return sources.length > 0 ? `this turn took in ${sources.join(", ")}` : undefined;
+    return sources.length > 0 ? { sources } : undefined;
   }
 
   /** Stable across a resumed turn: the message, the session, the call, and which time in the turn it was made. */
@@ -81,13 +82,15 @@ export class ApprovalGate implements ToolGate {
   }
 
   /** The stored request (a resumed turn's), or a new one, asked for in the chat. */
-  private async requestFor(id: string, tool: string, input: unknown, reason: string, ctx: ToolContext, log: Logger): Promise<ApprovalRequest> {
+  private async requestFor(id: string, tool: string, input: unknown, asked: AskReason, ctx: ToolContext, log: Logger): Promise<ApprovalRequest> {
     const existing = await this.deps.requests.get(id);
     if (existing) {
       log.info({ requestId: id, status: existing.status }, "approval request found from before; not asked again");
       return existing;
     }
     const now = this.deps.clock.now();
+    // Stored in English: the console and the logs read it.
+    const reason = reasonText(asked, ENGLISH.t);
     const request: ApprovalRequest = {
       id,
       tool,
@@ -102,24 +105,26 @@ export class ApprovalGate implements ToolGate {
       status: "pending",
     };
     if (!(await this.deps.requests.create(request))) return (await this.deps.requests.get(id)) ?? request;
-    await this.ask(request, ctx);
+    await this.ask(request, asked, ctx);
     // Logged once it is out: the wait (and its timeout on the clock) starts right after, without another await.
     log.info({ requestId: id, reason, audit: "approval" }, "approval requested");
     return request;
   }
 
-  private async ask(request: ApprovalRequest, ctx: ToolContext): Promise<void> {
+  private async ask(request: ApprovalRequest, reason: AskReason, ctx: ToolContext): Promise<void> {
+    const speech = ctx.speech ?? ENGLISH;
+    const { t } = speech;
     const owners = this.deps.ownersOn(ctx.channel);
     const direct = ctx.approval?.direct === true;
     const mayAlways = direct ? owners.filter((id) => id === ctx.senderId) : owners;
     const rows: ButtonSpec[][] = [
       [
-        { label: "Approve once", run: `/approve ${request.id}`, style: "primary" },
-        { label: "Deny", run: `/deny ${request.id}`, style: "danger" },
+        { label: t("approvals.button.once"), run: `/approve ${request.id}`, style: "primary" },
+        { label: t("approvals.button.deny"), run: `/deny ${request.id}`, style: "danger" },
       ],
-      ...(mayAlways.length > 0 ? [[{ label: "Always for this tool in this chat", run: `/approve ${request.id} always`, userIds: mayAlways }]] : []),
+      ...(mayAlways.length > 0 ? [[{ label: t("approvals.button.always"), run: `/approve ${request.id} always`, userIds: mayAlways }]] : []),
     ];
-    const text = approvalPrompt(request, this.deps.settings.timeoutSeconds);
+    const text = approvalPrompt(request, reason, this.deps.settings.timeoutSeconds, speech);
     if (direct) {
       // A user id as the chat id reaches the user's direct chat (Telegram, Discord, Feishu open_id).
       const to: OutboundTarget = { channel: ctx.channel, chatId: ctx.senderId };

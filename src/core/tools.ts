@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { ChannelName, ChatType, InboundMessage } from "./types.js";
 import { messageTaintSources, TurnTaint, type ApprovalNote, type ApprovalRoute } from "./approval-context.js";
 import type { AgentProfile } from "./agents.js";
+import type { Speech } from "./i18n.js";
 
 /** What a tool can do, from harmless to dangerous; the access policy grants classes to roles. */
 export const RISK_CLASSES = ["read", "chat", "web", "workspace", "exec", "admin"] as const;
@@ -66,6 +67,8 @@ export interface ToolContext {
   delegationDepth?: number;
   /** Shows a line in the live reply's status while the tool works (a helper's progress); absent when nobody watches. */
   showStatus?: (text: string) => void;
+  /** The language of the person the turn answers, for what a tool shows them (an approval request); English when absent. */
+  speech?: Speech;
 }
 
 /** What a context for the chat a message came from is made of. */
@@ -81,6 +84,7 @@ export interface MessageTurn {
   approval?: ApprovalRoute | undefined;
   /** A delegated turn shares its parent's: what either took in taints both. */
   taint?: TurnTaint | undefined;
+  speech?: Speech | undefined;
 }
 
 /** The tool context of a turn answering `turn.message`: its chat, sender, workspace and permissions. */
@@ -101,6 +105,7 @@ export function messageToolContext(turn: MessageTurn, log: Logger, disclosedTool
     ...(turn.permissions ? { permissions: turn.permissions } : {}),
     taint: turn.taint ?? turnTaintOf(turn),
     ...(turn.approval ? { approval: turn.approval } : {}),
+    ...(turn.speech ? { speech: turn.speech } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * as a port: before each model call a permit (or a refusal, and then no request is made), after it the usage the
  * provider reported. The budgets feature implements it; the agent never imports it.
  */
+import type { Speech } from "./i18n.js";
 
 /** The kind of work a model call does. */
 export type ModelWork = "chat" | "compaction" | "task" | "memory" | "image";
@@ -23,6 +24,8 @@ export interface ModelCall {
   estimateInput(): number;
   /** The most output the request asked for, when it set a limit. */
   maxOutputTokens: number | undefined;
+  /** The language of the person the refusal and the warning are for; English when absent. */
+  speech?: Speech;
 }
 
 /** Tokens of one model call. `inputTokens` includes the cached ones. */
@@ -61,7 +64,7 @@ export interface ImageCallPermit {
 
 export interface UsagePort {
   /** Before a turn: the reply to send instead when the owner has no budget left (no model call is made), or undefined. */
-  refusal(owner: UsageOwner): Promise<string | undefined>;
+  refusal(owner: UsageOwner, speech?: Speech): Promise<string | undefined>;
   /** Before each model call: its permit; throws a BudgetRefusal when a budget is spent. */
   admit(call: ModelCall): Promise<ModelCallPermit>;
   /** Before a request to an image model: its permit; throws a BudgetRefusal when a cost budget is spent. */

@@ -14,6 +14,7 @@ import type { z } from "zod";
 import type { TurnHooks } from "../core/turn-hooks.js";
 import type { ReplyHook, ReplyReplacement } from "../core/reply-hook.js";
 import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { Speech } from "../core/i18n.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ButtonMessages } from "../core/button-messages.js";
 import type { Clock } from "../core/clock.js";
@@ -59,6 +60,11 @@ export interface FeatureServices {
   /** Who may talk to the bot and with which tools; part of the inbound pipeline. */
   access: AccessControl;
   isOwner: (ctx: CommandContext) => boolean;
+  /**
+   * A person's language for what reaches them outside an answer to their message (a reminder's notices): their
+   * /language, else the tag their platform reported (`locale`, kept from an earlier message), else i18n.default.
+   */
+  speechOf: (person: { channel: ChannelName; userId: string; locale?: string | undefined }) => Promise<Speech>;
   /** The sessions and chats the gateway has heard from (the console's list; files go only to known chats). */
   directory: SessionDirectory;
   /** The sessions' transcripts (one cache for the agent, the tools and the console). */

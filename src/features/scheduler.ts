@@ -18,6 +18,7 @@ export const schedulerFeature = defineFeature({
       agent: deps.turns,
       workspaceOf: (sessionKey) => deps.workspaces.dirOf(sessionKey),
       outbound: deps.outbound,
+      speechOf: (creator) => deps.speechOf(creator),
     });
     registerTaskRoutes(deps.http, scheduler);
     return {

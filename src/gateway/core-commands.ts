@@ -68,7 +68,7 @@ async function statusText(deps: CoreCommandDeps, ctx: CommandContext, startedAt:
   const lines = [t("status.session", { session: sessionKey })];
   const primary = primaryEntry(deps.config.llm);
   lines.push(deps.agent && primary ? t("status.model", { model: String(primary.model), provider: primary.provider }) : t("status.noModel", { problem: String(deps.llmProblem) }));
-  if (deps.agent && deps.isOwner(ctx.message)) lines.push(...deps.agent.modelStates().map((state) => `- ${modelStateText(state)}`));
+  if (deps.agent && deps.isOwner(ctx.message)) lines.push(...deps.agent.modelStates().map((state) => `- ${modelStateText(state, { speech: ctx.speech, zone: deps.config.agent.timezone })}`));
   if (deps.agent) {
     const info = await deps.agent.sessionInfo(sessionKey);
     const values = { messages: info.messages, tokens: info.estimatedTokens };

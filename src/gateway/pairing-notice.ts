@@ -6,7 +6,9 @@
  */
 import type { PendingPairing } from "../access/pairing.js";
 import { ownerPairingNotice } from "../access/pairing-text.js";
+import type { Speech } from "../core/i18n.js";
 import type { Outbound } from "../core/outbound.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { Channel, ChannelName } from "../core/types.js";
 import type { Logger } from "../infra/log.js";
 import type { ButtonActions } from "./actions.js";
@@ -18,6 +20,8 @@ export interface PairingNoticeDeps {
   outbound: Outbound;
   actions: ButtonActions;
   log: Logger;
+  /** The owner's language; English when absent. */
+  speechOf?: (owner: { channel: ChannelName; userId: string }) => Promise<Speech>;
   now?: () => number;
 }
 
@@ -40,13 +44,14 @@ export function ownerPairingNotifier(deps: PairingNoticeDeps): (request: Pending
 async function notify(deps: PairingNoticeDeps, channel: Channel, ownerId: string, request: PendingPairing): Promise<void> {
   const now = deps.now ?? Date.now;
   const code = `${request.channel} ${request.code}`;
+  const { t } = (await deps.speechOf?.({ channel: channel.name, userId: ownerId })) ?? ENGLISH;
   const { text, buttons } = await deps.actions.render(
     channel,
-    ownerPairingNotice(request, now()),
+    ownerPairingNotice(request, now(), t),
     [
       [
-        { label: "Approve", run: `/pair ${code}`, style: "primary" },
-        { label: "Deny", run: `/pair deny ${code}`, style: "danger" },
+        { label: t("pairing.button.approve"), run: `/pair ${code}`, style: "primary" },
+        { label: t("pairing.button.deny"), run: `/pair deny ${code}`, style: "danger" },
       ],
     ],
     // A direct message: on some platforms (Discord) its chat id is not the user id, and only the owner sees it.

@@ -122,7 +122,12 @@ export function createScheduledHandler(scheduler: Scheduler, replyWindowOf: Repl
             allowScheduling: input.kind === "agent_task" && input.allow_scheduling,
             target: { channel: ctx.channel, chatId: ctx.chatId, ...(threadId !== undefined ? { threadId } : {}) },
             chatType: ctx.chatType,
-            creator: { channel: ctx.channel, userId: ctx.senderId, ...(senderName !== undefined ? { name: senderName } : {}) },
+            creator: {
+              channel: ctx.channel,
+              userId: ctx.senderId,
+              ...(senderName !== undefined ? { name: senderName } : {}),
+              ...(ctx.message?.locale ? { locale: ctx.message.locale } : {}),
+            },
             agent: ctx.agent?.id,
             permissions: ctx.permissions,
           },

@@ -2,7 +2,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { ChannelName } from "../core/types.js";
 import type { Store } from "../infra/store/types.js";
-import { memoriesCount } from "./commands.js";
 import type { Memory } from "./memory.js";
 import { PROFILE_FIELDS, PROFILE_LABELS, type ProfileUser } from "./profile.js";
 import { MemoryError } from "./types.js";
@@ -85,4 +84,9 @@ function parseUserOn(value: string, channels: readonly ChannelName[]): ProfileUs
     throw new InvalidArgumentError(`expected channel:id with a channel of ${channels.join(", ")}, e.g. telegram:123456`);
   }
   return { channel, userId };
+}
+
+/** "1 memory", "3 memories" */
+function memoriesCount(n: number): string {
+  return `${n} ${n === 1 ? "memory" : "memories"}`;
 }

@@ -1,7 +1,8 @@
 /** /memory and /forget: people see and delete what the bot keeps about them, without the model. */
 import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { Translate } from "../core/i18n.js";
 import type { Memory } from "./memory.js";
-import { PROFILE_FIELDS, PROFILE_LABELS, type Profile } from "./profile.js";
+import { PROFILE_FIELDS, type Profile } from "./profile.js";
 import { requesterOfMessage } from "./turn-recall.js";
 import { MemoryError, type MemoryRecord } from "./types.js";
 
@@ -19,21 +20,22 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
       name: "memory",
       summary: "show what I remember about you (in a group: what the group shares)",
       run: async (_args, ctx) => {
+        const { t } = ctx.speech;
         const requester = requesterOfMessage(ctx.message);
         const user = { channel: requester.channel, userId: requester.userId };
         const own = await memory.engine.list({ kind: "user", ...user });
-        const footer = "Forget one with /forget <id>, everything about you with /forget all.";
+        const footer = t("memory.footer");
         if (requester.chatType === "direct") {
-          const profile = profileLine(await memory.profiles.get(user));
-          return [`What I remember about you (${own.length}):`, ...listLines(own), "", profile, "", footer].join("\n");
+          const profile = profileLine(await memory.profiles.get(user), t);
+          return [t("memory.directTitle", { count: own.length }), ...listLines(own, t), "", profile, "", footer].join("\n");
         }
         // The answer goes to the whole group: the sender's own memories and profile stay out of it.
         const shared = await memory.engine.list({ kind: "chat", channel: requester.channel, chatId: requester.chatId });
         return [
-          `Shared in this group (${shared.length}):`,
-          ...listLines(shared),
+          t("memory.groupTitle", { count: shared.length }),
+          ...listLines(shared, t),
           "",
-          `I also keep ${memoriesCount(own.length)} about you personally: send /memory in a direct chat with me to see them.`,
+          t("memory.personal", { memories: t("memory.count", { count: own.length }) }),
           footer,
         ].join("\n");
       },
@@ -43,40 +45,38 @@ export function memoryCommands(memory: Memory, opts: MemoryCommandsOptions = {})
       summary: "delete one memory (/forget <id>) or everything I keep about you (/forget all)",
       usage: "<id> | all",
       run: async (args, ctx) => {
+        const { t } = ctx.speech;
         const requester = requesterOfMessage(ctx.message);
         const target = args.trim();
-        if (target === "") return "Usage: /forget <id> (see /memory for the ids), or /forget all.";
+        if (target === "") return t("memory.forgetUsage");
         if (target.toLowerCase() === "all") {
           const gone = await memory.forgetPerson({ channel: requester.channel, userId: requester.userId });
           ctx.log.info({ audit: "forget-all", memories: gone.memories, profile: gone.profile }, "memories forgotten");
-          const what = `${memoriesCount(gone.memories)}${gone.profile ? " and your profile (time zone included)" : ""}`;
-          return `Done: I forgot ${what}. This conversation's history stays until /new.`;
+          return t(gone.profile ? "memory.forgotAllAndProfile" : "memory.forgotAll", { memories: t("memory.count", { count: gone.memories }) });
         }
         try {
           const moderator = (await opts.isOwner?.(ctx)) === true;
           const forgotten = await memory.engine.forget(requester, target, { moderator });
-          return `Forgot ${forgotten.id}: ${forgotten.content}`;
+          return t("memory.forgot", { id: forgotten.id, content: forgotten.content });
         } catch (err) {
-          if (err instanceof MemoryError) return err.message;
-          throw err;
+          if (!(err instanceof MemoryError)) throw err;
+          const id = target.toLowerCase();
+          if (err.code === "not_found") return t("memory.notFound", { id });
+          if (err.code === "denied") return t("memory.notYours", { id });
+          return err.message;
         }
       },
     },
   ];
 }
 
-/** "1 memory", "3 memories" */
-export function memoriesCount(n: number): string {
-  return `${n} ${n === 1 ? "memory" : "memories"}`;
+function listLines(items: readonly MemoryRecord[], t: Translate): string[] {
+  if (items.length === 0) return [t("memory.nothing")];
+  const shown = items.slice(0, SHOWN).map((m) => `${m.id} · ${t(`memory.kind.${m.kind}`)} · ${m.createdAt.slice(0, 10)} · ${m.content}`);
+  return items.length > SHOWN ? [...shown, t("memory.older", { count: items.length - SHOWN })] : shown;
 }
 
-function listLines(items: readonly MemoryRecord[]): string[] {
-  if (items.length === 0) return ["(nothing)"];
-  const shown = items.slice(0, SHOWN).map((m) => `${m.id} · ${m.kind} · ${m.createdAt.slice(0, 10)} · ${m.content}`);
-  return items.length > SHOWN ? [...shown, `... and ${items.length - SHOWN} older ones.`] : shown;
-}
-
-function profileLine(profile: Profile): string {
-  const known = PROFILE_FIELDS.flatMap((f) => (profile.fields[f] === undefined ? [] : [`${PROFILE_LABELS[f]}: ${profile.fields[f]}`]));
-  return known.length > 0 ? `Your profile: ${known.join("; ")}` : "Your profile is empty.";
+function profileLine(profile: Profile, t: Translate): string {
+  const known = PROFILE_FIELDS.flatMap((f) => (profile.fields[f] === undefined ? [] : [t("memory.profileField", { label: t(`memory.field.${f}`), value: profile.fields[f] })]));
+  return known.length > 0 ? t("memory.profile", { fields: known.join(t("memory.profileSeparator")) }) : t("memory.profileEmpty");
 }

@@ -1,10 +1,12 @@
 /** /remind, /tasks, /cancel and /timezone: reminders without the model, through the router's slash commands. */
 import type { ChatCommand, CommandContext } from "../core/commands.js";
+import type { Speech } from "../core/i18n.js";
 import { targetOf } from "../core/types.js";
 import { userActor } from "./access.js";
 import { parseReminder } from "./natural.js";
 import { confirmationOf, taskLine } from "./render.js";
 import { TaskError, type Scheduler } from "./scheduler.js";
+import { spokenRefusal } from "./spoken.js";
 import type { Actor } from "./types.js";
 import { WhenError, zoneOrThrow } from "./when.js";
 import type { ZoneScope } from "./zone-preferences.js";
@@ -35,7 +37,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       summary: "set a reminder: /remind in 10m stretch, /remind every weekday 9:00 standup",
       usage: "<when> <what>",
       run: (args, ctx) =>
-        answerRefusals(async () => {
+        answerRefusals(ctx.speech, async () => {
           const { message } = ctx;
           const { zone } = await scheduler.zones.resolve(scopeOf(ctx));
           const parsed = parseReminder(args, scheduler.clock.now(), zone);
@@ -49,7 +51,12 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
               when: parsed.when,
               target: targetOf(message),
               chatType: message.chat.type,
-              creator: { channel: message.channel, userId: message.sender.id, ...(message.sender.name ? { name: message.sender.name } : {}) },
+              creator: {
+                channel: message.channel,
+                userId: message.sender.id,
+                ...(message.sender.name ? { name: message.sender.name } : {}),
+                ...(message.locale ? { locale: message.locale } : {}),
+              },
               agent: ctx.agentId,
             },
             await actorOf(ctx),
@@ -64,11 +71,11 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       summary: "list your reminders and scheduled tasks",
       usage: "[all]",
       run: (args, ctx) =>
-        answerRefusals(async () => {
+        answerRefusals(ctx.speech, async () => {
           const { t } = ctx.speech;
           const tasks = await scheduler.list(await actorOf(ctx), { everyone: args.trim().toLowerCase() === "all" });
           if (tasks.length === 0) return t("reminders.none");
-          const text = [t("reminders.listTitle", { count: tasks.length }), ...tasks.map(taskLine), "", t("reminders.listFooter")].join("\n");
+          const text = [t("reminders.listTitle", { count: tasks.length }), ...tasks.map((task) => taskLine(task, ctx.speech)), "", t("reminders.listFooter")].join("\n");
           const buttons = tasks.slice(0, MAX_CANCEL_BUTTONS).map((task) => [
             { label: t("reminders.cancelButton", { name: shorten(task.name, BUTTON_NAME_LENGTH) }), run: `/cancel ${task.id}`, style: "danger" as const },
           ]);
@@ -80,7 +87,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       summary: "cancel a reminder or scheduled task",
       usage: "<id>",
       run: (args, ctx) =>
-        answerRefusals(async () => {
+        answerRefusals(ctx.speech, async () => {
           const id = args.trim();
           if (id === "") return ctx.speech.t("reminders.cancelUsage");
           const task = await scheduler.cancel(id, await actorOf(ctx));
@@ -92,7 +99,7 @@ export function schedulerCommands(scheduler: Scheduler, opts: SchedulerCommandsO
       summary: "show or set your time zone (/timezone Europe/Berlin), or the chat's (/timezone chat Asia/Shanghai)",
       usage: "[chat] [Area/City]",
       run: (args, ctx) =>
-        answerRefusals(async () => {
+        answerRefusals(ctx.speech, async () => {
           const { speech } = ctx;
           const { t } = speech;
           const [first, second] = args.trim().split(/\s+/).filter((word) => word !== "");
@@ -120,12 +127,15 @@ function shorten(text: string, length: number): string {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
-/** A refusal (bad time, unknown task, over the cap) is the answer itself; anything else is the router's to report. */
-async function answerRefusals<T>(work: () => Promise<T>): Promise<T | string> {
+/**
+ * A refusal (bad time, unknown task, over the cap) is the answer itself, in the sender's words where it has them;
+ * anything else is the router's to report.
+ */
+async function answerRefusals<T>(speech: Speech, work: () => Promise<T>): Promise<T | string> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof TaskError || err instanceof WhenError) return err.message;
+    if (err instanceof TaskError || err instanceof WhenError) return err.spoken ? spokenRefusal(err.spoken, speech) : err.message;
     throw err;
   }
 }

@@ -6,15 +6,15 @@
  */
 import { randomBytes } from "node:crypto";
 import type { TurnRunner } from "../core/turn.js";
-import { describeLocalTime } from "../core/time.js";
+import type { Speech } from "../core/i18n.js";
 import type { Outbound } from "../core/outbound.js";
 import { SendError } from "../core/send-error.js";
 import type { InboundMessage } from "../core/types.js";
 import type { ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
-import { formatDuration } from "./durations.js";
 import type { Clock } from "../core/clock.js";
-import type { RunReceipt, TaskRecord } from "./types.js";
+import { spokenDuration } from "./spoken.js";
+import type { RunReceipt, TaskCreator, TaskRecord } from "./types.js";
 
 /** Tools that create, change or fire tasks: an agent task's run gets them only when the task allows it. */
 export const SCHEDULING_TOOLS: ReadonlySet<string> = new Set(["schedule_task", "update_scheduled_task", "trigger_scheduled_task"]);
@@ -28,6 +28,8 @@ export interface DeliveryDeps {
   workspaceOf: (sessionKey: string) => string;
   clock: Clock;
   log: Logger;
+  /** The language of a task's creator: what the run's notes, notices and agent turn are worded in. */
+  speechOf: (creator: TaskCreator) => Promise<Speech>;
 }
 
 /** A run that could not deliver; `attempts` says how many sends were tried. */
@@ -53,17 +55,18 @@ export class Delivery {
 
   /** Sends the run of `task` for `slot`. Throws a DeliveryError when it could not. */
   async run(task: TaskRecord, slot: number, lateMs: number, signal: AbortSignal): Promise<Delivered> {
-    const answer = task.kind === "reminder" ? { text: task.text } : await this.agentAnswer(task, slot, signal);
+    const speech = await this.deps.speechOf(task.creator);
+    const answer = task.kind === "reminder" ? { text: task.text } : await this.agentAnswer(task, slot, speech, signal);
     const header = task.kind === "agent_task" && !task.silent ? `⏰ ${task.name}\n\n` : "";
-    const late = lateMs > LATE_NOTE_AFTER_MS ? `\n\n${lateNote(slot, lateMs, task.timezone)}` : "";
+    const late = lateMs > LATE_NOTE_AFTER_MS ? `\n\n${lateNote(slot, lateMs, task.timezone, speech)}` : "";
     const delivered = await this.send(task, `${header}${answer.text}${late}`, signal);
     return answer.skipped !== undefined ? { ...delivered, skipped: answer.skipped } : delivered;
   }
 
-  /** A notice to the task's chat (paused, missed); silent tasks get none. */
-  async notify(task: TaskRecord, text: string, signal: AbortSignal): Promise<Delivered | null> {
+  /** A notice to the task's chat (paused, missed), in its creator's words; silent tasks get none. */
+  async notify(task: TaskRecord, words: (speech: Speech) => string, signal: AbortSignal): Promise<Delivered | null> {
     if (task.silent) return null;
-    return this.send(task, text, signal);
+    return this.send(task, words(await this.deps.speechOf(task.creator)), signal);
   }
 
   /** One delivery through the outbound service (its retries included); a failure is logged by the runner. */
@@ -82,7 +85,7 @@ export class Delivery {
    * Runs the task's prompt as a turn of its own session; its tools are the creator's, minus scheduling. Approvals
    * are asked of the creator in a direct message; one that times out makes the run skipped.
    */
-  private async agentAnswer(task: TaskRecord, slot: number, signal: AbortSignal): Promise<{ text: string; skipped?: string }> {
+  private async agentAnswer(task: TaskRecord, slot: number, speech: Speech, signal: AbortSignal): Promise<{ text: string; skipped?: string }> {
     const { agent } = this.deps;
     if (!agent) throw new DeliveryError("no language model is configured, so agent tasks cannot run", 0);
     const sessionKey = `task:${task.id}`;
@@ -97,6 +100,7 @@ export class Delivery {
       log: this.deps.log.child({ taskId: task.id, traceId, sessionKey }),
       traceId,
       work: "task",
+      speech,
       allowTool: (tool: ToolDefinition) => task.allowScheduling || !SCHEDULING_TOOLS.has(tool.name),
       ...(task.agent !== undefined ? { agentId: task.agent } : {}),
       ...(task.permissions ? { permissions: task.permissions } : {}),
@@ -123,6 +127,6 @@ function taskMessage(task: TaskRecord, slot: number, now: number): InboundMessag
   };
 }
 
-function lateNote(slot: number, lateMs: number, zone: string): string {
-  return `(Due ${describeLocalTime(new Date(slot), zone)}; delivered ${formatDuration(lateMs)} late.)`;
+function lateNote(slot: number, lateMs: number, zone: string, speech: Speech): string {
+  return speech.t("schedules.lateNote", { when: speech.time(slot, zone), late: spokenDuration(lateMs, speech.t) });
 }

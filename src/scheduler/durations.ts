@@ -68,21 +68,32 @@ function parseIso(text: string): number | null {
   return parts.reduce((sum, [value, unit]) => sum + (value ? Number(value) * UNIT_MS[unit]! : 0), 0);
 }
 
-/** "1 h 30 min", "2 d 4 h", "45 s": the two largest units, for people. */
-export function formatDuration(ms: number): string {
-  const units: Array<[number, string]> = [
-    [UNIT_MS.d!, "d"],
-    [UNIT_MS.h!, "h"],
-    [UNIT_MS.m!, "min"],
-    [UNIT_MS.s!, "s"],
-  ];
+/** The units a duration is told in, largest first. */
+export type DurationUnit = "d" | "h" | "min" | "s";
+
+const TOLD_UNITS: ReadonlyArray<[number, DurationUnit]> = [
+  [UNIT_MS.d!, "d"],
+  [UNIT_MS.h!, "h"],
+  [UNIT_MS.m!, "min"],
+  [UNIT_MS.s!, "s"],
+];
+
+/** The two largest units of `ms` with their counts (90 min: 1 h, 30 min); 0 s for nothing. */
+export function durationParts(ms: number): Array<[number, DurationUnit]> {
   let rest = Math.max(0, Math.round(ms / 1000) * 1000);
-  const pieces: string[] = [];
-  for (const [size, label] of units) {
+  const pieces: Array<[number, DurationUnit]> = [];
+  for (const [size, unit] of TOLD_UNITS) {
     const count = Math.floor(rest / size);
-    if (count > 0) pieces.push(`${count} ${label}`);
+    if (count > 0) pieces.push([count, unit]);
     rest -= count * size;
     if (pieces.length === 2) break;
   }
-  return pieces.length > 0 ? pieces.join(" ") : "0 s";
+  return pieces.length > 0 ? pieces : [[0, "s"]];
+}
+
+/** "1 h 30 min", "2 d 4 h", "45 s": the two largest units, for the model and the CLI. */
+export function formatDuration(ms: number): string {
+  return durationParts(ms)
+    .map(([count, unit]) => `${count} ${unit}`)
+    .join(" ");
 }

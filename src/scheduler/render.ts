@@ -3,6 +3,7 @@ import type { Speech } from "../core/i18n.js";
 import { describeLocalTime } from "../core/time.js";
 import { ENGLISH } from "../infra/i18n/index.js";
 import { formatDuration } from "./durations.js";
+import { spokenDuration, spokenSchedule } from "./spoken.js";
 import { describeTrigger, upcomingRuns } from "./triggers.js";
 import type { RunRecord, TaskRecord } from "./types.js";
 
@@ -26,9 +27,9 @@ export function confirmationOf(task: TaskRecord, now: number, speech: Speech = E
   const named = { name: task.name, id: task.id };
   const next = upcomingRuns(task, 1)[0];
   if (next === undefined) return speech.t(`${what}.noRunLeft`, named);
-  const when = { ...named, when: speech.time(next, task.timezone), wait: formatDuration(next - now) };
+  const when = { ...named, when: speech.time(next, task.timezone), wait: spokenDuration(next - now, speech.t) };
   if (task.trigger.type === "once") return speech.t(`${what}.once`, when);
-  return speech.t(`${what}.repeating`, { ...when, schedule: describeTrigger(task.trigger) });
+  return speech.t(`${what}.repeating`, { ...when, schedule: spokenSchedule(task.trigger, speech) });
 }
 
 /** The task as a tool result: plain fields, times already in the task's zone. */
@@ -62,10 +63,15 @@ export function runView(run: RunRecord, zone: string): Record<string, unknown> {
   };
 }
 
-/** "k3m9x2ab  reminder "standup": next Saturday 2026-03-28 09:00 (Europe/Berlin, GMT+01:00), once" */
-export function taskLine(task: TaskRecord): string {
-  const next = task.status === "paused" ? "paused" : task.nextRunAt !== null ? `next ${timeIn(task.nextRunAt, task.timezone)}` : task.status;
-  return `${task.id}  ${task.kind === "reminder" ? "reminder" : "agent task"} "${task.name}": ${next}, ${describeTrigger(task.trigger)}`;
+/**
+ * "k3m9x2ab  reminder "standup": next Saturday 2026-03-28 09:00 (Europe/Berlin, GMT+01:00), every weekday at 9:00"
+ * in the reader's language; without a speech (the CLI) in English, with the cron expression as stored.
+ */
+export function taskLine(task: TaskRecord, speech?: Speech): string {
+  const { t } = speech ?? ENGLISH;
+  const next = task.status !== "paused" && task.nextRunAt !== null ? t("schedules.next", { when: (speech ?? ENGLISH).time(task.nextRunAt, task.timezone) }) : t(`schedules.status.${task.status}`);
+  const schedule = speech ? spokenSchedule(task.trigger, speech) : describeTrigger(task.trigger);
+  return t("schedules.line", { id: task.id, kind: t(`schedules.kind.${task.kind === "reminder" ? "reminder" : "task"}`), name: task.name, next, schedule });
 }
 
 /** "Saturday 2026-03-28 09:00 (...)  delivered, 2 s late, 1 attempt, messages 17, 18" */

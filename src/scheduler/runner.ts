@@ -14,6 +14,7 @@ import type { MissedNotices } from "./missed.js";
 import type { TaskStore } from "./task-store.js";
 import { isRecurring, latestSlotUpTo, nextRunAfter } from "./triggers.js";
 import type { Clock } from "../core/clock.js";
+import type { Speech } from "../core/i18n.js";
 import type { RunRecord, RunStatus, TaskRecord, TaskStatus } from "./types.js";
 
 /** A recurring slot starting later than this was missed (downtime, a stall), and follows config.missedRecurring. */
@@ -133,11 +134,9 @@ export class Runner {
   }
 
   private async tellPaused(task: TaskRecord): Promise<void> {
-    const text =
-      `I paused the scheduled task "${task.name}" (${task.id}) after ${task.consecutiveFailures} failed runs in a row. ` +
-      `Ask me to resume it (update_scheduled_task with paused: false) once the problem is fixed.`;
+    const words = ({ t }: Speech): string => t("schedules.paused", { name: task.name, id: task.id, count: task.consecutiveFailures });
     try {
-      await this.deps.delivery.notify(task, text, this.deps.signal);
+      await this.deps.delivery.notify(task, words, this.deps.signal);
     } catch (err) {
       this.deps.log.error({ err, taskId: task.id, chatId: task.target.chatId }, "could not tell the creator their task was paused");
     }

@@ -7,6 +7,8 @@ import type { TurnRunner } from "../core/turn.js";
 import type { Outbound } from "../core/outbound.js";
 import type { ChatType, OutboundTarget } from "../core/types.js";
 import type { ToolPermissions } from "../core/tools.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { Logger } from "../infra/log.js";
 import type { Store } from "../infra/store/types.js";
 import { canManage, hasTaskCap } from "./access.js";
@@ -14,6 +16,7 @@ import type { SchedulerConfig } from "./config.js";
 import { Delivery } from "./delivery.js";
 import { SchedulerEngine } from "./engine.js";
 import { isLive, TaskStore } from "./task-store.js";
+import type { SpokenRefusal } from "./spoken.js";
 import { nextRunAfter } from "./triggers.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import type { Actor, RunRecord, TaskCreator, TaskKind, TaskRecord, Trigger } from "./types.js";
@@ -30,6 +33,8 @@ export class TaskError extends Error {
   constructor(
     message: string,
     readonly code: TaskErrorCode,
+    /** The refusal in a person's words, where it differs from the model's; the message otherwise. */
+    readonly spoken?: SpokenRefusal,
   ) {
     super(message);
   }
@@ -74,6 +79,8 @@ export interface SchedulerDeps {
   agent: TurnRunner | null;
   /** The workspace of an agent task's session. */
   workspaceOf: (sessionKey: string) => string;
+  /** A task creator's language (their /language, else what their platform reported, else i18n.default); English when absent. */
+  speechOf?: (creator: TaskCreator) => Promise<Speech>;
   clock?: Clock;
 }
 
@@ -98,6 +105,7 @@ export class Scheduler {
       workspaceOf: deps.workspaceOf,
       clock: this.clock,
       log: schedulerLog,
+      speechOf: deps.speechOf ?? (() => Promise.resolve(ENGLISH)),
     });
     this.engine = new SchedulerEngine({ config, store, tasks: this.tasks, delivery, clock: this.clock, log: schedulerLog });
   }
@@ -133,7 +141,7 @@ export class Scheduler {
     if (hasTaskCap(actor)) {
       const cap = this.deps.config.maxActivePerUser;
       const live = await this.tasks.countLive(spec.creator);
-      if (live >= cap) throw new TaskError(`You already have ${live} active tasks (the limit is ${cap}); cancel one first.`, "limit");
+      if (live >= cap) throw new TaskError(`You already have ${live} active tasks (the limit is ${cap}); cancel one first.`, "limit", { key: "limit", values: { live, cap } });
     }
     const now = ctx.now;
     const draft: TaskRecord = {
@@ -263,7 +271,13 @@ export class Scheduler {
 
   private async liveTask(id: string, actor: Actor): Promise<TaskRecord> {
     const task = await this.get(id, actor);
-    if (!isLive(task)) throw new TaskError(`Task ${task.id} has already ended (${task.status}); schedule a new one instead.`, "invalid");
+    if (!isLive(task)) {
+      throw new TaskError(`Task ${task.id} has already ended (${task.status}); schedule a new one instead.`, "invalid", {
+        key: "ended",
+        values: { id: task.id },
+        words: { status: `schedules.status.${task.status}` },
+      });
+    }
     return task;
   }
 
@@ -278,7 +292,7 @@ export class Scheduler {
 
 function firstRun(task: TaskRecord, now: number): number {
   const first = nextRunAfter(task, now);
-  if (first === null) throw new TaskError("With these times the task would never run: check until and max_runs.", "invalid");
+  if (first === null) throw new TaskError("With these times the task would never run: check until and max_runs.", "invalid", { key: "never" });
   return first;
 }
 
@@ -286,11 +300,11 @@ function parseOrInvalid<T>(parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    if (err instanceof WhenError) throw new TaskError(err.message, "invalid");
+    if (err instanceof WhenError) throw new TaskError(err.message, "invalid", err.spoken);
     throw err;
   }
 }
 
 function notFound(id: string): TaskError {
-  return new TaskError(`No task "${id}" of yours exists; list_scheduled_tasks (or /tasks) shows your tasks.`, "not_found");
+  return new TaskError(`No task "${id}" of yours exists; list_scheduled_tasks (or /tasks) shows your tasks.`, "not_found", { key: "notFound", values: { id } });
 }

@@ -23,6 +23,8 @@ export interface TaskCreator {
   channel: ChannelName;
   userId: string;
   name?: string;
+  /** The language their platform reported when they created it; what they chose with /language comes first. */
+  locale?: string;
 }
 
 export interface TaskRecord {

@@ -8,6 +8,7 @@ import { CronError, cronSlotsAfter, parseCron } from "./cron.js";
 import { DurationError, formatDuration, parseDuration } from "./durations.js";
 import { localDateTimeOf } from "./natural.js";
 import { DATETIME_HINT, type When } from "./when-schema.js";
+import type { SpokenRefusal } from "./spoken.js";
 import { slotAfter } from "./triggers.js";
 import type { Trigger } from "./types.js";
 import { canonicalZone, wallMs, wallTimeToInstant } from "./zones.js";
@@ -20,9 +21,15 @@ export interface WhenContext {
   minIntervalMs: number;
 }
 
-/** Bad `when` input, with what to fix; shown to the model or the user as is. */
+/** Bad `when` input, with what to fix: the message for the model, `spoken` (where set) for a person. */
 export class WhenError extends Error {
   override name = "WhenError";
+  constructor(
+    message: string,
+    readonly spoken?: SpokenRefusal,
+  ) {
+    super(message);
+  }
 }
 
 const ISO_DATETIME =
@@ -81,7 +88,9 @@ export function parseDateTime(value: string, ctx: Pick<WhenContext, "now" | "zon
 /** The zone's canonical name; throws a WhenError naming an example. */
 export function zoneOrThrow(zone: string): string {
   const canonical = canonicalZone(zone);
-  if (!canonical) throw new WhenError(`"${zone}" is not an IANA time zone; write it like Europe/Berlin or Asia/Shanghai.`);
+  if (!canonical) {
+    throw new WhenError(`"${zone}" is not an IANA time zone; write it like Europe/Berlin or Asia/Shanghai.`, { key: "zone", values: { zone } });
+  }
   return canonical;
 }
 
@@ -91,6 +100,7 @@ function futureTime(value: string, field: string, ctx: WhenContext): number {
     throw new WhenError(
       `${field} ${describeLocalTime(new Date(at), ctx.zone)} is in the past (it is now ` +
         `${describeLocalTime(new Date(ctx.now), ctx.zone)}). Give a future time, or use {"in": ...} for a delay.`,
+      { key: "past", times: { when: { at, zone: ctx.zone }, now: { at: ctx.now, zone: ctx.zone } } },
     );
   }
   return at;
@@ -116,7 +126,10 @@ function cron(expression: string, timezone: string): Cron {
 
 function requireInterval(ms: number, ctx: WhenContext): void {
   if (ms < ctx.minIntervalMs) {
-    throw new WhenError(`Runs would be ${formatDuration(ms)} apart; the shortest interval allowed is ${formatDuration(ctx.minIntervalMs)}.`);
+    throw new WhenError(`Runs would be ${formatDuration(ms)} apart; the shortest interval allowed is ${formatDuration(ctx.minIntervalMs)}.`, {
+      key: "tooOften",
+      durations: { interval: ms, min: ctx.minIntervalMs },
+    });
   }
 }
 

@@ -16,20 +16,29 @@ export function usageCommands(deps: { reader: UsageReader; clock: Clock; isOwner
       usage: "[all]",
       run: async (args, ctx) => {
         const { message } = ctx;
+        const { speech } = ctx;
+        const { t } = speech;
         const owner = { channel: message.channel, userId: message.sender.id, chatId: message.chat.id };
         const now = clock.now();
         if (args.trim().toLowerCase() !== "all") {
           const own = await reader.current("user", owner, now);
-          return ["Your model use:", totalsLine("Today", own.daily), totalsLine("This month", own.monthly)].join("\n");
+          return [t("usage.own"), totalsLine(t("usage.today"), own.daily, speech), totalsLine(t("usage.thisMonth"), own.monthly, speech)].join("\n");
         }
-        if (!deps.isOwner(ctx)) return "Only owners can see everyone's use. /usage shows your own.";
+        if (!deps.isOwner(ctx)) return t("usage.ownersOnly");
         const all = await reader.current("global", owner, now);
         const top = (await reader.report("user", reader.monthStart(now), now)).slice(0, TOP_USERS);
         return [
-          "Everyone's model use:",
-          totalsLine("Today", all.daily),
-          totalsLine("This month", all.monthly),
-          ...(top.length > 0 ? ["Most this month:", ...top.map((row) => `- ${row.name}: ${formatTokens(row.input + row.output)} tokens, cost ${formatCost(row.cost)}${withImages(row, ", ")}`)] : []),
+          t("usage.everyone"),
+          totalsLine(t("usage.today"), all.daily, speech),
+          totalsLine(t("usage.thisMonth"), all.monthly, speech),
+          ...(top.length > 0
+            ? [
+                t("usage.top"),
+                ...top.map((row) =>
+                  t("usage.topLine", { name: row.name, tokens: formatTokens(row.input + row.output), cost: formatCost(row.cost), images: withImages(row, t("usage.listSeparator"), t) }),
+                ),
+              ]
+            : []),
         ].join("\n");
       },
     },

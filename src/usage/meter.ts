@@ -16,6 +16,8 @@ import {
   type UsagePort,
 } from "../core/usage-port.js";
 import type { Clock } from "../core/clock.js";
+import type { Speech } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { Coordinator, Tallies, TallyBound, TallyChange } from "../infra/store/types.js";
 import { llmCost, llmTokens } from "../infra/metrics.js";
 import type { BudgetsConfig, Limit, ScopeBudget } from "./config.js";
@@ -44,12 +46,12 @@ export class UsageMeter implements UsagePort {
 
   constructor(private readonly deps: MeterDeps) {}
 
-  async refusal(owner: UsageOwner): Promise<string | undefined> {
+  async refusal(owner: UsageOwner, speech: Speech = ENGLISH): Promise<string | undefined> {
     const limits = this.limitsOf(owner, this.deps.periods.at(this.deps.clock.now()));
     if (limits.length === 0) return undefined;
     const sums = await this.deps.tallies.read(limits.map((applied) => applied.key));
     const spent = limits.findIndex((applied, i) => (sums[i]![applied.field] ?? 0) >= applied.limit);
-    return spent === -1 ? undefined : refusalText(limits[spent]!, sums[spent]![limits[spent]!.field] ?? 0, this.deps.periods);
+    return spent === -1 ? undefined : refusalText(limits[spent]!, sums[spent]![limits[spent]!.field] ?? 0, this.deps.periods, speech);
   }
 
   async admit(call: ModelCall): Promise<ModelCallPermit> {
@@ -71,11 +73,11 @@ export class UsageMeter implements UsagePort {
       );
       if (!added) {
         const spent = limits.findIndex((applied, i) => sums[i]! >= applied.limit);
-        throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods));
+        throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods, call.speech ?? ENGLISH));
       }
       // What was spent before this call (its own reservation aside, a guess): the warning comes with the call after
       // the level was passed, not with a reservation that only might pass it.
-      notice = await this.warning(call.owner, limits, sums.map((sum, i) => sum - reserved[limits[i]!.field]));
+      notice = await this.warning(call, limits, sums.map((sum, i) => sum - reserved[limits[i]!.field]));
     }
     return {
       notice,
@@ -101,7 +103,8 @@ export class UsageMeter implements UsagePort {
       );
       if (!added) {
         const spent = limits.findIndex((applied, i) => sums[i]! >= applied.limit);
-        throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods));
+        // In English: the image tool hands it to the model as its error.
+        throw new BudgetRefusal(refusalText(limits[spent]!, sums[spent]!, this.deps.periods, ENGLISH));
       }
     }
     return {
@@ -169,7 +172,8 @@ export class UsageMeter implements UsagePort {
   }
 
   /** The first limit past its warning level (by `spent`) that the call's person was not yet told of this period. */
-  private async warning(owner: UsageOwner, limits: readonly AppliedLimit[], spent: readonly number[]): Promise<string | undefined> {
+  private async warning(call: ModelCall, limits: readonly AppliedLimit[], spent: readonly number[]): Promise<string | undefined> {
+    const { owner } = call;
     for (const [i, applied] of limits.entries()) {
       if (spent[i]! < this.deps.config.warnAt * applied.limit) continue;
       const marker = `budget-warned:${applied.key}:${applied.field}:${owner.channel}:${owner.userId}`;
@@ -177,7 +181,7 @@ export class UsageMeter implements UsagePort {
       if (this.#warned.size >= WARNED_KEPT) this.#warned.clear();
       this.#warned.add(marker);
       const ttlMs = Math.max(1, Math.ceil(applied.period.endsAt - this.deps.clock.now()));
-      if (await this.deps.coordinator.setIfAbsent(marker, ttlMs)) return warningText(applied, spent[i]!, this.deps.periods);
+      if (await this.deps.coordinator.setIfAbsent(marker, ttlMs)) return warningText(applied, spent[i]!, this.deps.periods, call.speech ?? ENGLISH);
     }
     return undefined;
   }

@@ -48,11 +48,6 @@ export class Periods {
     };
   }
 
-  /** "2026-11-29 00:00 (Europe/Berlin)". */
-  describe(at: number): string {
-    return `${this.day(at)} ${new Intl.DateTimeFormat("en-GB", { timeZone: this.timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at)} (${this.timeZone})`;
-  }
-
   #next(cron: Cron, now: number): number {
     return cron.nextRun(new Date(now))?.getTime() ?? Number.POSITIVE_INFINITY;
   }

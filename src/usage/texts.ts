@@ -1,9 +1,8 @@
-/** What people are told about budgets and usage: the refusal, the warning, the /usage lines. */
+/** What people are told about budgets and usage, in their language: the refusal, the warning, the /usage lines. */
+import type { Speech, Translate } from "../core/i18n.js";
+import { ENGLISH } from "../infra/i18n/index.js";
 import type { AppliedLimit, Totals } from "./ledger.js";
 import type { Periods } from "./periods.js";
-
-const SCOPE_WORDS = { user: "your", chat: "this chat's", global: "the bot's" } as const;
-const PERIOD_WORDS = { daily: "daily", monthly: "monthly" } as const;
 
 export function formatTokens(tokens: number): string {
   return Math.round(tokens).toLocaleString("en-US");
@@ -16,34 +15,46 @@ export function formatCost(cost: number): string {
   return COST_FORMAT.format(cost);
 }
 
-function amount(applied: Pick<AppliedLimit, "field">, value: number): string {
-  return applied.field === "tokens" ? `${formatTokens(value)} tokens` : `${formatCost(value)} in cost`;
+function amount(applied: Pick<AppliedLimit, "field">, value: number, speech: Speech): string {
+  return applied.field === "tokens" ? speech.t("budgets.tokens", { amount: formatTokens(value) }) : speech.t("budgets.cost", { amount: formatCost(value) });
 }
 
-/** "You have reached your daily budget of 200,000 tokens (used 201,345). It resets at 2026-11-29 00:00 (UTC)." */
-export function refusalText(applied: AppliedLimit, used: number, periods: Periods): string {
-  return (
-    `You have reached ${SCOPE_WORDS[applied.scope]} ${PERIOD_WORDS[applied.period.name]} budget of ${amount(applied, applied.limit)} ` +
-    `(used ${amount(applied, used)}), so I cannot answer until it resets at ${periods.describe(applied.period.endsAt)}.`
-  );
+/** Which budget, how much of it, and when it resets: what the refusal and the warning both say. */
+function budgetValues(applied: AppliedLimit, periods: Periods, speech: Speech): Record<string, string> {
+  return {
+    scope: speech.t(`budgets.scope.${applied.scope}`),
+    period: speech.t(`budgets.period.${applied.period.name}`),
+    limit: amount(applied, applied.limit, speech),
+    when: speech.time(applied.period.endsAt, periods.timeZone),
+  };
 }
 
-export function warningText(applied: AppliedLimit, used: number, periods: Periods): string {
+/** "You have reached your daily budget of 200,000 tokens (used 201,345 tokens), so I cannot answer until it resets at ...". */
+export function refusalText(applied: AppliedLimit, used: number, periods: Periods, speech: Speech): string {
+  return speech.t("budgets.refusal", { ...budgetValues(applied, periods, speech), used: amount(applied, used, speech) });
+}
+
+export function warningText(applied: AppliedLimit, used: number, periods: Periods, speech: Speech): string {
   const share = Math.min(100, Math.floor((used / applied.limit) * 100));
-  return (
-    `(Note: ${share}% of ${SCOPE_WORDS[applied.scope]} ${PERIOD_WORDS[applied.period.name]} budget of ${amount(applied, applied.limit)} is used; ` +
-    `it resets at ${periods.describe(applied.period.endsAt)}.)`
-  );
+  return speech.t("budgets.warning", { ...budgetValues(applied, periods, speech), share });
 }
 
-export function totalsLine(label: string, totals: Totals): string {
-  const cached = totals.cachedInput > 0 ? ` (${formatTokens(totals.cachedInput)} cached)` : "";
-  const estimated = totals.estimated > 0 ? `, ${totals.estimated} estimated` : "";
-  return `${label}: ${formatTokens(totals.input)} input${cached} + ${formatTokens(totals.output)} output tokens, cost ${formatCost(totals.cost)}, ${totals.calls} model calls${estimated}${withImages(totals, "; ")}`;
+export function totalsLine(label: string, totals: Totals, speech: Speech): string {
+  const { t } = speech;
+  return t("usage.totals", {
+    label,
+    input: formatTokens(totals.input),
+    cached: totals.cachedInput > 0 ? t("usage.cached", { tokens: formatTokens(totals.cachedInput) }) : "",
+    output: formatTokens(totals.output),
+    cost: formatCost(totals.cost),
+    calls: totals.calls,
+    estimated: totals.estimated > 0 ? t("usage.estimated", { count: totals.estimated }) : "",
+    images: withImages(totals, t("usage.imagesSeparator"), t),
+  });
 }
 
 /** "<separator>2 images (cost 0.08)" when the image tools made any (their cost is part of the total), else nothing. */
-export function withImages(counted: Pick<Totals, "images" | "imageCost">, separator: string): string {
+export function withImages(counted: Pick<Totals, "images" | "imageCost">, separator: string, t: Translate = ENGLISH.t): string {
   if (counted.images === 0) return "";
-  return `${separator}${counted.images} ${counted.images === 1 ? "image" : "images"} (cost ${formatCost(counted.imageCost)})`;
+  return `${separator}${t("usage.images", { count: counted.images, cost: formatCost(counted.imageCost) })}`;
 }

@@ -7,11 +7,6 @@ import type { VoiceMode } from "./config.js";
 import type { VoicePreferences } from "./preferences.js";
 
 const MODES: Readonly<Record<string, VoiceMode>> = { on: "always", off: "off", mirror: "mirror" };
-const DESCRIBED: Readonly<Record<VoiceMode, string>> = {
-  always: "every reply here comes as a voice message too",
-  off: "replies here are text only",
-  mirror: "a voice message here gets a voice reply; text gets text",
-};
 
 export function voiceCommand(preferences: VoicePreferences, speaks: boolean): ChatCommand {
   return {
@@ -21,24 +16,23 @@ export function voiceCommand(preferences: VoicePreferences, speaks: boolean): Ch
     menu: "everyone",
     async run(args, ctx) {
       const { channel, chat, sender } = ctx.message;
+      const { t } = ctx.speech;
       const word = args.trim().toLowerCase().replace(/\s+/g, " ");
-      const unavailable = speaks ? "" : " (no speech provider is set up, so nothing is spoken yet)";
+      const unavailable = speaks ? "" : t("voice.unavailable");
       if (word === "") {
-        const mode = DESCRIBED[await preferences.modeOf(channel, chat.id)];
-        const text = (await preferences.wantsText(channel, sender.id)) ? "with their text" : "without their text (when all of it is spoken)";
-        return `Voice replies: ${mode}${unavailable}; yours come ${text}. Change with /voice on, /voice off or /voice mirror, and /voice text off or /voice text on.`;
+        const mode = t(`voice.mode.${await preferences.modeOf(channel, chat.id)}`);
+        const text = t((await preferences.wantsText(channel, sender.id)) ? "voice.withText" : "voice.withoutText");
+        return t("voice.current", { mode, unavailable, text });
       }
       const textChoice = /^text (on|off)$/.exec(word)?.[1];
       if (textChoice) {
         await preferences.setWantsText(channel, sender.id, textChoice === "on");
-        return textChoice === "on"
-          ? "Done: your spoken replies come with their text."
-          : "Done: your spoken replies come without their text, unless something in it is not read aloud (code, tables, links) or speaking fails.";
+        return t(textChoice === "on" ? "voice.textOn" : "voice.textOff");
       }
       const mode = MODES[word];
-      if (!mode) return `Unknown choice "${word.slice(0, 40)}": use /voice on, /voice off, /voice mirror, /voice text off or /voice text on.`;
+      if (!mode) return t("voice.unknown", { word: word.slice(0, 40) });
       await preferences.set(channel, chat.id, mode);
-      return `Done: ${DESCRIBED[mode]}${unavailable}.`;
+      return t("voice.set", { mode: t(`voice.mode.${mode}`), unavailable });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AccessPolicy, type Decision } from "../../src/access/policy.js";
+import { ENGLISH, Translator } from "../../src/infra/i18n/index.js";
 import { accessConfig, message, type MessageShape } from "./helpers.js";
 
 const PAIRED = new Set(["telegram:77"]);
@@ -50,7 +51,12 @@ describe("group chats", () => {
   it("tells an owner how to allow a chat, and nobody else", async () => {
     const policy = policyFor(owners);
     const fromOwner = await policy.decide(message(group({ mentionsBot: true, sender: { id: "1" } })));
-    expect(fromOwner).toMatchObject({ kind: "refuse", notice: expect.stringContaining('{ chat: "telegram:-100" }') });
+    expect(fromOwner.kind === "refuse" ? fromOwner.notice?.(ENGLISH.t) : undefined).toBe(
+      'This chat is not on my allowlist. To let me answer here, add { chat: "telegram:-100" } to access.groups.',
+    );
+    expect(fromOwner.kind === "refuse" ? fromOwner.notice?.(new Translator("zh").speech().t) : undefined).toBe(
+      '本聊天不在我的允许列表中。要让我在这里回答，请把 { chat: "telegram:-100" } 加到 access.groups。',
+    );
     const fromOther = await policy.decide(message(group({ mentionsBot: true, sender: { id: "9" } })));
     expect(fromOther).toEqual({ kind: "refuse", reason: expect.stringContaining("telegram:-100") });
   });

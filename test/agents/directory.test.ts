@@ -91,7 +91,7 @@ describe("routing", () => {
 
   it("switches only to the agents a rule's allowSwitch lists", async () => {
     const directory = agents([{ match: {}, agent: "support", allowSwitch: ["sales"] }]);
-    expect(await directory.switchTo(message(), "default")).toMatchObject({ ok: false, reason: expect.stringContaining("support, sales") });
+    expect(await directory.switchTo(message(), "default")).toEqual({ ok: false, refusal: "unknown", choices: ["support", "sales"] });
     expect(await directory.switchTo(message(), "sales")).toMatchObject({ ok: true });
     expect((await directory.choose(message())).agent.id).toBe("sales");
     // The choice is the chat's: another chat under the same rule keeps its routed agent.

@@ -45,7 +45,7 @@ describe("languages", () => {
     expect(help).toContain("其他任何内容都会作为消息发给助手。");
 
     const reminder = await say(fake, "/remind in 10m stretch");
-    expect(reminder).toMatch(/^提醒“stretch”（\w+）已设在 \d{4}年\d{1,2}月\d{1,2}日星期.\s*\d{1,2}:\d{2} \(Asia\/Shanghai\)，10 min后。\n取消请发送 \/cancel \w+$/);
+    expect(reminder).toMatch(/^提醒“stretch”（\w+）已设在 \d{4}年\d{1,2}月\d{1,2}日星期.\s*\d{1,2}:\d{2} \(Asia\/Shanghai\)，10 分钟后。\n取消请发送 \/cancel \w+$/);
     expect(await say(fake, "/tasks")).toMatch(/^你的任务（1 个）：/);
 
     t!.fake.enqueue({ status: 400, body: { error: { message: "bad request" } } });

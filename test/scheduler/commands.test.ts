@@ -96,7 +96,7 @@ describe("slash commands", () => {
       "Your time zone is now Asia/Shanghai: it is Sunday 2026-03-29 06:30 (Asia/Shanghai, GMT+08:00). New reminders use it.",
     );
     expect(await run("remind", "明天早上9点 开会")).toMatch(/^Reminder "开会" \(\w{8}\) is set for Monday 2026-03-30 09:00 \(Asia\/Shanghai, GMT\+08:00\), in 1 d 2 h\./);
-    expect(await run("remind", "每个工作日9点 站会")).toMatch(/runs cron "0 9 \* \* 1-5" \(Asia\/Shanghai\); the first run is Monday 2026-03-30 09:00/);
+    expect(await run("remind", "每个工作日9点 站会")).toMatch(/runs every weekday at 9:00; the first run is Monday 2026-03-30 09:00 \(Asia\/Shanghai/);
   });
 
   it("answers bad input with what to do", async () => {

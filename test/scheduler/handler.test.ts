@@ -66,7 +66,7 @@ describe("the scheduled handler", () => {
           "Wednesday 2026-04-01 09:00 (Europe/Berlin, GMT+02:00)",
         ],
         confirm: expect.stringMatching(
-          /^Reminder "standup" \(\w{8}\) runs cron "0 9 \* \* 1-5" \(Europe\/Berlin\); the first run is Monday 2026-03-30 09:00 \(Europe\/Berlin, GMT\+02:00\), in 1 d 21 h\.$/,
+          /^Reminder "standup" \(\w{8}\) runs every weekday at 9:00; the first run is Monday 2026-03-30 09:00 \(Europe\/Berlin, GMT\+02:00\), in 1 d 21 h\.$/,
         ),
       },
     });

@@ -126,6 +126,7 @@ export interface SchedulerParts {
   /** Immediate send attempts of the outbound service. */
   sendAttempts?: number;
   agent?: ConstructorParameters<typeof Scheduler>[0]["agent"];
+  speechOf?: ConstructorParameters<typeof Scheduler>[0]["speechOf"];
 }
 
 export function makeScheduler(parts: SchedulerParts): Scheduler {
@@ -144,6 +145,7 @@ export function makeScheduler(parts: SchedulerParts): Scheduler {
     agent: parts.agent ?? null,
     workspaceOf: (sessionKey) => workspaceDirOf(join(tmpdir(), "switchboard-scheduler-workspaces"), sessionKey),
     ...(parts.clock ? { clock: parts.clock } : {}),
+    ...(parts.speechOf ? { speechOf: parts.speechOf } : {}),
   });
 }
 

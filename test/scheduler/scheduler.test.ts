@@ -1,6 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
+import type { TaskCreator } from "../../src/scheduler/types.js";
+import { Translator } from "../../src/infra/i18n/index.js";
 import type { Store } from "../../src/infra/store/index.js";
 import { until } from "../infra/store/store-contract.js";
 import { ALICE, BOB, makeScheduler, ManualClock, RecordingChannel, reminder, sqliteStore, type SchedulerParts } from "./helpers.js";
@@ -220,6 +222,43 @@ describe("restarts", () => {
     const second = await restart(scheduler);
     await second.idle();
     expect(channel.texts()).toEqual(["Time to drink water\n\n(Due Saturday 2026-03-28 15:00 (UTC, GMT+00:00); delivered 30 min late.)"]);
+  });
+});
+
+describe("in the creator's language", () => {
+  const translator = new Translator("en");
+  const speechOf = (creator: TaskCreator) => Promise.resolve(translator.speech(creator.locale));
+  const li = { channel: "web" as const, userId: "li", locale: "zh-CN" };
+  const LI = { ...ALICE, userId: "li" };
+
+  it("the late note and the missed summary", async () => {
+    const { scheduler, clock, channel, restart } = await setup({ speechOf, config: { missedRecurring: "latest" } });
+    const tea = await scheduler.create(reminder({ name: "喝茶", text: "喝茶", when: { in: "1h" }, creator: li }), LI);
+    await scheduler.create(reminder({ text: "喝水", when: { every: "1h" }, creator: li }), LI);
+    await scheduler.create(reminder({ text: "Drink water", when: { every: "1h" } }), ALICE);
+    await scheduler.stop(0);
+    clock.advance(7 * HOUR + 30 * MIN);
+    const second = await restart(scheduler);
+    await second.idle();
+    expect(channel.texts().sort()).toEqual([
+      "Drink water\n\n(Due Saturday 2026-03-28 17:00 (UTC, GMT+00:00); delivered 30 min late.)",
+      "喝水\n\n（原定 2026年3月28日星期六 17:00 (UTC)；晚了 30 分钟送达。）",
+      `我离线期间，有 1 个提醒在 6 小时多以前就到期了；现在发送已太晚，所以我把它们标记为已错过：\n• “喝茶”（${tea.task.id}），原定 2026年3月28日星期六 11:00 (UTC)`,
+    ]);
+  });
+
+  it("the notice that a task was paused", async () => {
+    const channel = new RecordingChannel();
+    channel.sendText = (to, text) => (text === "喝水" ? Promise.reject(new Error("blocked by the bot's settings")) : RecordingChannel.prototype.sendText.call(channel, to, text));
+    const { scheduler, clock } = await setup({ channel, sendAttempts: 1, speechOf });
+    const { task } = await scheduler.create(reminder({ name: "喝水", text: "喝水", when: { every: "1m" }, creator: li }), LI);
+    for (let i = 1; i <= 5; i++) {
+      clock.advanceTo(NOW + i * MIN);
+      await scheduler.idle();
+    }
+    expect(channel.texts()).toEqual([
+      `定时任务“喝水”（${task.id}）连续失败了 5 次，我已将它暂停。问题解决后，请让我恢复它（update_scheduled_task，paused: false）。`,
+    ]);
   });
 });
 

@@ -24,12 +24,12 @@ describe("budgets", () => {
     );
     expect((await w.h.turn("1", { agent: w.agent })).text).toBe("first");
     const warned = (await w.h.turn("2", { agent: w.agent })).text;
-    expect(warned).toBe("second\n\n(Note: 85% of your daily budget of 1,000 tokens is used; it resets at 2026-03-05 00:00 (UTC).)");
+    expect(warned).toBe("second\n\n(Note: 85% of your daily budget of 1,000 tokens is used; it resets at Thursday 2026-03-05 00:00 (UTC, GMT+00:00).)");
     expect((await w.h.turn("3", { agent: w.agent })).text).toBe("third");
 
     const refused = await w.h.turn("4", { agent: w.agent });
     expect(refused.text).toBe(
-      "You have reached your daily budget of 1,000 tokens (used 1,150 tokens), so I cannot answer until it resets at 2026-03-05 00:00 (UTC).",
+      "You have reached your daily budget of 1,000 tokens (used 1,150 tokens), so I cannot answer until it resets at Thursday 2026-03-05 00:00 (UTC, GMT+00:00).",
     );
     expect(w.h.fake.requests).toHaveLength(3);
 
@@ -48,7 +48,7 @@ describe("budgets", () => {
     expect(w.h.fake.requests).toHaveLength(1);
     expect(result.toolCalls).toEqual(["get_tool_info"]);
     expect(result.text).toBe(
-      "Looking it up.\n\nYou have reached this chat's daily budget of 1,000 tokens (used 1,100 tokens), so I cannot answer until it resets at 2026-03-05 00:00 (UTC).",
+      "Looking it up.\n\nYou have reached this chat's daily budget of 1,000 tokens (used 1,100 tokens), so I cannot answer until it resets at Thursday 2026-03-05 00:00 (UTC, GMT+00:00).",
     );
     // The finished step is kept: the next turn (another day) sees the tool call and its result.
     w.clock.advanceTo(NEXT_DAY);

@@ -1,5 +1,6 @@
 /** The agent of test/agent/harness.ts with the usage meter as its usage port, on a manual clock, and /usage. */
 import type { CommandContext } from "../../src/core/commands.js";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 import type { Agent } from "../../src/agent/agent.js";
 import type { ConfigInput } from "../../src/config.js";
 import { budgetsConfigSchema, Periods, priceLookup, usageCommands, UsageMeter, UsageReader } from "../../src/usage/index.js";
@@ -45,7 +46,7 @@ export async function startUsageWorld(opts: { budgets?: unknown; llm?: ConfigInp
     reader,
     agent: h.makeAgent({ prices: PRICES, ...opts.llm }, { hooks: { usage: meter } }),
     usage: async (args = "", userId = "user-ann") => {
-      const ctx = { message: inboundMessage("/usage", { sender: { id: userId } }), sessionKey: h.sessionKey, log: h.log, traceId: "t" } as CommandContext;
+      const ctx = { message: inboundMessage("/usage", { sender: { id: userId } }), sessionKey: h.sessionKey, log: h.log, traceId: "t", speech: ENGLISH } as CommandContext;
       const reply = await command!.run(args, ctx);
       return typeof reply === "string" ? reply : reply.text;
     },
