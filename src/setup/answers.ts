@@ -7,6 +7,7 @@ import type { ChannelModule } from "../channels/module.js";
 import { channelModules } from "../channels/modules.js";
 import { collectSecrets, loadConfig, type Config } from "../config.js";
 import { redactText } from "../infra/config/secrets.js";
+import type { Locale } from "../infra/i18n/index.js";
 import type { SetupFiles } from "./files.js";
 import type { ProviderChoice } from "./providers.js";
 
@@ -20,6 +21,8 @@ export interface SetupAnswers {
   channels: Map<string, Record<string, string>>;
   /** `channel:userId`; undefined keeps the configured owners. */
   owners?: string[] | undefined;
+  /** `i18n.default`, the language people are answered in when nothing tells theirs; undefined keeps it. */
+  defaultLocale?: Locale | undefined;
 }
 
 /** The platforms the set-up offers: those that need credentials (WebChat needs none). */
@@ -47,6 +50,7 @@ export function settingChanges(answers: SetupAnswers): Array<[string[], unknown]
     [["llm", "model"], answers.model],
   ];
   if (answers.owners !== undefined) settings.push([["access", "owners"], answers.owners]);
+  if (answers.defaultLocale !== undefined) settings.push([["i18n", "default"], answers.defaultLocale]);
   return settings;
 }
 

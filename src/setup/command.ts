@@ -2,6 +2,7 @@
 import { Option, type Command } from "commander";
 import { SETUP_CHANNELS } from "./answers.js";
 import type { Logger } from "../infra/log.js";
+import { setupLocale, setupWords } from "./language.js";
 import { PROVIDERS } from "./providers.js";
 import { runScripted } from "./scripted.js";
 import { runWizard } from "./wizard.js";
@@ -23,15 +24,18 @@ export function registerSetupCommand(program: Command, configPath: () => string 
     .option("--llm-key-env <VAR>", "the environment variable holding the model's API key")
     .option("--owner <channel:id...>", "the owner(s), e.g. telegram:123456")
     .option("--no-check", "write without the live checks (no network at build time)")
+    .option("--language <zh|en>", "the set-up's language (default: the terminal's locale, from LC_ALL, LC_MESSAGES or LANG)")
     .option("-y, --yes", "no questions: take everything from the flags");
   for (const module of SETUP_CHANNELS) {
     for (const { field, env } of module.credentials) command.option(`${credentialFlag(module.name, field)} <VAR>`, `the variable holding ${env}`);
   }
   command.action(async (opts: Record<string, unknown>) => {
+    const locale = setupLocale(opts.language as string | undefined, process.env);
+    const t = setupWords(locale);
     if (opts.yes !== true) {
       // Without a terminal the questions could never be answered: the wizard would stop at the first, exiting 0.
-      if (!process.stdin.isTTY) throw new Error("setup asks its questions on a terminal; without one, give the answers as flags with --yes (see setup --help)");
-      const written = await runWizard({ configPath: configPath(), log: log() });
+      if (!process.stdin.isTTY) throw new Error(t("setup.scripted.noTerminal"));
+      const written = await runWizard({ configPath: configPath(), log: log(), locale });
       process.exitCode = written ? 0 : 1;
       return;
     }
@@ -40,7 +44,7 @@ export function registerSetupCommand(program: Command, configPath: () => string 
       const given = module.credentials.filter(({ field }) => opts[camel(credentialFlag(module.name, field))] !== undefined);
       if (given.length === 0) continue;
       const missing = module.credentials.filter((c) => !given.includes(c)).map((c) => credentialFlag(module.name, c.field));
-      if (missing.length > 0) throw new Error(`${module.name} needs ${missing.join(", ")} as well`);
+      if (missing.length > 0) throw new Error(t("setup.scripted.needsAlso", { channel: module.name, flags: missing.join(", ") }));
       credentialEnvs.set(module.name, Object.fromEntries(given.map(({ field, env }) => [env, opts[camel(credentialFlag(module.name, field))] as string])));
     }
     const lines = await runScripted({
@@ -53,6 +57,7 @@ export function registerSetupCommand(program: Command, configPath: () => string 
       owners: opts.owner as string[] | undefined,
       check: opts.check !== false,
       env: process.env,
+      locale,
     });
     console.log(lines.join("\n"));
   });

@@ -7,6 +7,7 @@ import { chmod, mkdir, realpath, rename, rm, stat, writeFile } from "node:fs/pro
 import { dirname, join, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { parseDocument, type Document } from "yaml";
+import type { Translate } from "../core/i18n.js";
 
 export const DEFAULT_CONFIG_FILE = "switchboard.yaml";
 
@@ -20,11 +21,11 @@ export interface SetupFiles {
 }
 
 /** The configuration at `configPath` (default ./switchboard.yaml) and the `.env` beside it, as they are now. */
-export function readSetupFiles(configPath: string | undefined): SetupFiles {
+export function readSetupFiles(configPath: string | undefined, t: Translate): SetupFiles {
   const path = resolve(configPath ?? DEFAULT_CONFIG_FILE);
   const envPath = join(dirname(path), ".env");
   const config = parseDocument(existsSync(path) ? readFileSync(path, "utf8") : "");
-  if (config.errors.length > 0) throw new Error(`${path} is not valid YAML: ${config.errors[0]!.message}`);
+  if (config.errors.length > 0) throw new Error(t("setup.files.invalidYaml", { path, reason: config.errors[0]!.message }));
   const env = existsSync(envPath) ? (parseEnv(readFileSync(envPath, "utf8")) as Record<string, string>) : {};
   return { configPath: path, envPath, config, env };
 }

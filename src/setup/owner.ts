@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelModule } from "../channels/module.js";
+import type { Translate } from "../core/i18n.js";
 import { channelSettings, type Config } from "../config.js";
 import { HttpServer } from "../infra/http/server.js";
 import type { Logger } from "../infra/log.js";
@@ -16,8 +17,11 @@ import { createStore, type Store } from "../infra/store/index.js";
 
 export const OWNER_WAIT_MS = 5 * 60_000;
 
-/** The sender id of the first direct "/start"; null when the channel cannot receive without the gateway. */
-export async function waitForOwner(config: Config, module: ChannelModule, log: Logger, signal: AbortSignal): Promise<string | null> {
+/**
+ * The sender id of the first direct "/start"; null when the channel cannot receive without the gateway. The owner
+ * is welcomed in the set-up's language: nothing else is known of theirs yet.
+ */
+export async function waitForOwner(config: Config, module: ChannelModule, t: Translate, log: Logger, signal: AbortSignal): Promise<string | null> {
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-setup-"));
   // Also on an exit while it waits: the wizard's spinner ends the process itself on Ctrl-C.
   const removeOnExit = () => rmSync(dataDir, { recursive: true, force: true });
@@ -31,11 +35,11 @@ export async function waitForOwner(config: Config, module: ChannelModule, log: L
     let found: (id: string) => void = () => undefined;
     const owner = new Promise<string>((resolve, reject) => {
       found = resolve;
-      signal.addEventListener("abort", () => reject(new Error("no /start arrived in time")), { once: true });
+      signal.addEventListener("abort", () => reject(new Error(t("setup.owner.timeout"))), { once: true });
     });
     await channel.start(async (message) => {
       if (message.chat.type !== "direct" || !message.text.trim().startsWith("/start")) return "ignored";
-      await channel.sendText({ channel: module.name, chatId: message.chat.id }, "You are this bot's owner now. Finish the set-up, then start the gateway.");
+      await channel.sendText({ channel: module.name, chatId: message.chat.id }, t("setup.owner.welcome"));
       found(message.sender.id);
       return "answered";
     });

@@ -5,8 +5,10 @@
  */
 import { channelModules } from "../channels/modules.js";
 import { checkChannel, checkLlm, type CheckResult } from "../doctor.js";
+import type { Locale } from "../infra/i18n/index.js";
 import { candidateConfig, envChanges, redactedFor, settingChanges, type SetupAnswers } from "./answers.js";
 import { readSetupFiles, writeSetupFiles } from "./files.js";
+import { setupWords } from "./language.js";
 import { providerById } from "./providers.js";
 
 export interface ScriptedOptions {
@@ -20,23 +22,26 @@ export interface ScriptedOptions {
   owners?: string[] | undefined;
   check: boolean;
   env: NodeJS.ProcessEnv;
+  /** The language of the lines and errors; the checks' own details stay the doctor's English. */
+  locale: Locale;
 }
 
 /** Writes the files; answers the lines to print (the checks' results). Throws, writing nothing, when a check fails. */
 export async function runScripted(opts: ScriptedOptions): Promise<string[]> {
-  const choice = providerById(opts.provider);
+  const t = setupWords(opts.locale);
+  const choice = providerById(opts.provider, t);
   const baseUrl = opts.baseUrl ?? choice.baseUrl;
-  if (!baseUrl) throw new Error(`--provider ${choice.id} needs --base-url`);
+  if (!baseUrl) throw new Error(t("setup.scripted.needsBaseUrl", { provider: choice.id }));
   const model = opts.model ?? choice.model;
-  if (!model) throw new Error(`--provider ${choice.id} needs --model`);
+  if (!model) throw new Error(t("setup.scripted.needsModel", { provider: choice.id }));
   const read = (variable: string, what: string): string => {
     const value = opts.env[variable];
-    if (value === undefined || value === "") throw new Error(`${what}: the variable ${variable} is not set`);
+    if (value === undefined || value === "") throw new Error(t("setup.scripted.unset", { what, variable }));
     return value;
   };
   const channels = new Map<string, Record<string, string>>();
   for (const [name, envs] of opts.credentialEnvs) {
-    channels.set(name, Object.fromEntries(Object.entries(envs).map(([target, source]) => [target, read(source, `--${name} credentials`)])));
+    channels.set(name, Object.fromEntries(Object.entries(envs).map(([target, source]) => [target, read(source, t("setup.scripted.credentials", { channel: name }))])));
   }
   const answers: SetupAnswers = {
     provider: choice,
@@ -46,16 +51,19 @@ export async function runScripted(opts: ScriptedOptions): Promise<string[]> {
     channels,
     owners: opts.owners,
   };
-  const files = readSetupFiles(opts.configPath);
+  const files = readSetupFiles(opts.configPath, t);
   const config = candidateConfig(files, answers);
   const lines: string[] = [];
   if (opts.check) {
     const results: CheckResult[] = await checkLlm(config);
     for (const name of channels.keys()) results.push(await checkChannel(config, channelModules.find((m) => m.name === name)!));
-    for (const r of results) lines.push(`${r.ok ? "OK  " : "FAIL"} ${r.name}: ${redactedFor(config, r.detail)}${r.ok || !r.fix ? "" : ` (fix: ${r.fix})`}`);
-    if (results.some((r) => !r.ok)) throw new Error(`${lines.join("\n")}\nnothing was written`);
+    for (const r of results) {
+      const values = { name: r.name, detail: redactedFor(config, r.detail), fix: r.fix ?? "" };
+      lines.push(t(r.ok ? "setup.scripted.ok" : r.fix ? "setup.scripted.failFix" : "setup.scripted.fail", values));
+    }
+    if (results.some((r) => !r.ok)) throw new Error(`${lines.join("\n")}\n${t("setup.scripted.nothingWritten")}`);
   }
   await writeSetupFiles(files, settingChanges(answers), envChanges(answers));
-  lines.push(`wrote ${files.configPath} and ${files.envPath}`);
+  lines.push(t("setup.scripted.wrote", { config: files.configPath, env: files.envPath }));
   return lines;
 }

@@ -2,6 +2,7 @@ import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ENGLISH } from "../../src/infra/i18n/index.js";
 import { readSetupFiles, writeSetupFiles } from "../../src/setup/files.js";
 
 let dir: string;
@@ -16,7 +17,7 @@ describe("the set-up's files", () => {
     await writeFile(envPath, "OLD=1\n", { mode: 0o644 });
     await chmod(envPath, 0o644);
     const before = await stat(envPath);
-    await writeSetupFiles(readSetupFiles(join(dir, "switchboard.yaml")), [], { LLM_API_KEY: "sk-new" });
+    await writeSetupFiles(readSetupFiles(join(dir, "switchboard.yaml"), ENGLISH.t), [], { LLM_API_KEY: "sk-new" });
     const after = await stat(envPath);
     expect(after.mode & 0o777).toBe(0o600);
     // A new file renamed over the old one: the secret never sat in the readable one.
@@ -31,7 +32,7 @@ describe("the set-up's files", () => {
     await chmod(real, 0o640);
     const configPath = join(dir, "switchboard.yaml");
     await symlink(real, configPath);
-    await writeSetupFiles(readSetupFiles(configPath), [[["llm", "model"], "new"]], {});
+    await writeSetupFiles(readSetupFiles(configPath, ENGLISH.t), [[["llm", "model"], "new"]], {});
     expect((await lstat(configPath)).isSymbolicLink()).toBe(true);
     expect((await stat(real)).mode & 0o777).toBe(0o640);
     expect(await readFile(real, "utf8")).toBe("# mine\nllm:\n  model: new\n");

@@ -160,6 +160,23 @@ describe.skipIf(!ptyAvailable).concurrent(`switchboard setup in a terminal${ptyA
     expect(parseYaml(yamlText)).toMatchObject({ llm: { baseUrl: fake.url, model: "fake-model" }, access: { owners: ["telegram:42"] } });
   });
 
+  it("in a Chinese terminal it asks in Chinese, and offers the bot's default language, which it writes", WAIT, async () => {
+    const { dir, setup } = await place();
+    const pty = setup({ env: { LANG: "zh_CN.UTF-8" } });
+    await pty.answer(/◆ {2}模型服务商（↑\/↓ 选择，回车确认）\n(│ {2}[●○].*\n)*│ {2}○ 其他 OpenAI 兼容接口\n└/, UP + ENTER);
+    await pty.answer(/◆ {2}OpenAI 兼容 API 的 Base URL/, `${fake.url}${ENTER}`);
+    await pty.answer(/◆ {2}模型\n/, `fake-model${ENTER}`);
+    await pty.answer(/◆ {2}API 密钥（回车表示不用密钥）/, `${RIGHT_KEY}${ENTER}`);
+    await pty.expect(/通过：openai-compatible fake-model answered/);
+    await pty.answer(/◆ {2}平台（空格选择，回车完成；WebChat 始终开启）/, ENTER); // none
+    await pty.answer(/◆ {2}机器人默认用中文回答？（i18n\.default: zh-Hans）\n│ {2}● 是 \/ ○ 否/, ENTER);
+    await pty.expect(/已写入 .*switchboard\.yaml/);
+    expect(await pty.exited).toBe(0);
+    expect(pty.screen).not.toMatch(/Model provider|Platforms|navigate|confirm|Yes/);
+    expectNoSecret(pty);
+    expect(parseYaml(await readFile(join(dir, "switchboard.yaml"), "utf8"))).toMatchObject({ llm: { model: "fake-model" }, i18n: { default: "zh-Hans" } });
+  });
+
   it("a terminal that reports no size still gets whole lines", WAIT, async () => {
     const { dir, setup } = await place();
     const pty = setup({ columns: 0, rows: 0 });
@@ -239,6 +256,14 @@ describe.concurrent("switchboard setup --yes", () => {
     expect(code).toBe(1);
     expect(stderr).toContain("setup asks its questions on a terminal; without one, give the answers as flags with --yes");
     expect(stdout).toBe("");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("--language zh says so in Chinese", WAIT, async () => {
+    const { dir, scripted } = await place();
+    const { code, stderr } = await scripted({ MY_LLM_KEY: RIGHT_KEY, MY_TG_TOKEN: TOKEN, LANG: "en_US.UTF-8" }, ["--language", "zh"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("setup 需要在终端里提问；没有终端时，请用 --yes 并以参数给出答案");
     expect(await readdir(dir)).toEqual([]);
   });
 });

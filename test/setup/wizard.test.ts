@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { Gateway } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import type { Locale } from "../../src/infra/i18n/index.js";
 import { runScripted } from "../../src/setup/scripted.js";
 import { runWizard } from "../../src/setup/wizard.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";
@@ -16,7 +17,7 @@ import { captureLog } from "../helpers/captured-log.js";
 
 const RIGHT_KEY = "sk-setup-right-key-0123";
 const WRONG_KEY = "sk-setup-wrong-key-4567";
-const [UP, ENTER, SPACE] = ["\x1b[A", "\r", " "];
+const [UP, RIGHT, ENTER, SPACE] = ["\x1b[A", "\x1b[C", "\r", " "];
 
 let fake: FakeOpenAI;
 let tg: FakeTelegram;
@@ -142,8 +143,38 @@ describe("switchboard setup, interactive", () => {
   });
 });
 
+describe("switchboard setup, interactive, in Chinese", () => {
+  /** From the provider to the platforms (none), in Chinese; a second run keeps what the first wrote. */
+  async function answerModel(term: ReturnType<typeof terminal>, again = false): Promise<void> {
+    await term.type(/模型服务商/, again ? ENTER : UP + ENTER);
+    await term.type(/Base URL/, again ? ENTER : `${fake.url}${ENTER}`);
+    await term.type(/模型\n/, again ? ENTER : `fake-model${ENTER}`);
+    await term.type(again ? /API 密钥（回车保留 .env 中已有的）/ : /API 密钥/, again ? ENTER : `${RIGHT_KEY}${ENTER}`);
+    await term.type(/平台/, ENTER);
+  }
+
+  it("declining Chinese as the default language writes none; a configuration that has one is not asked", async () => {
+    const term = terminal();
+    const run = runWizard({ configPath, input: term.input, output: term.output, log: captureLog([]).log, locale: "zh-Hans" });
+    await answerModel(term);
+    await term.type(/机器人默认用中文回答？/, RIGHT + ENTER);
+    await run;
+    expect(term.screen).toContain("已写入");
+    expect(parseYaml(await readFile(configPath, "utf8"))).not.toHaveProperty("i18n");
+
+    await writeFile(configPath, `${await readFile(configPath, "utf8")}i18n:\n  default: en\n`);
+    const again = terminal();
+    const second = runWizard({ configPath, input: again.input, output: again.output, log: captureLog([]).log, locale: "zh-Hans" });
+    await answerModel(again, true);
+    await second;
+    expect(again.screen).toContain("已写入");
+    expect(again.screen).not.toContain("机器人默认用中文回答");
+    expect(parseYaml(await readFile(configPath, "utf8"))).toMatchObject({ i18n: { default: "en" } });
+  });
+});
+
 describe("switchboard setup --yes", () => {
-  const scripted = (env: NodeJS.ProcessEnv) =>
+  const scripted = (env: NodeJS.ProcessEnv, locale: Locale = "en") =>
     runScripted({
       configPath,
       provider: "custom",
@@ -154,6 +185,7 @@ describe("switchboard setup --yes", () => {
       owners: ["telegram:42"],
       check: true,
       env,
+      locale,
     });
 
   it("checks live and writes the files from flags and variables", async () => {
@@ -167,6 +199,7 @@ describe("switchboard setup --yes", () => {
   it("writes nothing when a check fails, or a variable is missing", async () => {
     await expect(scripted({ MY_LLM_KEY: WRONG_KEY, MY_TG_TOKEN: tg.token })).rejects.toThrow(/FAIL llm: .*\n[^]*nothing was written/);
     await expect(scripted({ MY_LLM_KEY: RIGHT_KEY })).rejects.toThrow("the variable MY_TG_TOKEN is not set");
+    await expect(scripted({ MY_LLM_KEY: RIGHT_KEY }, "zh-Hans")).rejects.toThrow("--telegram 的凭据：环境变量 MY_TG_TOKEN 未设置");
     await expect(stat(join(dir, ".env"))).rejects.toThrow(/ENOENT/);
   });
 });
