@@ -11,7 +11,7 @@ import { channelModules } from "../channels/modules.js";
 import type { Config } from "../config.js";
 import type { Translate } from "../core/i18n.js";
 import { checkChannel, checkLlm, type CheckResult } from "../doctor.js";
-import { CATALOGS, type Locale } from "../infra/i18n/index.js";
+import type { Locale } from "../infra/i18n/index.js";
 import type { Logger } from "../infra/log.js";
 import { candidateConfig, envChanges, redactedFor, settingChanges, SETUP_CHANNELS, type SetupAnswers } from "./answers.js";
 import { readSetupFiles, writeSetupFiles, type SetupFiles } from "./files.js";
@@ -34,9 +34,6 @@ class Cancelled extends Error {
     super("set-up cancelled");
   }
 }
-
-/** The platforms with a guide in the catalogs to where their credentials are; the others show the check's fix. */
-const GUIDED: ReadonlySet<string> = new Set(Object.keys(CATALOGS.en.setup.guides));
 
 export async function runWizard(opts: WizardOptions): Promise<{ configPath: string; envPath: string } | null> {
   const locale = opts.locale ?? "en";
@@ -110,7 +107,7 @@ async function askPlatforms(files: SetupFiles, answers: SetupAnswers, ask: Ask, 
   );
   for (const name of chosen) {
     const module = channelModules.find((m) => m.name === name)!;
-    p.note(GUIDED.has(name) ? t(`setup.guides.${name}`) : module.fix, t("setup.platforms.guideTitle", { channel: name }), io);
+    p.note(t(`setup.guides.${name}`), t("setup.platforms.guideTitle", { channel: name }), io);
     for (;;) {
       const values: Record<string, string> = {};
       for (const { env } of module.credentials) {

@@ -1,5 +1,7 @@
 /** The set-up's language: the flag, else the terminal's locale variables in the C library's order, else English. */
 import { describe, expect, it } from "vitest";
+import { LOCALES } from "../../src/infra/i18n/index.js";
+import { SETUP_CHANNELS } from "../../src/setup/answers.js";
 import { setupLocale, setupWords } from "../../src/setup/language.js";
 
 describe("the set-up's language", () => {
@@ -26,5 +28,12 @@ describe("the set-up's language", () => {
   it("speaks the language picked", () => {
     expect(setupWords("zh-Hans")("setup.model.provider")).toBe("模型服务商");
     expect(setupWords("en")("setup.model.provider")).toBe("Model provider");
+  });
+
+  it("has, in every language, where each platform it offers keeps its credentials", () => {
+    for (const locale of LOCALES) {
+      const t = setupWords(locale);
+      for (const { name } of SETUP_CHANNELS) expect(t(`setup.guides.${name}`), `${name} in ${locale}`).not.toBe(`setup.guides.${name}`);
+    }
   });
 });
