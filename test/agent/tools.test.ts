@@ -1,4 +1,4 @@
-/** Tools the model can use in one step: direct calls, invalid input, refusals and near-miss names (issue 13). */
+/** Tools the model can use in one step: direct calls, invalid input, refusals and near-miss names. */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
