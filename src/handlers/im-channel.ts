@@ -45,13 +45,13 @@ const artifact = z.object({
     .string()
     .regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as application/pdf")
     .optional()
-    .describe("Default: detected from the content"),
+    .describe("Default: from the content"),
   dedupe_key: z
     .string()
     .min(1)
     .max(200)
     .optional()
-    .describe("Skipped if this key was delivered here before; default: the content's hash"),
+    .describe("Skipped if delivered here before; default: the content's hash"),
 });
 
 function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementation[] {
@@ -63,16 +63,13 @@ function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementati
         shortDescription: "Send workspace files, images, voice or video to the chat; returns receipts",
         description: [
           "Sends workspace files to this chat (the owner may name another chat the gateway knows). Returns a receipt",
-          'per artifact: status "delivered" (the only proof it arrived), "skipped" (the same content or dedupe_key was',
-          'delivered here before) or "failed" with an error_code (too_large, not_found...).',
+          'per artifact: status "delivered" (the only proof it arrived), "skipped" (delivered here before) or "failed"',
+          'with an error_code; after "timeout" it may still arrive: ask the user before resending.',
           "",
           "When to use: the user should get a file, image, voice message or video: write it to the workspace first",
           "(write_file, or a skill's destination_path), then deliver it.",
           "",
-          'Caveats: error_code "timeout" means it may still arrive: ask the user before resending. A photo the platform',
-          "refuses goes as a file, a voice message as audio when it cannot be converted (see the receipt's warnings).",
-          "",
-          'Example: deliver_artifacts({"artifacts": [{"type": "file", "path": "report.pdf", "caption": "Your report"}]})',
+          'Example: deliver_artifacts({"artifacts": [{"type": "file", "path": "report.pdf"}]})',
         ].join("\n"),
         input: z.object({
           artifacts: z.array(artifact).min(1).max(MAX_ARTIFACTS).describe(`1 to ${MAX_ARTIFACTS} files, sent in order`),
