@@ -113,7 +113,10 @@ describe("the bundled build", () => {
     return [...folders];
   }
 
-  /** The packages the build's command loads at start: what it imports statically, directly or through its chunks. */
+  /**
+   * The packages the build's command loads at start: what it imports statically, directly or through its chunks,
+   * and through the commands module, which the command imports as soon as its heap settings are made.
+   */
   async function packagesLoadedAtStart(): Promise<Set<string>> {
     const packages = new Set<string>();
     const seen = new Set<string>();
@@ -128,6 +131,9 @@ describe("the bundled build", () => {
       }
     };
     await visit("cli.js");
+    const commands = /await import\("(\.\/chunks\/commands-[^"]+)"\)/.exec(await readFile(join(outDir!, "cli.js"), "utf8"))?.[1];
+    expect(commands).toBeDefined();
+    await visit(commands!);
     return packages;
   }
 
