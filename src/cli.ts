@@ -6,4 +6,4 @@
 import { boundHeapGrowth } from "./infra/heap-growth.js";
 
 boundHeapGrowth();
-await import("./commands.js");
+await import("./cli-commands.js");

@@ -131,7 +131,7 @@ describe("the bundled build", () => {
       }
     };
     await visit("cli.js");
-    const commands = /await import\("(\.\/chunks\/commands-[^"]+)"\)/.exec(await readFile(join(outDir!, "cli.js"), "utf8"))?.[1];
+    const commands = /await import\("(\.\/chunks\/cli-commands-[^"]+)"\)/.exec(await readFile(join(outDir!, "cli.js"), "utf8"))?.[1];
     expect(commands).toBeDefined();
     await visit(commands!);
     return packages;
