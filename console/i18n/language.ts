@@ -10,7 +10,7 @@ export type Language = (typeof LANGUAGES)[number];
 /** Each language's name in itself, for a language switch. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: "English", "zh-Hans": "简体中文" };
 
-export function languageOf(tag: string | null | undefined): Language | null {
+function languageOf(tag: string | null | undefined): Language | null {
   const primary = tag?.trim().toLowerCase().replace(/_/g, "-").split("-")[0];
   if (primary === "zh") return "zh-Hans";
   if (primary === "en") return "en";

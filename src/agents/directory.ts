@@ -11,9 +11,10 @@ import { firstMatchingRule } from "./routing.js";
 
 const RULES_KEY = "routing";
 
-/** A routing change the console asked for that names unknown agents or is malformed; nothing was changed. */
+/** What `/agent <id>` came to: the agent now answering, or why not (the chat's agent is fixed, or no such agent). */
 export type SwitchResult = { ok: true; agent: AgentProfile } | { ok: false; refusal: "fixed" } | { ok: false; refusal: "unknown"; choices: string[] };
 
+/** A routing change the console asked for that names unknown agents or is malformed; nothing was changed. */
 export class RoutingError extends Error {
   override name = "RoutingError";
 }

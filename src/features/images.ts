@@ -13,6 +13,7 @@ import { createImagesHandler, type ImageToolInput } from "../handlers/images.js"
 import { ImageClient } from "../images/client.js";
 import { imagesConfigSchema } from "../images/config.js";
 import { resolveInWorkspace } from "../infra/workspace.js";
+import type { Logger } from "../infra/log.js";
 import type { Deliverer } from "../media/deliver.js";
 import { mimeFromName } from "../media/file-kinds.js";
 import { defineFeature, mediaDelivererOf, usagePortOf } from "./module.js";
@@ -33,7 +34,7 @@ export const imagesFeature = defineFeature({
     if (!deliverer) throw new Error("The images feature sends through the media feature, which must come before it in the list");
     const usage = usagePortOf(deps);
     const pricing = { model: settings.model, pricePerImage: settings.pricePerImage };
-    const counted = (input: ImageToolInput, ctx: ToolContext, draw: () => Promise<Buffer[]>) => () => countedDraw(usage, pricing, input.n ?? 1, ctx, draw);
+    const counted = (input: ImageToolInput, ctx: ToolContext, draw: () => Promise<Buffer[]>) => () => countedDraw(usage, pricing, input.n ?? 1, ctx, draw, deps.log);
     return {
       handlers: [
         createImagesHandler({
@@ -84,6 +85,7 @@ async function countedDraw(
   count: number,
   ctx: ToolContext,
   draw: () => Promise<Buffer[]>,
+  log: Logger,
 ): Promise<Buffer[]> {
   if (!usage) return draw();
   const owner = { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId };
@@ -95,10 +97,11 @@ async function countedDraw(
   try {
     images = await draw();
   } catch (err) {
-    await permit.settle(null);
+    await permit.settle(null).catch((settleErr: unknown) => log.warn({ err: settleErr, chatId: ctx.chatId }, "could not give back an image request's reservation"));
     throw err;
   }
-  await permit.settle(images.length);
+  // The pictures exist and are paid for at the endpoint: a failed record must not lose them (a retry would pay twice).
+  await permit.settle(images.length).catch((err: unknown) => log.error({ err, chatId: ctx.chatId, images: images.length }, "could not record the pictures in usage"));
   return images;
 }
 

@@ -30,7 +30,7 @@ export const voiceFeature = defineFeature({
     if (!deliverer) throw new Error("The voice feature sends through the media feature, which must come before it in the list");
     const say = (text: string, ctx: ToolContext): Promise<DeliverResult> => {
       if (!speaker) throw new ToolError("No speech provider is set up (tts.baseUrl, or tts.provider espeak-ng), so nothing can be spoken", "failed");
-      return speakAndDeliver(speaker, deliverer, speaker.partsOf(text).parts, ctx, ctx.message?.locale).catch((err: unknown) => {
+      return speakAndDeliver(speaker, deliverer, speaker.partsOf(text).parts, ctx, ctx.speech?.locale ?? ctx.message?.locale).catch((err: unknown) => {
         if (err instanceof ToolError || ctx.signal.aborted) throw err;
         throw new ToolError(`Could not speak: ${(err as Error).message}`, "failed");
       });

@@ -22,13 +22,16 @@ export function spokenSchedule(trigger: Trigger, speech: Speech): string {
     case "interval":
       return t("schedules.every", { duration: spokenDuration(trigger.everyMs, t) });
     case "cron":
-      return (
-        atTimeOfDay(trigger.expression, speech) ??
-        t("schedules.cron", {
-          description: cronstrue.toString(trigger.expression, { locale: speech.locale === "zh-Hans" ? "zh_CN" : "en", use24HourTimeFormat: true }),
-          zone: trigger.timezone,
-        })
-      );
+      return atTimeOfDay(trigger.expression, speech) ?? t("schedules.cron", { description: cronInWords(trigger.expression, speech), zone: trigger.timezone });
+  }
+}
+
+/** cronstrue's words for an expression; the expression itself for the shapes croner takes and cronstrue does not ("FRI#L"). */
+function cronInWords(expression: string, speech: Speech): string {
+  try {
+    return cronstrue.toString(expression, { locale: speech.locale === "zh-Hans" ? "zh_CN" : "en", use24HourTimeFormat: true });
+  } catch {
+    return `cron "${expression}"`;
   }
 }
 

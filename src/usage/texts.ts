@@ -47,7 +47,7 @@ export function totalsLine(label: string, totals: Totals, speech: Speech): strin
     cached: totals.cachedInput > 0 ? t("usage.cached", { tokens: formatTokens(totals.cachedInput) }) : "",
     output: formatTokens(totals.output),
     cost: formatCost(totals.cost),
-    calls: totals.calls,
+    count: totals.calls,
     estimated: totals.estimated > 0 ? t("usage.estimated", { count: totals.estimated }) : "",
     images: withImages(totals, t("usage.imagesSeparator"), t),
   });

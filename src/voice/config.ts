@@ -5,7 +5,7 @@
 import { z } from "zod";
 
 export const TTS_FORMATS = ["opus", "mp3", "aac", "flac", "wav"] as const;
-export const TTS_PROVIDERS = ["openai-compatible", "espeak-ng"] as const;
+const TTS_PROVIDERS = ["openai-compatible", "espeak-ng"] as const;
 
 export const ttsConfigSchema = z
   .strictObject({

@@ -52,14 +52,18 @@ export class EspeakSpeech implements SpeechProvider {
 
 /**
  * The espeak-ng voice: tts.voice when set; else Mandarin for Chinese text (a person whose language is English still
- * writes to the bot in Chinese), else the person's language, else English. A Chinese tag is Mandarin ("cmn"), or
+ * writes to the bot in Chinese), English for text with no Chinese characters in it, else the person's language. A Chinese tag is Mandarin ("cmn"), or
  * Cantonese ("yue") for Hong Kong and Macau. Null when tts.voice is no name espeak-ng takes.
  */
 export function espeakVoice(setting: string | null, language: string | undefined, text: string): string | null {
   if (setting !== null) return voiceOfTag(setting);
   const fromLanguage = language ? voiceOfTag(language) : null;
   const writesHan = fromLanguage !== null && HAN_LANGUAGES.has(fromLanguage.split(/[-+]/)[0]!);
-  if (!writesHan && HAN.test(text) && !KANA.test(text)) return "cmn";
+  const hasHan = HAN.test(text);
+  if (!writesHan && hasHan && !KANA.test(text)) return "cmn";
+  // A Chinese speaker's reply with no Chinese in it (the model answered in the language it was asked in) is not
+  // Mandarin; Japanese and Korean are written without Han characters too, so only Chinese is checked.
+  if ((fromLanguage === "cmn" || fromLanguage === "yue") && !hasHan) return "en";
   return fromLanguage ?? "en";
 }
 

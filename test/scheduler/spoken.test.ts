@@ -26,6 +26,10 @@ describe("spoken schedules", () => {
     expect(spokenSchedule(cron("0 9 1 * *"), zh)).toMatch(/^在09:00, 限每月 1 号（Asia\/Shanghai）$/);
   });
 
+  it("shows a cron shape croner takes and cronstrue cannot word as the expression itself", () => {
+    expect(spokenSchedule(cron("0 9 * * FRI#L"), en)).toBe('cron "0 9 * * FRI#L" (Asia/Shanghai)');
+  });
+
   it("intervals, single runs and durations", () => {
     expect(spokenSchedule({ type: "interval", everyMs: 90 * 60_000, startAt: 0 }, en)).toBe("every 1 h 30 min");
     expect(spokenSchedule({ type: "interval", everyMs: 90 * 60_000, startAt: 0 }, zh)).toBe("每 1 小时 30 分钟");

@@ -44,7 +44,9 @@ describe("espeakVoice", () => {
   });
 
   it("without tts.voice: the person's language, Mandarin for Chinese text, English when nothing says", () => {
-    expect(espeakVoice(null, "zh-Hans", "It is nine.")).toBe("cmn");
+    expect(espeakVoice(null, "zh-Hans", "现在九点。")).toBe("cmn");
+    expect(espeakVoice(null, "zh-Hans", "It is nine.")).toBe("en");
+    expect(espeakVoice(null, "ko", "아홉 시입니다")).toBe("ko");
     expect(espeakVoice(null, "de", "Es ist neun.")).toBe("de");
     expect(espeakVoice(null, "en", "现在九点。")).toBe("cmn");
     expect(espeakVoice(null, "ja", "九時です")).toBe("ja");
