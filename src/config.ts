@@ -122,7 +122,10 @@ export function enabledChannels(config: Config, modules: ChannelModules = channe
 
 /** Rules that involve more than one setting. */
 function crossChecks(config: Config, { channels: modules, features }: { channels: ChannelModules; features: FeatureModules }): string[] {
-  const problems: string[] = features.flatMap((module) => module.crossChecks?.(featureSettings(config, module), config) ?? []);
+  const problems: string[] = features.flatMap((module) => {
+    const sections = Object.fromEntries((module.reads ?? []).map((name) => [name, featureSettings(config, { name })]));
+    return module.crossChecks?.(featureSettings(config, module), config, sections) ?? [];
+  });
   for (const module of modules) {
     const settings = channelSettings(config, module);
     if (getPath(settings, "enabled") !== true) continue;

@@ -5,17 +5,21 @@
 import type { ChannelName } from "../core/types.js";
 import { budgetsConfigSchema, Periods, priceLookup, registerUsageCommand, usageCommands, UsageMeter, UsageReader, usageRoutes } from "../usage/index.js";
 import { modelEntries } from "../infra/config/model-entries.js";
+import type { ImagesConfig } from "../images/config.js";
 import { defineFeature } from "./module.js";
 
 export const budgetsFeature = defineFeature({
   name: "budgets",
   configSchema: budgetsConfigSchema,
-  crossChecks: (settings, core) => {
+  // A cost limit needs something priced: the models, or the pictures of the image tools.
+  reads: ["images"],
+  crossChecks: (settings, core, sections) => {
     const scopes = [settings.perUser, settings.perChat, settings.global, ...Object.values(settings.overrides)];
     const inCost = scopes.some((scope) => scope.daily?.cost !== undefined || scope.monthly?.cost !== undefined);
-    const priced = modelEntries(core.llm).some((entry) => entry.prices !== null);
+    const images = sections.images as ImagesConfig;
+    const priced = modelEntries(core.llm).some((entry) => entry.prices !== null) || (images.baseUrl !== null && images.pricePerImage > 0);
     return inCost && !priced
-      ? ["budgets: limits in cost need the models' prices: set llm.prices, or prices on the llm.models entries (input, output per million tokens; 0 for a free model)"]
+      ? ["budgets: limits in cost need prices: set llm.prices, or prices on the llm.models entries (input, output per million tokens; 0 for a free model), or images.pricePerImage"]
       : [];
   },
   create: (deps) => {

@@ -144,8 +144,8 @@ export interface FeatureModule<S = unknown, N extends string = string> {
   secretsOf?(settings: S): string[];
   /** Environment variables that set a path inside the section. */
   envOverrides?: Readonly<Record<string, EnvOverride>>;
-  /** Problems that involve other settings, worded like the loader's ("path: problem"). */
-  crossChecks?(settings: S, core: CoreConfig): string[];
+  /** Problems that involve other settings, worded like the loader's ("path: problem"); `sections` as in FeatureDeps. */
+  crossChecks?(settings: S, core: CoreConfig, sections: Readonly<Record<string, unknown>>): string[];
   // Method syntax on purpose: a module for specific settings stands where any module is expected.
   create?(deps: FeatureDeps<S>): FeatureParts | Promise<FeatureParts>;
   /** Its lines of `switchboard doctor`: live checks, warnings about risky settings. */

@@ -4,12 +4,12 @@
  * generate_image before any request reaches the image endpoint. The whole gateway, the fake model and a fake image
  * endpoint answering with a real PNG.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { configSchema } from "../../src/config.js";
+import { configSchema, loadConfig } from "../../src/config.js";
 import { budgetsFeature } from "../../src/features/budgets.js";
 import { imagesConfigSchema } from "../../src/images/config.js";
 import { createStore } from "../../src/infra/store/index.js";
@@ -33,7 +33,7 @@ beforeAll(() => {
   png = solidPng();
 });
 
-/** Budgets in cost need the models' prices: the model's tokens cost nothing here, so only pictures count. */
+/** The model's tokens cost nothing here, so only pictures count. */
 const FREE_MODEL = { prices: { input: 0, output: 0 } };
 
 async function start(overrides: Record<string, unknown> = {}): Promise<TestGateway> {
@@ -116,6 +116,16 @@ describe("the meter's image permits", () => {
     expect(imagesConfigSchema.parse({}).pricePerImage).toBe(0);
     const parsed = configSchema.safeParse({ images: { pricePerImage: -0.04 } });
     expect(parsed.error?.issues.map((issue) => issue.path.join("."))).toEqual(["images.pricePerImage"]);
+  });
+
+  it("a cost budget needs something priced: the pictures alone will do", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "images-budget-"));
+    const configPath = join(dir, "switchboard.yaml");
+    const budget = "budgets:\n  perUser:\n    daily:\n      cost: 1\n";
+    await writeFile(configPath, budget);
+    expect(() => loadConfig({ configPath, env: {}, cwd: dir })).toThrow(/budgets: limits in cost need prices: .*images\.pricePerImage/);
+    await writeFile(configPath, `${budget}images:\n  baseUrl: http://127.0.0.1:9/v1\n  pricePerImage: 0.04\n`);
+    expect(loadConfig({ configPath, env: {}, cwd: dir }).budgets.perUser.daily?.cost).toBe(1);
   });
 
   it("reserve the pictures asked for on cost limits only, give it back when the request fails, refuse once spent", async () => {
