@@ -54,12 +54,19 @@ export class FilteringProxy {
     return reason;
   }
 
+  /**
+   * A CONNECT hands the browser's socket over without the HTTP server's error listener: it is listened to at once,
+   * before the lookup, so a browser hanging up meanwhile (it closes, a page navigates away) cannot throw an
+   * unhandled ECONNRESET and end the gateway. The same holds for an upgrade.
+   */
   private async tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    client.on("error", () => client.destroy());
     const target = req.url ?? "";
     const { host, port } = splitHostPort(target, 443);
     let upstream: Socket;
     try {
       const { address } = await this.guard.resolve(host, port);
+      if (client.destroyed) return;
       upstream = connect(port, address);
     } catch (err) {
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${this.refuse(target, err)}`);
@@ -71,7 +78,7 @@ export class FilteringProxy {
       upstream.pipe(client).pipe(upstream);
     });
     upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
+    client.once("close", () => upstream.destroy());
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -104,11 +111,13 @@ export class FilteringProxy {
 
   /** A plain-HTTP WebSocket handshake sent to the proxy: checked, then relayed byte for byte. */
   private async upgrade(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    client.on("error", () => client.destroy());
     let url: URL;
     let address: string;
     try {
       url = new URL(req.url ?? "");
       address = (await this.guard.resolve(url.hostname, Number(url.port) || 80)).address;
+      if (client.destroyed) return;
     } catch (err) {
       client.end(`HTTP/1.1 403 Forbidden\r\n\r\n${this.refuse(req.url ?? "", err)}`);
       return;
@@ -120,7 +129,7 @@ export class FilteringProxy {
       upstream.pipe(client).pipe(upstream);
     });
     upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
+    client.once("close", () => upstream.destroy());
   }
 }
 
