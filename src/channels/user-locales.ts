@@ -25,9 +25,8 @@ export class UserLocales {
     return this.known.get(this.keyOf(user));
   }
 
-  /** Keeps `locale` for `ttlMs`; writes only when it changed, so a platform repeating it costs no write. */
+  /** Keeps `locale` for `ttlMs` from now: told again, its time starts over. */
   async remember(user: string, locale: string, ttlMs: number): Promise<void> {
-    if ((await this.get(user)) === locale) return;
     await this.known.set(this.keyOf(user), locale, ttlMs);
   }
 

@@ -7,7 +7,7 @@ import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { UserLocales } from "../user-locales.js";
 
-/** How long a language told by an interaction holds without another one: a month. */
+/** How long a language told by an interaction holds without another one: a month (each interaction writes it again). */
 const LIFETIME_MS = 30 * 24 * 60 * 60_000;
 
 export class DiscordLocales {
