@@ -13,6 +13,7 @@ import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
+import { KeyedMutex } from "../../infra/store/keyed-mutex.js";
 import { QqApiError, type QqApi } from "./api.js";
 import { keyboardOf } from "./presses.js";
 
@@ -43,6 +44,11 @@ export interface SenderOptions {
 
 export class QqSender {
   private readonly now: () => number;
+  /**
+   * A chat's anchor is read, then written back with its replies counted: a message arriving in between would have its
+   * anchor overwritten by the older one (later sends then answering a message whose window may have closed).
+   */
+  private readonly anchorUpdates = new KeyedMutex();
 
   constructor(private readonly opts: SenderOptions) {
     this.now = opts.now ?? Date.now;
@@ -58,7 +64,8 @@ export class QqSender {
 
   /** Remembers a message received in `chatId` as what later sends to the chat answer. */
   async received(chatId: string, msgId: string, at: Date): Promise<void> {
-    await this.anchors().set(this.anchorKey(chatId), { msgId, at: at.getTime(), used: 0 }, REPLY_WINDOW_MINUTES.direct * 60_000);
+    const key = this.anchorKey(chatId);
+    await this.anchorUpdates.run(key, () => this.anchors().set(key, { msgId, at: at.getTime(), used: 0 }, REPLY_WINDOW_MINUTES.direct * 60_000));
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
@@ -120,10 +127,12 @@ export class QqSender {
 
   private async markUsed(chatId: string, msgId: string, seq: number): Promise<void> {
     const key = this.anchorKey(chatId);
-    const latest = await this.anchors().get(key);
-    if (latest?.msgId !== msgId || latest.used >= seq) return;
-    const left = REPLY_WINDOW_MINUTES.direct * 60_000 - (this.now() - latest.at);
-    if (left > 0) await this.anchors().set(key, { ...latest, used: seq }, left);
+    await this.anchorUpdates.run(key, async () => {
+      const latest = await this.anchors().get(key);
+      if (latest?.msgId !== msgId || latest.used >= seq) return;
+      const left = REPLY_WINDOW_MINUTES.direct * 60_000 - (this.now() - latest.at);
+      if (left > 0) await this.anchors().set(key, { ...latest, used: seq }, left);
+    });
   }
 
   private async sendPart(chatId: string, part: string, msgId: string, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
