@@ -37,8 +37,19 @@ export interface Totals {
 
 export const EMPTY_TOTALS: Totals = { tokens: 0, cost: 0, input: 0, cachedInput: 0, output: 0, calls: 0, estimated: 0, images: 0, imageCost: 0 };
 
-/** The metrics a day's breakdown keeps per person, chat, model and work. */
-const BREAKDOWN_METRICS = ["input", "cachedInput", "output", "cost", "calls", "images", "imageCost"] as const;
+/** What a day's breakdown keeps per person, chat, model and work, and what a report adds up. */
+export interface UsageAmounts {
+  input: number;
+  cachedInput: number;
+  output: number;
+  cost: number;
+  calls: number;
+  images: number;
+  imageCost: number;
+}
+
+export const NO_AMOUNTS: UsageAmounts = { input: 0, cachedInput: 0, output: 0, cost: 0, calls: 0, images: 0, imageCost: 0 };
+const BREAKDOWN_METRICS = Object.keys(NO_AMOUNTS) as Array<keyof UsageAmounts>;
 
 const DAY_MS = 86_400_000;
 /** Scope tallies outlive their period by a week: /usage and budgets only read the current one. */
@@ -57,17 +68,10 @@ export function scopeTtl(period: Period, now: number): number {
 }
 
 /** One call's line in its day's breakdown: a model call (calls 1, its tokens) or an image request (its pictures). */
-export interface UsageLine {
+export interface UsageLine extends UsageAmounts {
   owner: UsageOwner;
   model: string;
   work: ModelWork;
-  input: number;
-  cachedInput: number;
-  output: number;
-  cost: number;
-  calls: number;
-  images: number;
-  imageCost: number;
 }
 
 export function breakdownChange(line: UsageLine, day: Period, now: number): TallyChange {
@@ -79,16 +83,9 @@ export function breakdownChange(line: UsageLine, day: Period, now: number): Tall
 
 export type ReportDimension = "user" | "chat" | "model" | "day" | "work";
 
-export interface ReportRow {
+export interface ReportRow extends UsageAmounts {
   /** The person, chat, model, day or kind of work. */
   name: string;
-  input: number;
-  cachedInput: number;
-  output: number;
-  cost: number;
-  calls: number;
-  images: number;
-  imageCost: number;
 }
 
 /** Reads what was recorded, for /usage, the CLI and the console. */
@@ -117,11 +114,11 @@ export class UsageReader {
     const rows = new Map<string, ReportRow>();
     sums.forEach((fields, i) => {
       for (const [field, amount] of Object.entries(fields)) {
-        const [metric, user, chat, model, work] = field.split("\t") as [keyof ReportRow, string, string, string, string];
+        const [metric, user, chat, model, work] = field.split("\t") as [keyof UsageAmounts, string, string, string, string];
         const name = { user, chat, model, work, day: days[i]! }[by];
         let row = rows.get(name);
-        if (!row) rows.set(name, (row = { name, input: 0, cachedInput: 0, output: 0, cost: 0, calls: 0, images: 0, imageCost: 0 }));
-        if (metric !== "name") row[metric] += amount;
+        if (!row) rows.set(name, (row = { name, ...NO_AMOUNTS }));
+        row[metric] += amount;
       }
     });
     const ordered = [...rows.values()];

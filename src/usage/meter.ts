@@ -21,7 +21,7 @@ import { ENGLISH } from "../infra/i18n/index.js";
 import type { Coordinator, Tallies, TallyBound, TallyChange } from "../infra/store/types.js";
 import { llmCost, llmTokens } from "../infra/metrics.js";
 import type { BudgetsConfig, Limit, ScopeBudget } from "./config.js";
-import { breakdownChange, SCOPES, scopeKey, scopeTtl, type AppliedLimit, type Scope } from "./ledger.js";
+import { breakdownChange, NO_AMOUNTS, SCOPES, scopeKey, scopeTtl, type AppliedLimit, type Scope } from "./ledger.js";
 import type { Period, PeriodName, Periods } from "./periods.js";
 import { costOf, type PriceOf } from "./prices.js";
 import { refusalText, warningText } from "./texts.js";
@@ -115,7 +115,7 @@ export class UsageMeter implements UsagePort {
         }
         const cost = made * call.pricePerImage;
         const amounts = { cost: cost - reserved, images: made, imageCost: cost };
-        const line = { owner: call.owner, model: call.model, work: "image" as const, input: 0, cachedInput: 0, output: 0, cost, calls: 0, images: made, imageCost: cost };
+        const line = { ...NO_AMOUNTS, owner: call.owner, model: call.model, work: "image" as const, cost, images: made, imageCost: cost };
         await this.deps.tallies.add([...keys.map((change) => ({ ...change, amounts })), breakdownChange(line, periods.daily, now)]);
         if (cost > 0) llmCost.inc({ model: call.model }, cost);
       },
@@ -167,7 +167,7 @@ export class UsageMeter implements UsagePort {
       calls: 1,
       estimated: usage.estimated ? 1 : 0,
     };
-    const line = { owner: call.owner, model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost, calls: 1, images: 0, imageCost: 0 };
+    const line = { ...NO_AMOUNTS, owner: call.owner, model, work: call.work, input: usage.inputTokens, cachedInput: usage.cachedInputTokens, output: usage.outputTokens, cost, calls: 1 };
     return [...at.keys.map((change) => ({ ...change, amounts })), breakdownChange(line, at.day, at.now)];
   }
 
