@@ -33,8 +33,11 @@ describe.skipIf(!REDIS_URL)("replicas on Redis", () => {
 
   it("lists the replicas that beat, with their leases; one that stops, or stops beating, drops off", async () => {
     const [a, b] = [await open(), await open()];
-    const holder = new ReplicaRegistry({ presence: a.coordinator, id: "replica-x", heartbeatMs: 100, log, leases: () => ["telegram:1"] });
-    const standby = new ReplicaRegistry({ presence: b.coordinator, id: "replica-y", heartbeatMs: 100, log, leases: () => [] });
+    // Heartbeats far apart, so a loaded machine stalling the test (doctor loads many modules) cannot expire them;
+    // running out is shown below with an announcement of its own short lifetime.
+    const heartbeatMs = 60_000;
+    const holder = new ReplicaRegistry({ presence: a.coordinator, id: "replica-x", heartbeatMs, log, leases: () => ["telegram:1"] });
+    const standby = new ReplicaRegistry({ presence: b.coordinator, id: "replica-y", heartbeatMs, log, leases: () => [] });
     await holder.start();
     await standby.start();
     expect((await standby.live()).map((r) => [r.id, r.leases])).toEqual([
@@ -49,9 +52,9 @@ describe.skipIf(!REDIS_URL)("replicas on Redis", () => {
     await standby.stop();
     expect((await holder.live()).map((r) => r.id)).toEqual(["replica-x"]);
     // A replica killed without a goodbye: its last announcement runs out after three missed heartbeats.
-    await a.coordinator.announce("replicas", "replica-gone", JSON.stringify({ startedAt: "then", leases: [] }), 300);
+    await a.coordinator.announce("replicas", "replica-gone", JSON.stringify({ startedAt: "then", leases: [] }), 1_000);
     expect((await holder.live()).map((r) => r.id)).toContain("replica-gone");
-    await eventually(async () => !(await holder.live()).some((r) => r.id === "replica-gone"), "the silent replica to drop off", 2_000);
+    await eventually(async () => !(await holder.live()).some((r) => r.id === "replica-gone"), "the silent replica to drop off", 5_000);
     await holder.stop();
   });
 });
