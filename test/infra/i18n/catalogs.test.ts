@@ -7,7 +7,8 @@ import consoleEn from "../../../console/i18n/en.json" with { type: "json" };
 import consoleZh from "../../../console/i18n/zh-Hans.json" with { type: "json" };
 import webchatEn from "../../../console/webchat/i18n/en.json" with { type: "json" };
 import webchatZh from "../../../console/webchat/i18n/zh-Hans.json" with { type: "json" };
-import { CATALOGS, LOCALES, Translator, localeOf } from "../../../src/infra/i18n/index.js";
+import { LOCALES, localeOf } from "../../../src/core/locales.js";
+import { CATALOGS, Translator } from "../../../src/infra/i18n/index.js";
 
 type Catalog = { [key: string]: string | Catalog };
 
