@@ -3,8 +3,7 @@
  * first of the browser's languages that has a catalog, else English. A tag names a catalog by the gateway's own rule
  * (src/core/locales.ts).
  */
-import i18next, { type i18n } from "i18next";
-import { LOCALES, localeOf, type Locale } from "../../src/core/locales.js";
+import { localeOf, type Locale } from "../../src/core/locales.js";
 
 /** Each language's name in itself, for a language switch. */
 export const LANGUAGE_NAMES: Record<Locale, string> = { en: "English", "zh-Hans": "简体中文" };
@@ -33,21 +32,4 @@ function stored(storageKey: string): string | null {
   } catch {
     return null;
   }
-}
-
-export type Catalog = { [key: string]: string | Catalog };
-
-/** An i18next instance over `catalogs`, ready at once (the catalogs are bundled, nothing loads). */
-export function createTranslator(catalogs: Record<Locale, Catalog>, language: Locale): i18n {
-  const engine = i18next.createInstance();
-  void engine.init({
-    resources: Object.fromEntries(LOCALES.map((name) => [name, { translation: catalogs[name] }])),
-    lng: language,
-    fallbackLng: "en",
-    initAsync: false,
-    // The pages put texts into the DOM as text (Preact, textContent), never as HTML.
-    interpolation: { escapeValue: false },
-    returnNull: false,
-  });
-  return engine;
 }

@@ -4,7 +4,8 @@
  */
 import en from "../i18n/en.json";
 import type { Locale } from "../../src/core/locales.js";
-import { chooseLanguage, createTranslator, rememberLanguage } from "../i18n/language";
+import { chooseLanguage, rememberLanguage } from "../i18n/language";
+import { createTranslator } from "../i18n/translator";
 import zhHans from "../i18n/zh-Hans.json";
 
 const KEY = "switchboard.console.lang";
