@@ -1,33 +1,24 @@
 /**
  * The browser pages' language (the console and WebChat): an explicit choice (remembered in localStorage), else the
- * first of the browser's languages that has a catalog, else English. Chinese in any script gets Simplified Chinese.
+ * first of the browser's languages that has a catalog, else English. A tag names a catalog by the gateway's own rule
+ * (src/core/locales.ts).
  */
-import i18next, { type i18n } from "i18next";
-
-export const LANGUAGES = ["en", "zh-Hans"] as const;
-export type Language = (typeof LANGUAGES)[number];
+import { localeOf, type Locale } from "../../src/core/locales.js";
 
 /** Each language's name in itself, for a language switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = { en: "English", "zh-Hans": "简体中文" };
-
-function languageOf(tag: string | null | undefined): Language | null {
-  const primary = tag?.trim().toLowerCase().replace(/_/g, "-").split("-")[0];
-  if (primary === "zh") return "zh-Hans";
-  if (primary === "en") return "en";
-  return null;
-}
+export const LANGUAGE_NAMES: Record<Locale, string> = { en: "English", "zh-Hans": "简体中文" };
 
 /** `asked` (a ?lang= value), when it names a catalog, is remembered under `storageKey` and wins. */
-export function chooseLanguage(storageKey: string, asked?: string | null): Language {
-  const wanted = languageOf(asked);
+export function chooseLanguage(storageKey: string, asked?: string | null): Locale {
+  const wanted = localeOf(asked);
   if (wanted) {
     rememberLanguage(storageKey, wanted);
     return wanted;
   }
-  return [stored(storageKey), ...navigator.languages].map(languageOf).find((found) => found !== null) ?? "en";
+  return [stored(storageKey), ...navigator.languages].map(localeOf).find((found) => found !== null) ?? "en";
 }
 
-export function rememberLanguage(storageKey: string, language: Language): void {
+export function rememberLanguage(storageKey: string, language: Locale): void {
   try {
     localStorage.setItem(storageKey, language);
   } catch {
@@ -41,21 +32,4 @@ function stored(storageKey: string): string | null {
   } catch {
     return null;
   }
-}
-
-export type Catalog = { [key: string]: string | Catalog };
-
-/** An i18next instance over `catalogs`, ready at once (the catalogs are bundled, nothing loads). */
-export function createTranslator(catalogs: Record<Language, Catalog>, language: Language): i18n {
-  const engine = i18next.createInstance();
-  void engine.init({
-    resources: Object.fromEntries(LANGUAGES.map((name) => [name, { translation: catalogs[name] }])),
-    lng: language,
-    fallbackLng: "en",
-    initAsync: false,
-    // The pages put texts into the DOM as text (Preact, textContent), never as HTML.
-    interpolation: { escapeValue: false },
-    returnNull: false,
-  });
-  return engine;
 }

@@ -1,4 +1,9 @@
-/** Calls to /api/v1/console with the owner's token (kept in this browser); a 401 asks for the token again. */
+/**
+ * Calls to /api/v1/console with the owner's token (kept in this browser); a 401 asks for the token again. A refusal
+ * becomes an Error whose message is the server's error in the console's language.
+ */
+import { CONSOLE_ERRORS } from "../../src/core/api-errors.js";
+import { serverErrorText } from "../i18n/server-errors";
 import { t } from "./i18n";
 
 const TOKEN_KEY = "switchboard.console.token";
@@ -22,10 +27,18 @@ async function call<T>(method: string, path: string, body?: BodyInit | object): 
     payload = JSON.stringify(body);
   }
   const res = await fetch(BASE + path, { method, headers, body: payload, cache: "no-store" });
-  if (res.status === 401 || res.status === 403) throw new AuthNeeded(((await res.json().catch(() => null)) as { error?: string } | null)?.error ?? t("errors.notAllowed"));
-  const json = (await res.json().catch(() => null)) as (T & { error?: string }) | null;
-  if (!res.ok) throw new Error(json?.error ?? t("errors.http", { method, path, status: res.status }));
+  const json = (await res.json().catch(() => null)) as unknown;
+  if (res.status === 401 || res.status === 403) throw new AuthNeeded(problemOf(json, t("errors.notAllowed")));
+  if (!res.ok) throw new Error(problemOf(json, t("errors.http", { method, path, status: res.status })));
   return json as T;
+}
+
+/** An error body (`{ error: code, message, ...values }`) in the console's words; `fallback` when there is none. */
+function problemOf(json: unknown, fallback: string): string {
+  if (typeof json !== "object" || json === null) return fallback;
+  const body = json as Record<string, unknown>;
+  const message = typeof body["message"] === "string" && body["message"] !== "" ? body["message"] : fallback;
+  return serverErrorText(t, CONSOLE_ERRORS, body["error"], message, body);
 }
 
 export const api = {

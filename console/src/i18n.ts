@@ -3,18 +3,20 @@
  * the header's switch, else the browser's.
  */
 import en from "../i18n/en.json";
-import { chooseLanguage, createTranslator, rememberLanguage, type Language } from "../i18n/language";
+import type { Locale } from "../../src/core/locales.js";
+import { chooseLanguage, rememberLanguage } from "../i18n/language";
+import { createTranslator } from "../i18n/translator";
 import zhHans from "../i18n/zh-Hans.json";
 
 const KEY = "switchboard.console.lang";
 const engine = createTranslator({ en, "zh-Hans": zhHans }, chooseLanguage(KEY));
 
-export const language = (): Language => engine.language as Language;
+export const language = (): Locale => engine.language as Locale;
 
 export const t = (key: string, values?: Record<string, unknown>): string => engine.t(key, values ?? {});
 
 /** Switches and remembers; the caller re-renders. */
-export function setLanguage(next: Language): void {
+export function setLanguage(next: Locale): void {
   rememberLanguage(KEY, next);
   void engine.changeLanguage(next);
   showLanguage();

@@ -3,7 +3,8 @@ import { render } from "preact";
 import { useState } from "preact/hooks";
 import { AuthNeeded, api, tokenStore } from "./api";
 import { language, setLanguage, showLanguage, t } from "./i18n";
-import { LANGUAGES, LANGUAGE_NAMES, type Language } from "../i18n/language";
+import { LOCALES, type Locale } from "../../src/core/locales.js";
+import { LANGUAGE_NAMES } from "../i18n/language";
 import { AccessPage } from "./pages/access";
 import { AgentsPage } from "./pages/agents";
 import { ApprovalsPage } from "./pages/approvals";
@@ -59,10 +60,10 @@ function Login({ problem, onDone }: { problem: string; onDone: () => void }) {
 }
 
 /** The language switch: re-rendering the shell re-renders every page in the new language. */
-function LanguageSwitch({ value, onChange }: { value: Language; onChange: (next: Language) => void }) {
+function LanguageSwitch({ value, onChange }: { value: Locale; onChange: (next: Locale) => void }) {
   return (
-    <select class="language" aria-label={t("app.language")} value={value} onChange={(e) => onChange(e.currentTarget.value as Language)}>
-      {LANGUAGES.map((name) => (
+    <select class="language" aria-label={t("app.language")} value={value} onChange={(e) => onChange(e.currentTarget.value as Locale)}>
+      {LOCALES.map((name) => (
         <option value={name}>{LANGUAGE_NAMES[name]}</option>
       ))}
     </select>
@@ -73,7 +74,7 @@ function App() {
   const [page, setPage] = useState<PageName>((location.hash.slice(1) as PageName) in PAGES ? (location.hash.slice(1) as PageName) : "channels");
   const [authProblem, setAuthProblem] = useState<string | null>(null);
   const [lang, setLang] = useState(language());
-  const switchTo = (next: Language) => {
+  const switchTo = (next: Locale) => {
     setLanguage(next);
     setLang(next);
   };

@@ -2,7 +2,10 @@
  * WebChat's words (i18next over webchat/i18n) and its times and numbers (Intl): in the language of `?lang=`
  * (remembered), else the remembered one, else the browser's.
  */
-import { chooseLanguage, createTranslator } from "../i18n/language";
+import { WEBCHAT_ERRORS } from "../../src/core/api-errors.js";
+import { chooseLanguage } from "../i18n/language";
+import { serverErrorText } from "../i18n/server-errors";
+import { createTranslator } from "../i18n/translator";
 import en from "./i18n/en.json";
 import zhHans from "./i18n/zh-Hans.json";
 
@@ -14,6 +17,10 @@ const engine = createTranslator(
 export const language = engine.language;
 
 export const t = (key: string, values?: Record<string, unknown>): string => engine.t(key, values ?? {});
+
+/** An error frame (`{ type: "error", code, message, ...values }`) in the page's words. */
+export const errorText = (frame: { code?: unknown; message?: unknown }): string =>
+  serverErrorText(t, WEBCHAT_ERRORS, frame.code, typeof frame.message === "string" ? frame.message : "", frame);
 
 /** The clock time of an ISO instant, as the language writes it. */
 export const time = (at: string): string => new Date(at).toLocaleTimeString(language, { hour: "2-digit", minute: "2-digit" });

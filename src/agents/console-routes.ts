@@ -1,6 +1,6 @@
 /** The console's agents and routing: the owner sees the agents and the rules, and replaces the rules. */
 import { Hono } from "hono";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import { RoutingError, type Agents } from "./directory.js";
 
 export function agentRoutes(agents: Agents): Hono {
@@ -15,11 +15,11 @@ export function agentRoutes(agents: Agents): Hono {
     )
     .put("/routing", async (c) => {
       const body = (await c.req.json().catch(() => undefined)) as { rules?: unknown } | undefined;
-      if (!body || !("rules" in body)) return jsonError(c, 400, "invalid_input", 'Send {"rules": [...]}, or {"rules": null} for the configured routing');
+      if (!body || !("rules" in body)) return consoleError(c, 400, { code: "rules_missing" }, 'Send {"rules": [...]}, or {"rules": null} for the configured routing');
       try {
         return c.json({ rules: await agents.setRouting(body.rules) });
       } catch (err) {
-        if (err instanceof RoutingError) return jsonError(c, 400, "invalid_input", err.message);
+        if (err instanceof RoutingError) return consoleError(c, 400, { code: "invalid_input", detail: err.message }, err.message);
         throw err;
       }
     });

@@ -1,6 +1,6 @@
 /** The console's approvals: the requests waiting, the latest decisions, and an owner's approve or deny. */
 import { Hono } from "hono";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import type { Clock } from "../core/clock.js";
 import type { ApprovalRequests } from "./requests.js";
 
@@ -14,9 +14,9 @@ export function approvalRoutes(requests: ApprovalRequests, clock: Clock): Hono {
     routes.post(`/:id/${path}`, async (c) => {
       const id = c.req.param("id");
       const request = await requests.get(id);
-      if (!request) return jsonError(c, 404, "not_found", `There is no approval request ${id}`);
+      if (!request) return consoleError(c, 404, { code: "approval_not_found", id }, `There is no approval request ${id}`);
       const decided = await requests.decide(id, decision, CONSOLE_ACTOR, clock.now());
-      if (!decided) return jsonError(c, 409, "already_decided", `The request ${id} was already answered (${request.status})`);
+      if (!decided) return consoleError(c, 409, { code: "already_decided", id, status: request.status }, `The request ${id} was already answered (${request.status})`);
       return c.json({ request: decided });
     });
   }

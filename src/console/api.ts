@@ -6,7 +6,7 @@ import { Hono, type Context } from "hono";
 import { modelStateText } from "../agent/model-health.js";
 import { z } from "zod";
 import { redactSecrets } from "../infra/config/secrets.js";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import { consoleAuth } from "./auth.js";
 import type { ConsoleDeps } from "./deps.js";
 import { transcriptOf } from "./transcript.js";
@@ -29,7 +29,7 @@ export function registerConsoleApi(deps: ConsoleDeps): void {
   accessRoutes(api, deps);
   api.get("/logs", (c) => {
     const after = afterSchema.safeParse(c.req.query("after"));
-    if (!after.success) return jsonError(c, 400, "bad_request", "after is a line number (0 or more)");
+    if (!after.success) return consoleError(c, 400, { code: "bad_request" }, "after is a line number (0 or more)");
     return c.json({ available: deps.logTail !== null, lines: deps.logTail?.after(after.data) ?? [] });
   });
   api.get("/config", (c) => c.json({ config: redactSecrets(deps.config, deps.secrets) }));
@@ -40,13 +40,13 @@ function sessionRoutes(api: Hono, deps: ConsoleDeps): void {
   api.get("/sessions", async (c) => c.json({ sessions: await deps.sessions.list(c.req.query("q") ?? "") }));
   api.get("/sessions/:key/transcript", async (c) => {
     const key = c.req.param("key");
-    if (!(await deps.sessions.has(key))) return jsonError(c, 404, "not_found", `No session ${key}`);
+    if (!(await deps.sessions.has(key))) return consoleError(c, 404, { code: "session_not_found", session: key }, `No session ${key}`);
     const record = await deps.history.load(key);
     return c.json({ key, summary: record.summary, messages: transcriptOf(record.messages, deps.secrets) });
   });
   api.post("/sessions/:key/reset", async (c) => {
     const key = c.req.param("key");
-    if (!(await deps.sessions.has(key))) return jsonError(c, 404, "not_found", `No session ${key}`);
+    if (!(await deps.sessions.has(key))) return consoleError(c, 404, { code: "session_not_found", session: key }, `No session ${key}`);
     await deps.resetSession(key);
     return c.json({ key, reset: true });
   });
@@ -75,13 +75,13 @@ function accessRoutes(api: Hono, deps: ConsoleDeps): void {
     const result = await pairing.approve(body.value.channel, body.value.code, "console");
     if (result.ok) return c.json({ member: result.member });
     const why = { malformed: "That is not a pairing code", unknown: "No pending request has that code", locked: "Too many wrong codes; wait and try again" };
-    return jsonError(c, result.reason === "locked" ? 429 : 404, result.reason, why[result.reason]);
+    return consoleError(c, result.reason === "locked" ? 429 : 404, { code: result.reason }, why[result.reason]);
   });
   api.post("/access/pairing/deny", async (c) => {
     const body = await jsonBody(c, pairingDenySchema);
     if (!body.ok) return body.response;
     const removed = await pairing.revoke(body.value.channel, body.value.userId);
-    return removed ? c.json({ denied: true }) : jsonError(c, 404, "not_found", "No such request or member");
+    return removed ? c.json({ denied: true }) : consoleError(c, 404, { code: "pairing_not_found" }, "No such request or member");
   });
 }
 
@@ -90,5 +90,5 @@ export async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<{ o
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
   const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`);
-  return { ok: false, response: jsonError(c, 400, "bad_request", "The request body is not valid JSON of the expected shape", { problems }) };
+  return { ok: false, response: consoleError(c, 400, { code: "bad_request" }, "The request body is not valid JSON of the expected shape", { problems }) };
 }

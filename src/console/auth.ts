@@ -6,7 +6,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { MiddlewareHandler } from "hono";
 import { bearerToken, tokenMatches } from "../infra/http/auth.js";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 
 const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
@@ -15,10 +15,10 @@ export function consoleAuth(token: string | null): MiddlewareHandler {
     if (token !== null) {
       if (!tokenMatches(bearerToken(c.req.header("authorization")), token)) {
         c.header("WWW-Authenticate", "Bearer");
-        return jsonError(c, 401, "unauthorized", "The console needs the gateway's token (Authorization: Bearer <token>)");
+        return consoleError(c, 401, { code: "unauthorized" }, "The console needs the gateway's token (Authorization: Bearer <token>)");
       }
     } else if (!isLoopback(getConnInfo(c).remote.address) || FORWARDING_HEADERS.some((h) => c.req.header(h) !== undefined)) {
-      return jsonError(c, 403, "forbidden", "Without http.token the console answers only to a browser on this machine, not through a proxy");
+      return consoleError(c, 403, { code: "forbidden" }, "Without http.token the console answers only to a browser on this machine, not through a proxy");
     }
     await next();
   };

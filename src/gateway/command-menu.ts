@@ -6,8 +6,9 @@
  */
 import type { ChatCommand } from "../core/commands.js";
 import type { Translate } from "../core/i18n.js";
+import { LOCALES } from "../core/locales.js";
 import type { Channel, CommandMenu, MenuCommand, MenuText } from "../core/types.js";
-import { LOCALES, type Translator } from "../infra/i18n/index.js";
+import type { Translator } from "../infra/i18n/index.js";
 import type { Logger } from "../infra/log.js";
 import { summaryOf } from "./commands.js";
 

@@ -6,7 +6,8 @@
 import type { ChatCommand } from "../core/commands.js";
 import type { Speech } from "../core/i18n.js";
 import type { InboundMessage } from "../core/types.js";
-import { localeOf, type Translator } from "../infra/i18n/index.js";
+import { localeOf } from "../core/locales.js";
+import type { Translator } from "../infra/i18n/index.js";
 import { CachedNamespace } from "../infra/store/cached-namespace.js";
 import type { Store } from "../infra/store/types.js";
 

@@ -1,7 +1,7 @@
 /** GET /api/v1/receipts?chat=ID&limit=N: the delivery receipts ledger, newest first, behind the API token. */
 import { z } from "zod";
 import type { ReceiptLedger } from "./receipts.js";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import type { HttpServer } from "../infra/http/server.js";
 
 const MAX_LIMIT = 1_000;
@@ -16,7 +16,7 @@ export function registerReceiptRoutes(http: HttpServer, ledger: ReceiptLedger): 
     const parsed = querySchema.safeParse(c.req.query());
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-      return jsonError(c, 400, "bad_request", `Bad query; chat is "channel:chatId" or a chat id, limit 1-${MAX_LIMIT}`, { problems });
+      return consoleError(c, 400, { code: "bad_request" }, `Bad query; chat is "channel:chatId" or a chat id, limit 1-${MAX_LIMIT}`, { problems });
     }
     return c.json({ receipts: await ledger.list(parsed.data) });
   });

@@ -7,7 +7,7 @@ import type { ChannelModule } from "../channels/module.js";
 import { channelModules } from "../channels/modules.js";
 import { collectSecrets, loadConfig, type Config } from "../config.js";
 import { redactText } from "../infra/config/secrets.js";
-import type { Locale } from "../infra/i18n/index.js";
+import type { Locale } from "../core/locales.js";
 import type { SetupFiles } from "./files.js";
 import type { ProviderChoice } from "./providers.js";
 

@@ -3,7 +3,8 @@
  * LC_MESSAGES, then LANG: the first one set decides, "C" and "POSIX" being English), else English.
  */
 import type { Translate } from "../core/i18n.js";
-import { localeOf, Translator, type Locale } from "../infra/i18n/index.js";
+import { localeOf, type Locale } from "../core/locales.js";
+import { Translator } from "../infra/i18n/index.js";
 
 const LOCALE_VARIABLES = ["LC_ALL", "LC_MESSAGES", "LANG"] as const;
 

@@ -5,7 +5,7 @@
  */
 import { channelModules } from "../channels/modules.js";
 import { checkChannel, checkLlm, type CheckResult } from "../doctor.js";
-import type { Locale } from "../infra/i18n/index.js";
+import type { Locale } from "../core/locales.js";
 import { candidateConfig, envChanges, redactedFor, settingChanges, type SetupAnswers } from "./answers.js";
 import { readSetupFiles, writeSetupFiles } from "./files.js";
 import { setupWords } from "./language.js";

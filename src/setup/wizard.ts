@@ -11,7 +11,7 @@ import { channelModules } from "../channels/modules.js";
 import type { Config } from "../config.js";
 import type { Translate } from "../core/i18n.js";
 import { checkChannel, checkLlm, type CheckResult } from "../doctor.js";
-import type { Locale } from "../infra/i18n/index.js";
+import type { Locale } from "../core/locales.js";
 import type { Logger } from "../infra/log.js";
 import { candidateConfig, envChanges, redactedFor, settingChanges, SETUP_CHANNELS, type SetupAnswers } from "./answers.js";
 import { readSetupFiles, writeSetupFiles, type SetupFiles } from "./files.js";

@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import type { Skills } from "./index.js";
 import { InstallError } from "./installer.js";
 import type { LoadReport } from "./registry.js";
 
-const MAX_ARCHIVE_BYTES = 20 * 1024 * 1024;
+const MAX_ARCHIVE_MB = 20;
+const MAX_ARCHIVE_BYTES = MAX_ARCHIVE_MB * 1024 * 1024;
 const ARCHIVE_NAME = /\.(zip|tar\.gz|tgz)$/i;
 
 export function skillRoutes(skills: Skills): Hono {
@@ -29,14 +30,14 @@ export function skillRoutes(skills: Skills): Hono {
   routes.post("/reload", async (c) => c.json(view(await reload())));
   const limit = bodyLimit({
     maxSize: MAX_ARCHIVE_BYTES,
-    onError: (c) => jsonError(c, 413, "too_large", `The archive is larger than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MB`),
+    onError: (c) => consoleError(c, 413, { code: "archive_too_large", mb: MAX_ARCHIVE_MB }, `The archive is larger than ${MAX_ARCHIVE_MB} MB`),
   });
   routes.post("/install", limit, async (c) => {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const file = form["archive"];
-    if (!(file instanceof File)) return jsonError(c, 400, "bad_request", "Send the skill as a multipart form field named archive");
+    if (!(file instanceof File)) return consoleError(c, 400, { code: "archive_missing" }, "Send the skill as a multipart form field named archive");
     const extension = ARCHIVE_NAME.exec(file.name)?.[0];
-    if (!extension) return jsonError(c, 400, "bad_archive", `${file.name} is not a .zip, .tar.gz or .tgz archive`);
+    if (!extension) return consoleError(c, 400, { code: "bad_archive", name: file.name }, `${file.name} is not a .zip, .tar.gz or .tgz archive`);
     const dir = await mkdtemp(join(tmpdir(), "switchboard-skill-upload-"));
     try {
       const archive = join(dir, `upload${extension.toLowerCase()}`);
@@ -44,7 +45,7 @@ export function skillRoutes(skills: Skills): Hono {
       const report = await skills.service.install(archive);
       return c.json({ installed: report, ...view(await reload()) });
     } catch (err) {
-      if (err instanceof InstallError) return jsonError(c, 422, "install_failed", err.message);
+      if (err instanceof InstallError) return consoleError(c, 422, { code: "install_failed", detail: err.message }, err.message);
       throw err;
     } finally {
       await rm(dir, { recursive: true, force: true });

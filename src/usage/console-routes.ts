@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Clock } from "../core/clock.js";
-import { jsonError } from "../infra/http/errors.js";
+import { consoleError } from "../infra/http/errors.js";
 import type { UsageReader } from "./ledger.js";
 
 const reportQuery = z.object({
@@ -14,7 +14,10 @@ export function usageRoutes(reader: UsageReader, clock: Clock): Hono {
   const routes = new Hono();
   routes.get("/", async (c) => {
     const query = reportQuery.safeParse(c.req.query());
-    if (!query.success) return jsonError(c, 400, "invalid_query", query.error.issues.map((issue) => issue.message).join("; "));
+    if (!query.success) {
+      const detail = query.error.issues.map((issue) => issue.message).join("; ");
+      return consoleError(c, 400, { code: "invalid_query", detail }, detail);
+    }
     const now = clock.now();
     const since = query.data.since ?? reader.monthStart(now);
     const totals = await reader.current("global", { channel: "", userId: "", chatId: "" }, now);

@@ -64,17 +64,20 @@ describe("console API", () => {
     expect((await call(t, "GET", "/logs")).json).toMatchObject({ available: false, lines: [] });
   });
 
-  it("answers 404 for unknown sessions and tasks, and 400/404 for bad pairing requests", async () => {
+  it("answers 404 for unknown sessions and tasks, and 400/404 for bad pairing requests, each with its code and values", async () => {
     t = await startTestGateway({ http: { token: TOKEN } });
-    expect((await call(t, "GET", "/sessions/web%3Anobody/transcript")).status).toBe(404);
+    const transcript = await call(t, "GET", "/sessions/web%3Anobody/transcript");
+    expect(transcript).toEqual({ status: 404, json: { error: "session_not_found", message: "No session web:nobody", session: "web:nobody" } });
     expect((await call(t, "POST", "/sessions/web%3Anobody/reset")).status).toBe(404);
-    expect((await call(t, "POST", "/tasks/nope/cancel")).status).toBe(404);
+    const task = await call(t, "POST", "/tasks/nope/cancel");
+    expect(task).toMatchObject({ status: 404, json: { error: "task_not_found", id: "nope" } });
     expect((await call(t, "POST", "/tasks/nope/pause")).status).toBe(404);
     const bad = await call(t, "POST", "/access/pairing/approve", { channel: "web" });
     expect(bad.status).toBe(400);
-    expect(bad.json["problems"]).toEqual(["code: Invalid input: expected string, received undefined"]);
-    expect((await call(t, "POST", "/access/pairing/approve", { channel: "web", code: "ABCD2345" })).status).toBe(404);
-    expect((await call(t, "POST", "/access/pairing/deny", { channel: "web", userId: "nobody" })).status).toBe(404);
+    expect(bad.json).toMatchObject({ error: "bad_request", problems: ["code: Invalid input: expected string, received undefined"] });
+    expect(await call(t, "POST", "/access/pairing/approve", { channel: "web", code: "ABCD2345" })).toMatchObject({ status: 404, json: { error: "unknown" } });
+    expect(await call(t, "POST", "/access/pairing/deny", { channel: "web", userId: "nobody" })).toMatchObject({ status: 404, json: { error: "pairing_not_found" } });
+    expect(await call(t, "GET", "/nothing-here")).toMatchObject({ status: 404, json: { error: "not_found", method: "GET", path: "/api/v1/console/nothing-here" } });
   });
 
   it("lists a session after a turn, with its transcript, and searches it", async () => {
@@ -104,13 +107,16 @@ describe("console API", () => {
 
     const text = new FormData();
     text.append("archive", new Blob(["hello"]), "notes.txt");
-    expect((await call(t, "POST", "/skills/install", text)).json).toMatchObject({
+    expect((await call(t, "POST", "/skills/install", text)).json).toEqual({
       error: "bad_archive",
       message: "notes.txt is not a .zip, .tar.gz or .tgz archive",
+      name: "notes.txt",
     });
     const broken = new FormData();
     broken.append("archive", new Blob(["not a zip"]), "broken.zip");
-    expect((await call(t, "POST", "/skills/install", broken)).status).toBe(422);
-    expect((await call(t, "POST", "/skills/install", {})).status).toBe(400);
+    const failed = await call(t, "POST", "/skills/install", broken);
+    expect(failed).toMatchObject({ status: 422, json: { error: "install_failed" } });
+    expect(failed.json["detail"]).toBe(failed.json["message"]);
+    expect(await call(t, "POST", "/skills/install", {})).toMatchObject({ status: 400, json: { error: "archive_missing" } });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The console and WebChat in the browser's language: Chinese under zh-CN, English under en-US, the console's
- * switch and WebChat's ?lang= override it and are remembered; the strict CSP holds (no violation reported).
+ * The console and WebChat in the browser's language: Chinese under zh-CN, English under en-US, the server's
+ * refusals included; the console's switch and WebChat's ?lang= override it and are remembered; the strict CSP
+ * holds (no violation reported).
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -25,6 +26,16 @@ async function pageIn(locale: string): Promise<{ context: BrowserContext; page: 
 
 const navNames = (page: Page): Promise<string[]> => page.locator("nav a").allTextContents();
 
+/** Uploads a text file as a skill on the console's skills page: the gateway refuses it (not an archive). */
+async function installNotAnArchive(page: Page, words: { skills: string; archive: string; install: string }): Promise<string | null> {
+  await page.getByRole("link", { name: words.skills }).click();
+  await page.getByLabel(words.archive).setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not an archive") });
+  await page.getByRole("button", { name: words.install }).click();
+  const refusal = page.locator("main p.error");
+  await refusal.waitFor();
+  return refusal.textContent();
+}
+
 describe.skipIf(!hasChromium)("languages in Chromium", () => {
   it("the console speaks Chinese under zh-CN, and its switch turns it to English for good", async () => {
     const t = await suite.gateway({ http: { token: TOKEN } });
@@ -42,6 +53,8 @@ describe.skipIf(!hasChromium)("languages in Chromium", () => {
     await page.getByRole("link", { name: "会话" }).click();
     await page.getByRole("heading", { name: "会话", level: 2 }).waitFor();
     expect(await page.locator("main th").allTextContents()).toEqual(["会话", "用户", "最后一条消息", "时间", ""]);
+    expect(await installNotAnArchive(page, { skills: "技能", archive: "技能压缩包", install: "安装" })).toBe("notes.txt 不是 .zip、.tar.gz 或 .tgz 压缩包。");
+    await page.getByRole("link", { name: "会话" }).click();
 
     await page.getByLabel("语言").selectOption("en");
     await page.getByRole("heading", { name: "Sessions", level: 2 }).waitFor();
@@ -66,6 +79,9 @@ describe.skipIf(!hasChromium)("languages in Chromium", () => {
     const updated = await page.locator("main p.muted").textContent();
     // en-US writes month/day/year with a comma before the time.
     expect(updated).toMatch(/^Updated \d{1,2}\/\d{1,2}\/\d{4}, /);
+    expect(await installNotAnArchive(page, { skills: "Skills", archive: "Skill archive", install: "Install" })).toBe(
+      "notes.txt is not a .zip, .tar.gz or .tgz archive.",
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -86,6 +102,29 @@ describe.skipIf(!hasChromium)("languages in Chromium", () => {
     await page.goto(`${t.url}/`);
     await page.locator("#status-text").getByText("online").waitFor();
     expect(await page.locator("#send").textContent()).toBe("Send");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each([
+    ["zh-CN", "未发送：这条消息有 20 个字符，网关最多接受 10 个。"],
+    ["en-US", "Not sent: The message has 20 characters; the gateway accepts at most 10."],
+  ])("WebChat shows the gateway's refusal of a message in the page's language under %s", async (locale, shown) => {
+    const t = await suite.gateway({ http: { maxTextLength: 10 } });
+    const { context, page, errors } = await pageIn(locale);
+    // The page is told a larger limit than the gateway's (as one left open while the limit was lowered), so it
+    // sends the long message and the gateway itself refuses it.
+    await page.route("**/api/v1/info", async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...((await response.json()) as object), maxTextLength: 1000 } });
+    });
+    await page.goto(`${t.url}/`);
+    await page.locator("#status.online").waitFor();
+    await page.locator("#input").fill("x".repeat(20));
+    await page.locator("#input").press("Enter");
+    const meta = page.locator(".row.user.failed .meta");
+    await meta.waitFor();
+    expect(await meta.textContent()).toBe(shown);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,6 +1,6 @@
 /** The set-up's language: the flag, else the terminal's locale variables in the C library's order, else English. */
 import { describe, expect, it } from "vitest";
-import { LOCALES } from "../../src/infra/i18n/index.js";
+import { LOCALES } from "../../src/core/locales.js";
 import { SETUP_CHANNELS } from "../../src/setup/answers.js";
 import { setupLocale, setupWords } from "../../src/setup/language.js";
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { Gateway } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import type { Locale } from "../../src/infra/i18n/index.js";
+import type { Locale } from "../../src/core/locales.js";
 import { runScripted } from "../../src/setup/scripted.js";
 import { runWizard } from "../../src/setup/wizard.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai-server.js";

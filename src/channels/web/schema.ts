@@ -3,6 +3,7 @@
  * sends back, plus the normalization of a client message into an InboundMessage.
  */
 import { z } from "zod";
+import type { WebChatError } from "../../core/api-errors.js";
 import type { HandleOutcome, InboundMessage } from "../../core/types.js";
 
 /** Chat, user and message ids chosen by clients. No ":", so `web:<chatId>:<messageId>` stays unambiguous. */
@@ -37,16 +38,7 @@ export type HelloFrame = z.output<typeof helloFrame>;
 export type MessageFrame = z.output<typeof messageFrame>;
 export type ClientFrame = z.output<typeof clientFrameSchema>;
 
-export type WebErrorCode =
-  | "bad_json"
-  | "bad_frame"
-  | "unknown_type"
-  | "hello_required"
-  | "text_too_long"
-  | "unavailable"
-  | "internal_error";
-
-export type FrameParse = { ok: true; frame: ClientFrame } | { ok: false; code: WebErrorCode; message: string };
+export type FrameParse = { ok: true; frame: ClientFrame } | { ok: false; error: WebChatError; message: string };
 
 export function parseJson(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
@@ -58,14 +50,14 @@ export function parseJson(raw: string): { ok: true; value: unknown } | { ok: fal
 
 export function parseClientFrame(raw: string): FrameParse {
   const json = parseJson(raw);
-  if (!json.ok) return { ok: false, code: "bad_json", message: json.message };
+  if (!json.ok) return { ok: false, error: { code: "bad_json" }, message: json.message };
   const value = json.value;
   const type = (value as { type?: unknown } | null)?.type;
   if (type !== "hello" && type !== "message") {
-    return { ok: false, code: "unknown_type", message: `Unknown frame type ${JSON.stringify(type) ?? "(none)"}; expected "hello" or "message"` };
+    return { ok: false, error: { code: "unknown_type" }, message: `Unknown frame type ${JSON.stringify(type) ?? "(none)"}; expected "hello" or "message"` };
   }
   const parsed = clientFrameSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, code: "bad_frame", message: describeIssues(parsed.error).join("; ") };
+  if (!parsed.success) return { ok: false, error: { code: "bad_frame" }, message: describeIssues(parsed.error).join("; ") };
   return { ok: true, frame: parsed.data };
 }
 
@@ -99,7 +91,8 @@ export type ServerFrame =
   | ({ type: "draft"; draftId: string } & ({ delta: string } | { text: string }))
   /** The draft is gone: its final reply follows as a message, or the turn was stopped. */
   | { type: "draft_end"; draftId: string }
-  | { type: "error"; code: WebErrorCode; message: string; messageId?: string };
+  /** The code and the values its message carries (core/api-errors.ts), for the page's own words. */
+  | ({ type: "error"; message: string; messageId?: string } & WebChatError);
 
 /** A reply collected for an API request. */
 export interface ApiReply {

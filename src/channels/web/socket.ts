@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { RawData, WebSocket } from "ws";
+import type { WebChatError } from "../../core/api-errors.js";
 import { newErrorId } from "../../infra/http/errors.js";
 import type { Logger } from "../../infra/log.js";
 import type { HandleOutcome } from "../../core/types.js";
@@ -14,7 +15,6 @@ import {
   type ChatEntry,
   type HelloFrame,
   type MessageFrame,
-  type WebErrorCode,
   type WebInbound,
 } from "./schema.js";
 
@@ -36,12 +36,12 @@ export function serveSocket(ws: WebSocket, deps: SocketDeps): void {
   let hello: HelloFrame | undefined;
   let queue = Promise.resolve();
 
-  const fail = (code: WebErrorCode, message: string, messageId?: string): void =>
-    sendFrame(ws, { type: "error", code, message, ...(messageId !== undefined ? { messageId } : {}) });
+  const fail = (error: WebChatError, message: string, messageId?: string): void =>
+    sendFrame(ws, { type: "error", ...error, message, ...(messageId !== undefined ? { messageId } : {}) });
   const failUnexpectedly = (err: unknown, what: string, messageId?: string): void => {
     const errorId = newErrorId();
     deps.log.error({ err, errorId, chatId: hello?.chatId, messageId }, what);
-    fail("internal_error", `Something went wrong (error id ${errorId})`, messageId);
+    fail({ code: "internal_error", errorId }, `Something went wrong (error id ${errorId})`, messageId);
   };
 
   const onHello = async (frame: HelloFrame): Promise<void> => {
@@ -51,10 +51,10 @@ export function serveSocket(ws: WebSocket, deps: SocketDeps): void {
   };
 
   const onMessage = async (frame: MessageFrame): Promise<void> => {
-    if (!hello) return fail("hello_required", "Send a hello frame with chatId and userId first", frame.messageId);
+    if (!hello) return fail({ code: "hello_required" }, "Send a hello frame with chatId and userId first", frame.messageId);
     if (frame.text.length > deps.maxTextLength) {
       const message = `The text has ${frame.text.length} characters; at most ${deps.maxTextLength} are accepted`;
-      return fail("text_too_long", message, frame.messageId);
+      return fail({ code: "text_too_long", length: frame.text.length, max: deps.maxTextLength }, message, frame.messageId);
     }
     const { chatId, userId, userName, timeZone } = hello;
     const messageId = frame.messageId ?? randomUUID();
@@ -72,7 +72,7 @@ export function serveSocket(ws: WebSocket, deps: SocketDeps): void {
     } catch (err) {
       return failUnexpectedly(err, "web message could not be recorded", messageId);
     }
-    if (!received) return fail("unavailable", "WebChat is not running", messageId);
+    if (!received) return fail({ code: "unavailable" }, "WebChat is not running", messageId);
     received.handled.then(
       (outcome) => deps.log.debug({ chatId, messageId, outcome }, "web message handled"),
       (err: unknown) => failUnexpectedly(err, "web message failed", messageId),
@@ -81,12 +81,12 @@ export function serveSocket(ws: WebSocket, deps: SocketDeps): void {
 
   const handle = async (raw: string): Promise<void> => {
     const parsed = parseClientFrame(raw);
-    if (!parsed.ok) return fail(parsed.code, parsed.message);
+    if (!parsed.ok) return fail(parsed.error, parsed.message);
     return parsed.frame.type === "hello" ? onHello(parsed.frame) : onMessage(parsed.frame);
   };
 
   ws.on("message", (data, isBinary) => {
-    if (isBinary) return fail("bad_frame", "Frames must be JSON text, not binary");
+    if (isBinary) return fail({ code: "bad_frame" }, "Frames must be JSON text, not binary");
     queue = queue
       .then(() => handle(textOf(data)))
       .catch((err: unknown) => failUnexpectedly(err, "web socket frame failed"));

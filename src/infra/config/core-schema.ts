@@ -2,7 +2,7 @@
  * The core settings every gateway has (data dir, log, HTTP, store, LLM, agent, sessions). Channels and features
  * add their own sections; src/config.ts composes the whole schema. config/default.yaml documents every setting.
  */
-import { LOCALES, localeOf } from "../i18n/index.js";
+import { LOCALES, localeOf } from "../../core/locales.js";
 import { z } from "zod";
 
 export function isTimeZone(zone: string): boolean {

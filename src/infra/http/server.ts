@@ -10,7 +10,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.js";
 import { metricsRegistry } from "../metrics.js";
 import { bearerToken, tokenMatches } from "./auth.js";
-import { jsonError, newErrorId } from "./errors.js";
+import { consoleError, newErrorId } from "./errors.js";
 import { WebSocketEndpoints, type UpgradeHandler, type UpgradeOptions } from "./upgrades.js";
 
 export interface ComponentStatus {
@@ -59,7 +59,7 @@ export class HttpServer {
     this.app.get("/metrics", this.auth, async (c) =>
       c.body(await metricsRegistry.metrics(), 200, { "Content-Type": metricsRegistry.contentType, "Cache-Control": "no-store" }),
     );
-    this.app.notFound((c) => jsonError(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`));
+    this.app.notFound((c) => consoleError(c, 404, { code: "not_found", method: c.req.method, path: c.req.path }, `No route for ${c.req.method} ${c.req.path}`));
     this.app.onError((err, c) => this.failed(err, c));
   }
 
@@ -136,7 +136,7 @@ export class HttpServer {
     if (err instanceof HTTPException) return err.getResponse();
     const errorId = newErrorId();
     this.opts.log.error({ err, errorId, method: c.req.method, path: c.req.path }, "request failed");
-    return jsonError(c, 500, "internal_error", `Internal error (error id ${errorId})`, { errorId });
+    return consoleError(c, 500, { code: "internal_error", errorId }, `Internal error (error id ${errorId})`);
   }
 }
 
@@ -144,7 +144,7 @@ function bearerAuth(token: string | null): MiddlewareHandler {
   return async (c, next) => {
     if (token !== null && !tokenMatches(bearerToken(c.req.header("authorization")), token)) {
       c.header("WWW-Authenticate", "Bearer");
-      return jsonError(c, 401, "unauthorized", "A valid token is required (Authorization: Bearer <token>)");
+      return consoleError(c, 401, { code: "unauthorized" }, "A valid token is required (Authorization: Bearer <token>)");
     }
     await next();
   };

@@ -5,25 +5,13 @@
  */
 import i18next, { type i18n } from "i18next";
 import type { MessageValues, Speech } from "../../core/i18n.js";
+import { LOCALES, localeOf, type Locale } from "../../core/locales.js";
 import { describeLocalTime } from "../../core/time.js";
 import en from "./en.json" with { type: "json" };
 import zhHans from "./zh-Hans.json" with { type: "json" };
 
-export const CATALOGS = { en, "zh-Hans": zhHans } as const;
-export type Locale = keyof typeof CATALOGS;
-export const LOCALES = Object.keys(CATALOGS) as Locale[];
-
-/**
- * The catalog language for a BCP 47 tag from a person or a platform ("zh-CN", "zh-hans", "en-US", "zh_TW"), or
- * null when none fits. Chinese in any script gets Simplified Chinese, the one Chinese catalog.
- */
-export function localeOf(tag: string | undefined | null): Locale | null {
-  if (!tag) return null;
-  const language = tag.trim().toLowerCase().replace(/_/g, "-").split("-")[0];
-  if (language === "zh") return "zh-Hans";
-  if (language === "en") return "en";
-  return null;
-}
+/** One catalog per language of core/locales.ts (the tag → language rule lives there). */
+export const CATALOGS = { en, "zh-Hans": zhHans } as const satisfies Record<Locale, object>;
 
 export class Translator {
   private readonly engine: i18n;

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
-import { jsonError } from "../../infra/http/errors.js";
+import { consoleError } from "../../infra/http/errors.js";
 import { isStdio, type HttpServerConfig, type McpConfig } from "../config.js";
 import { describeError } from "../errors.js";
 import { OAUTH_CALLBACK_PATH, type OAuthKit } from "./index.js";
@@ -45,14 +45,15 @@ export function consoleLoginRoute(app: Hono, deps: OAuthRouteDeps): Hono {
   return app.post("/:id/login", async (c) => {
     const id = c.req.param("id");
     const server = httpServers(deps.config)[id];
-    if (!server) return jsonError(c, 404, "not_found", `No remote (HTTP) MCP server is configured as "${id}".`);
+    if (!server) return consoleError(c, 404, { code: "mcp_server_not_found", server: id }, `No remote (HTTP) MCP server is configured as "${id}".`);
     // Unless configured, the console's own address: the browser that asked is the one that will come back.
     const redirectUrl = deps.config.oauthRedirectUrl ?? new URL(OAUTH_CALLBACK_PATH, c.req.url).toString();
     try {
       return c.json({ url: (await deps.kit.startLogin(id, server, redirectUrl)).toString() });
     } catch (err) {
       deps.onError(err, "MCP OAuth login could not start");
-      return jsonError(c, 502, "login_failed", describeError(err));
+      const detail = describeError(err);
+      return consoleError(c, 502, { code: "login_failed", detail }, detail);
     }
   });
 }

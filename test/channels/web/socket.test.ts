@@ -107,6 +107,8 @@ describe("WebChat WebSocket", () => {
     expect(await errorOf({ type: "message", text: "x".repeat(21), messageId: "long" })).toMatchObject({
       code: "text_too_long",
       messageId: "long",
+      length: 21,
+      max: 20,
     });
     expect(await errorOf({ type: "message", text: "  " })).toMatchObject({ code: "bad_frame" });
 
@@ -123,7 +125,8 @@ describe("WebChat WebSocket", () => {
     const { socket } = await hello(h.url, "c1");
     socket.send({ type: "message", text: "hi", messageId: "m1" });
     const error = await socket.next("error");
-    expect(error).toMatchObject({ code: "internal_error", messageId: "m1" });
+    expect(error).toMatchObject({ code: "internal_error", messageId: "m1", errorId: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(error.message).toContain(String(error["errorId"]));
     expect(error.message).not.toContain("exploded");
     expect(h.logs.some((l) => l.includes("router exploded"))).toBe(true);
   });

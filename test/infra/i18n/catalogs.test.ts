@@ -1,13 +1,16 @@
 /**
  * The catalogs (the gateway's chat texts, the console's and WebChat's): every language has every key with the same
- * placeholders, and tags map to the right catalog.
+ * placeholders, every server error code the pages show has its text with the values the server sends, and tags
+ * map to the right catalog.
  */
 import { describe, expect, it } from "vitest";
 import consoleEn from "../../../console/i18n/en.json" with { type: "json" };
 import consoleZh from "../../../console/i18n/zh-Hans.json" with { type: "json" };
 import webchatEn from "../../../console/webchat/i18n/en.json" with { type: "json" };
 import webchatZh from "../../../console/webchat/i18n/zh-Hans.json" with { type: "json" };
-import { CATALOGS, LOCALES, Translator, localeOf } from "../../../src/infra/i18n/index.js";
+import { CONSOLE_ERRORS, WEBCHAT_ERRORS, type ErrorTable } from "../../../src/core/api-errors.js";
+import { LOCALES, localeOf } from "../../../src/core/locales.js";
+import { CATALOGS, Translator } from "../../../src/infra/i18n/index.js";
 
 type Catalog = { [key: string]: string | Catalog };
 
@@ -52,6 +55,22 @@ describe.each(SETS)("%s catalogs", (_set, catalogs) => {
 
   it("has no language beyond the chat's", () => {
     expect(Object.keys(catalogs).sort()).toEqual([...LOCALES].sort());
+  });
+});
+
+/** The pages' texts for the server's error codes: one per code, with exactly the values the code carries. */
+describe.each([
+  ["console", CONSOLE_ERRORS, consoleEn],
+  ["webchat", WEBCHAT_ERRORS, webchatEn],
+] as Array<[string, ErrorTable, Catalog]>)("%s server error texts", (_set, table, en) => {
+  const texts = entries(en);
+  it.each(Object.entries(table))("%s has a text with its values", (code, names) => {
+    expect([...(texts.get(`errors.server.${code}`) ?? ["(no text)"])].sort()).toEqual([...names].sort());
+  });
+
+  it("has no text for a code the server does not send", () => {
+    const codes = [...texts.keys()].filter((key) => key.startsWith("errors.server.")).map((key) => key.slice("errors.server.".length));
+    expect(codes.sort()).toEqual(Object.keys(table).sort());
   });
 });
 
