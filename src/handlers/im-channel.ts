@@ -37,21 +37,12 @@ const messageId = z
   .describe("The message_id of another message in this chat (from its frame or get_chat_history); default: the current one");
 
 const artifact = z.object({
-  type: z.enum(ARTIFACT_TYPES).describe("image is shown as a photo, voice as a voice message"),
-  path: z.string().min(1).describe("In the workspace, e.g. reports/summary.pdf"),
-  caption: z.string().max(4000).optional().describe("Text shown with the file"),
-  name: z.string().min(1).max(200).optional().describe("The file name shown; default: the path's last part"),
-  mime: z
-    .string()
-    .regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as application/pdf")
-    .optional()
-    .describe("Default: from the content"),
-  dedupe_key: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe("Skipped if delivered here before; default: the content's hash"),
+  type: z.enum(ARTIFACT_TYPES),
+  path: z.string().min(1),
+  caption: z.string().max(4000).optional(),
+  name: z.string().min(1).max(200).optional(),
+  mime: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as application/pdf").optional(),
+  dedupe_key: z.string().min(1).max(200).optional(),
 });
 
 function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementation[] {
@@ -62,25 +53,23 @@ function imChannelToolImplementations(deps: ImChannelToolDeps): ToolImplementati
         category: CATEGORY,
         shortDescription: "Send workspace files, images, voice or video to the chat; returns receipts",
         description: [
-          "Sends workspace files to this chat (the owner may name another chat the gateway knows). Returns a receipt",
-          'per artifact: status "delivered" (the only proof it arrived), "skipped" (delivered here before) or "failed"',
-          'with an error_code; after "timeout" it may still arrive: ask the user before resending.',
+          `Sends up to ${MAX_ARTIFACTS} workspace files to this chat, or to target's (owner only). Each receipt's status:`,
+          "delivered (the only proof it arrived), skipped (its dedupe_key, by default the content's hash, was delivered",
+          "here before) or failed.",
           "",
-          "When to use: the user should get a file, image, voice message or video: write it to the workspace first",
-          "(write_file, or a skill's destination_path), then deliver it.",
+          "When to use: the user should get a file.",
           "",
           'Example: deliver_artifacts({"artifacts": [{"type": "file", "path": "report.pdf"}]})',
         ].join("\n"),
         input: z.object({
-          artifacts: z.array(artifact).min(1).max(MAX_ARTIFACTS).describe(`1 to ${MAX_ARTIFACTS} files, sent in order`),
+          artifacts: z.array(artifact).min(1).max(MAX_ARTIFACTS),
           target: z
             .object({
-              channel: z.string().min(1).max(40).optional().describe("Channel name such as telegram; default: this chat's channel"),
+              channel: z.string().min(1).max(40).optional(),
               chat_id: z.string().min(1).max(200),
               thread_id: z.string().min(1).max(200).optional(),
             })
-            .optional()
-            .describe("Another chat to deliver to (owner only); default: this chat"),
+            .optional(),
         }),
         risk: "chat",
         timeoutMs: DELIVER_TIMEOUT_MS,

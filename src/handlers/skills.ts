@@ -159,7 +159,7 @@ function skillsTools(service: SkillsService, config: SkillsConfig): ToolImplemen
           "- Files the script creates are discarded unless destination_path names a folder in your workspace",
           "  to copy them into.",
           "",
-          'Example: run_skill_script({"skill_name": "date-helper", "script_name": "tz.py", "args": ["now", "Asia/Tokyo"]})',
+          'Example: run_skill_script({"skill_name": "date-helper", "script_name": "datetime.mjs", "args": ["now", "Asia/Tokyo"]})',
         ].join("\n"),
         input: z.object({
           skill_name: skillName,

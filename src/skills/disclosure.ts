@@ -34,8 +34,8 @@ export function formatSkillInfo(skill: Skill): string {
   }
   if (runnable.length > 0) {
     parts.push(
-      `## Scripts\nRun one with run_skill_script(skill_name="${skill.name}", script_name, args); it runs in a fresh ` +
-        `work directory, and destination_path copies the files it creates into your workspace.\n${runnable.join("\n")}`,
+      `## Scripts\nRun one with run_skill_script(skill_name="${skill.name}", script_name, args); a destination_path ` +
+        `folder keeps the files it creates.\n${runnable.join("\n")}`,
     );
   }
   if (skill.entry && !scripts.includes(skill.entry)) {
