@@ -320,6 +320,7 @@ export class Agent {
       agent,
       delegationDepth: input.delegation?.depth ?? 0,
       ...(onEvent ? { showStatus: (text: string) => onEvent({ type: "status", text }) } : {}),
+      addNotice: (text) => void progress.notices.push(text),
     };
   }
 
@@ -465,7 +466,7 @@ interface TurnProgress {
   started: number;
   /** The response messages of the finished steps. */
   stepMessages: ModelMessage[];
-  /** Budget warnings for the person, shown after the reply. */
+  /** Budget warnings for the person (from model calls and tools), shown after the reply. */
   notices: string[];
 }
 

@@ -69,6 +69,8 @@ export interface ToolContext {
   showStatus?: (text: string) => void;
   /** The language of the person the turn answers, for what a tool shows them (an approval request); English when absent. */
   speech?: Speech;
+  /** Adds a line for the person after the turn's reply, as the turn does with a budget warning; absent outside a turn. */
+  addNotice?: (text: string) => void;
 }
 
 /** What a context for the chat a message came from is made of. */

@@ -51,15 +51,21 @@ export interface ImageCall {
   owner: UsageOwner;
   /** The image model's name, as configured (images.model). */
   model: string;
-  /** How many pictures the request asks for: what is reserved on the cost budgets before it. */
+  /** How many pictures the request asks for: all of them must fit in the cost budgets, and are reserved there. */
   count: number;
   /** The price of one picture, in the currency of the budgets (images.pricePerImage). */
   pricePerImage: number;
+  /** The language of the person the warning is for; English when absent (the refusal is the model's, in English). */
+  speech?: Speech;
 }
 
 export interface ImageCallPermit {
-  /** Records how many pictures were made (null: the request failed, and what it reserved is given back). */
-  settle(made: number | null): Promise<void>;
+  /**
+   * Records how many pictures were made, giving back the reservation of those asked for and not made (null: the
+   * request failed, and all of it is given back). Resolves with a warning for the person when the pictures took
+   * them past a limit's warning level, once per period as for model calls.
+   */
+  settle(made: number | null): Promise<string | undefined>;
 }
 
 export interface UsagePort {
@@ -67,11 +73,21 @@ export interface UsagePort {
   refusal(owner: UsageOwner, speech?: Speech): Promise<string | undefined>;
   /** Before each model call: its permit; throws a BudgetRefusal when a budget is spent. */
   admit(call: ModelCall): Promise<ModelCallPermit>;
-  /** Before a request to an image model: its permit; throws a BudgetRefusal when a cost budget is spent. */
+  /** Before a request to an image model: its permit; throws an ImageBudgetRefusal when its pictures do not all fit. */
   admitImages(call: ImageCall): Promise<ImageCallPermit>;
 }
 
 /** A model call refused because a budget is spent: the message says which limit and when it resets. */
 export class BudgetRefusal extends Error {
   override readonly name = "BudgetRefusal";
+}
+
+/** An image request refused because not all its pictures fit in a cost budget; `fits` says how many would (0: none). */
+export class ImageBudgetRefusal extends BudgetRefusal {
+  constructor(
+    message: string,
+    readonly fits: number,
+  ) {
+    super(message);
+  }
 }

@@ -1,14 +1,15 @@
 /**
  * The bot draws: generate_image and edit_image through the `images` endpoint; the pictures are saved in the
  * workspace (images/) and go out through media's delivery as photos, with receipts. Each request is admitted by
- * the budgets' usage port first (a spent cost budget: no request) and its pictures counted at images.pricePerImage.
+ * the budgets' usage port first (pictures that do not all fit in a cost budget: no request) and its pictures counted
+ * at images.pricePerImage.
  * doctor lists the endpoint's models, which costs nothing.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { randomHex } from "../core/ids.js";
 import { ToolError, type ToolContext } from "../core/tools.js";
-import { BudgetRefusal, type UsagePort } from "../core/usage-port.js";
+import { ImageBudgetRefusal, type UsagePort } from "../core/usage-port.js";
 import { createImagesHandler, type ImageToolInput } from "../handlers/images.js";
 import { ImageClient } from "../images/client.js";
 import { imagesConfigSchema } from "../images/config.js";
@@ -76,8 +77,10 @@ function promptOf(input: ImageToolInput): ImageToolInput {
 }
 
 /**
- * One request to the image model on the budgets: admitted first (a spent cost budget refuses it before anything is
- * asked of the endpoint), then counted to the person who asked, by the pictures it made; a failed request costs nothing.
+ * One request to the image model on the budgets: admitted first for every picture asked for (when they do not all
+ * fit, nothing is asked of the endpoint and the model learns how many would), then counted to the person who asked
+ * by the pictures it made, the rest of the reservation given back; a failed request costs nothing. A warning that
+ * spending nears a limit follows the turn's reply, as a model call's does.
  */
 async function countedDraw(
   usage: UsagePort | undefined,
@@ -89,8 +92,8 @@ async function countedDraw(
 ): Promise<Buffer[]> {
   if (!usage) return draw();
   const owner = { channel: ctx.channel, userId: ctx.senderId, chatId: ctx.chatId };
-  const permit = await usage.admitImages({ owner, count, ...pricing }).catch((err: unknown) => {
-    if (err instanceof BudgetRefusal) throw new ToolError(`No image was made: ${err.message}`, "denied");
+  const permit = await usage.admitImages({ owner, count, ...pricing, ...(ctx.speech ? { speech: ctx.speech } : {}) }).catch((err: unknown) => {
+    if (err instanceof ImageBudgetRefusal) throw new ToolError(refusedDraw(count, err), "denied");
     throw err;
   });
   let images: Buffer[];
@@ -101,8 +104,19 @@ async function countedDraw(
     throw err;
   }
   // The pictures exist and are paid for at the endpoint: a failed record must not lose them (a retry would pay twice).
-  await permit.settle(images.length).catch((err: unknown) => log.error({ err, chatId: ctx.chatId, images: images.length }, "could not record the pictures in usage"));
+  const notice = await permit.settle(images.length).catch((err: unknown) => {
+    log.error({ err, chatId: ctx.chatId, images: images.length }, "could not record the pictures in usage");
+    return undefined;
+  });
+  if (notice !== undefined) ctx.addNotice?.(notice);
   return images;
+}
+
+/** The model's error for a request whose pictures do not all fit in a cost budget: what is left, and what to do. */
+function refusedDraw(count: number, refusal: ImageBudgetRefusal): string {
+  const pictures = count === 1 ? "1 picture" : `${count} pictures`;
+  if (refusal.fits === 0) return `No image was made: not even one picture fits in the budget, so ${pictures} cannot be made. ${refusal.message}`;
+  return `No image was made: ${pictures} would not fit in the budget, ${refusal.fits} would. ${refusal.message} Ask again with n of ${refusal.fits} or fewer, or tell the person.`;
 }
 
 /** Saves what the endpoint made under images/ and delivers each as a photo. */

@@ -34,8 +34,16 @@ export function refusalText(applied: AppliedLimit, used: number, periods: Period
   return speech.t("budgets.refusal", { ...budgetValues(applied, periods, speech), used: amount(applied, used, speech) });
 }
 
+/** For the model, in English: what is left of a cost budget too small for the pictures asked for. */
+export function imageRoomText(applied: AppliedLimit, used: number, pricePerImage: number, periods: Periods): string {
+  const { scope, period, limit, when } = budgetValues(applied, periods, ENGLISH);
+  const left = amount(applied, Math.max(0, applied.limit - used), ENGLISH);
+  return `Of ${scope} ${period} budget of ${limit}, ${left} is left until it resets at ${when}; a picture costs ${formatCost(pricePerImage)}.`;
+}
+
 export function warningText(applied: AppliedLimit, used: number, periods: Periods, speech: Speech): string {
-  const share = Math.min(100, Math.floor((used / applied.limit) * 100));
+  // 0.08 / 0.1 is 0.7999999999999999: a share a hair under a whole percent is that percent.
+  const share = Math.min(100, Math.floor((used / applied.limit) * 100 + 1e-9));
   return speech.t("budgets.warning", { ...budgetValues(applied, periods, speech), share });
 }
 

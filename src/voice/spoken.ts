@@ -1,7 +1,8 @@
 /**
  * What of a markdown reply is read aloud: its prose. Code blocks, tables, images and bare links stay in the text
- * reply and are left out of the speech (a link written with words is read as its words); the prose is cut into
- * parts at paragraph and sentence ends so each fits one voice message.
+ * reply and are left out of the speech (a link written with words is read as its words), and so do emoji and
+ * decorative symbols, which are not words; the prose is cut into parts at paragraph and sentence ends so each fits
+ * one voice message. Every speech provider is given this text.
  */
 import MarkdownIt, { type Token } from "markdown-it";
 
@@ -37,10 +38,25 @@ export function spokenText(markdown: string): SpokenText {
   const text = out
     .join("")
     .split(/\n{2,}/)
-    .map((paragraph) => paragraph.replace(/\s+/g, " ").trim())
+    .map((paragraph) => withoutPictures(paragraph).replace(/\s+/g, " ").trim())
     .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph))
     .join("\n\n");
   return { text, whole: !left.out };
+}
+
+/**
+ * Emoji with what joins and modifies them (skin tones, presentation selectors, zero-width joiners, keycap marks,
+ * flags as regional-indicator pairs or tag sequences), arrows, the bullet, and the other symbols of the blocks from
+ * arrows to dingbats (★, ✓, ■, ➜): a speech engine reads each as its name ("grinning face", "right arrow"). A
+ * keycap's digit, letters, numbers, currency and math signs (×, ≤, °) stay.
+ */
+const PICTURE =
+  /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}]+(?:\u200D[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]+)*|[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2022]|(?=\p{So})[\u2190-\u2BFF]/gu;
+/** A space left where a picture stood, before the punctuation that followed it. */
+const SPACE_BEFORE_MARK = / +(?=[.,;:!?…。，、；：！？])/gu;
+
+function withoutPictures(text: string): string {
+  return text.replace(PICTURE, " ").replace(SPACE_BEFORE_MARK, "");
 }
 
 function inlineSpeech(children: Token[], left: { out: boolean }): string {

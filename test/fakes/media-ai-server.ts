@@ -27,7 +27,8 @@ export interface ImageCall {
 }
 
 export type SpeechReply = { audio: Buffer } | { status: number };
-export type ImageReply = { as: "b64_json" } | { as: "url"; host?: string } | { status: number };
+/** `count`: how many pictures to answer with (a model may make fewer than asked); default the `n` asked for. */
+export type ImageReply = { as: "b64_json"; count?: number } | { as: "url"; host?: string } | { status: number };
 
 export interface FakeMediaAI {
   url: string;
@@ -84,7 +85,7 @@ export async function startFakeMediaAI(picture: Buffer): Promise<FakeMediaAI> {
       fake.images.push(call);
       const reply = draw(call);
       if ("status" in reply) return send(res, reply.status, { error: { message: "the image service is down" } });
-      const images = Array.from({ length: call.n ?? 1 }, (_, i) => {
+      const images = Array.from({ length: ("count" in reply ? reply.count : undefined) ?? call.n ?? 1 }, (_, i) => {
         if (reply.as === "b64_json") return { b64_json: picture.toString("base64") };
         const name = `${fake.images.length}-${i}.png`;
         files.set(name, picture);

@@ -13,6 +13,7 @@ import { ttsFeature } from "../../src/features/tts.js";
 import { oggOpusInfo } from "../../src/media/ogg-opus.js";
 import { ttsConfigSchema } from "../../src/voice/config.js";
 import { EspeakSpeech, espeakVoice } from "../../src/voice/espeak.js";
+import { Speaker } from "../../src/voice/speaker.js";
 import { startTestGateway, type TestGateway } from "../e2e/harness.js";
 import { toneAudio } from "../fakes/media-ai-fixtures.js";
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
@@ -76,6 +77,15 @@ describe.skipIf(!hasEspeak)("EspeakSpeech", () => {
     expect(wavSeconds(fast.data)).toBeLessThan(wavSeconds(normal.data) * 0.7);
     const chinese = await new EspeakSpeech(settings()).synthesize("现在是九点钟。", undefined, "zh-Hans");
     expect(wavSeconds(chinese.data)).toBeGreaterThan(0.5);
+  });
+
+  it("emoji are not read aloud: espeak-ng would name them, the speaker gives it only the words", async () => {
+    const espeak = new EspeakSpeech(settings());
+    const seconds = async (words: string): Promise<number> => wavSeconds((await espeak.synthesize(words, undefined, "en")).data);
+    const { parts } = new Speaker(espeak, { maxPartChars: 500, maxParts: 3 }).partsOf("All done 😀🎉!");
+    expect(parts).toEqual(["All done!"]);
+    // "grinning face, party popper": a second and more of speech the person did not need.
+    expect(await seconds("All done 😀🎉!")).toBeGreaterThan((await seconds("All done!")) + 0.5);
   });
 
   it("text that looks like options is read, not obeyed: it goes in on stdin", async () => {

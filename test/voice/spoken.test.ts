@@ -28,6 +28,28 @@ describe("spokenText", () => {
   });
 });
 
+describe("spokenText without emoji and symbols", () => {
+  it("leaves out emoji with their skin tones, presentation selectors and ZWJ sequences", () => {
+    expect(spokenText("Great job 🎉! I ❤️ the 👨‍👩‍👧‍👦 photo, 👍🏽 from the 👩🏽‍💻 team.").text).toBe("Great job! I the photo, from the team.");
+    expect(spokenText("好的👍今天天气很好😊").text).toBe("好的 今天天气很好");
+  });
+
+  it("leaves out flags: regional-indicator pairs, tag sequences and the rainbow flag", () => {
+    expect(spokenText("Trip: 🇯🇵 Tokyo, 🇫🇷 Paris, 🏴󠁧󠁢󠁳󠁣󠁴󠁿 Edinburgh, 🏳️‍🌈 parade").text).toBe("Trip: Tokyo, Paris, Edinburgh, parade");
+  });
+
+  it("leaves out arrows, bullets and dingbats; keeps numbers, currency, units and math signs", () => {
+    expect(spokenText("★ Done ✓ ➜ next • Step 1 → Step 2 ▶ ■").text).toBe("Done next Step 1 Step 2");
+    const prices = "It costs $5.99, €3,50, ¥100, £2, ₹80 or ₿0.001: 20°C, 50%, 3 × 4 = 12, x ≤ 2, ½ cup, ① first.";
+    expect(spokenText(prices).text).toBe(prices);
+    expect(spokenText("Press 1️⃣ then 2️⃣ 💰 $20").text).toBe("Press 1 then 2 $20");
+  });
+
+  it("a paragraph of emoji alone is not read; the reply is still whole", () => {
+    expect(spokenText("Here you go.\n\n🎉🎉🎉")).toEqual({ text: "Here you go.", whole: true });
+  });
+});
+
 describe("speechParts", () => {
   it("keeps paragraphs together while they fit, then cuts at sentences and words", () => {
     expect(speechParts("Short one.\n\nShort two.", 100)).toEqual(["Short one. Short two."]);
