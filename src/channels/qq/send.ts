@@ -13,7 +13,6 @@ import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
-import { KeyedMutex } from "../../infra/store/keyed-mutex.js";
 import { QqApiError, type QqApi } from "./api.js";
 import { keyboardOf } from "./presses.js";
 
@@ -26,12 +25,23 @@ const CUT_NOTICE = "\n\n…(cut: QQ allows 5 messages per answer)";
 /** QQ's code for a msg_id + msg_seq it has seen: the part arrived before. */
 const DUPLICATE = 40054005;
 
-/** The message a chat's sends answer: its id, when it came, and the msg_seq values used on it. */
+/** The message a send answers, and the highest msg_seq used on it so far. */
 interface Anchor {
   msgId: string;
-  at: number;
   used: number;
 }
+
+/**
+ * A chat's latest message, as the store keeps it. Only a message arriving writes it: the replies to a message are
+ * counted apart (see `markUsed`), so counting one never writes back an anchor a newer message has replaced.
+ */
+interface Latest {
+  msgId: string;
+  at: number;
+}
+
+/** How long the store keeps an anchor and its replies' msg_seq values: the longest window in which QQ takes a reply. */
+const KEEP_MS = REPLY_WINDOW_MINUTES.direct * 60_000;
 
 export interface SenderOptions {
   api: QqApi;
@@ -44,11 +54,6 @@ export interface SenderOptions {
 
 export class QqSender {
   private readonly now: () => number;
-  /**
-   * A chat's anchor is read, then written back with its replies counted: a message arriving in between would have its
-   * anchor overwritten by the older one (later sends then answering a message whose window may have closed).
-   */
-  private readonly anchorUpdates = new KeyedMutex();
 
   constructor(private readonly opts: SenderOptions) {
     this.now = opts.now ?? Date.now;
@@ -62,10 +67,12 @@ export class QqSender {
     return [...chunks.slice(0, MAX_REPLIES - 1), `${last}${CUT_NOTICE}`];
   }
 
-  /** Remembers a message received in `chatId` as what later sends to the chat answer. */
+  /**
+   * Remembers a message received in `chatId` as what later sends to the chat answer: the last to arrive. Nothing else
+   * writes it, so one set is safe on any number of replicas.
+   */
   async received(chatId: string, msgId: string, at: Date): Promise<void> {
-    const key = this.anchorKey(chatId);
-    await this.anchorUpdates.run(key, () => this.anchors().set(key, { msgId, at: at.getTime(), used: 0 }, REPLY_WINDOW_MINUTES.direct * 60_000));
+    await this.anchors().set(this.anchorKey(chatId), { msgId, at: at.getTime() }, KEEP_MS);
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
@@ -79,7 +86,7 @@ export class QqSender {
         const seq = opts.replyTo !== undefined ? index + 1 : anchor.used + index + 1 - (opts.fromPart ?? 0);
         const buttons = index === parts.length - 1 ? opts.buttons : undefined;
         sent.push(await this.sendPart(to.chatId, part, anchor.msgId, seq, buttons));
-        await this.markUsed(to.chatId, anchor.msgId, seq);
+        await this.markUsed(anchor.msgId, seq);
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
@@ -104,35 +111,40 @@ export class QqSender {
     const seq = anchor.used + 1;
     const body = { msg_type: 7, content: file.caption ?? " ", media: { file_info: uploaded.file_info }, msg_id: anchor.msgId, msg_seq: seq };
     const sent = await this.post(to.chatId, `${base}/messages`, body);
-    await this.markUsed(to.chatId, anchor.msgId, seq);
+    await this.markUsed(anchor.msgId, seq);
     return sent;
   }
 
   /** The message to answer: `replyTo` when given, else the chat's latest while its window is open. */
   private async anchorFor(chatId: string, replyTo: string | undefined, parts: number): Promise<Anchor> {
+    if (replyTo !== undefined) return { msgId: replyTo, used: await this.usedOn(replyTo) };
     const latest = await this.anchors().get(this.anchorKey(chatId));
-    if (replyTo !== undefined) return latest?.msgId === replyTo ? latest : { msgId: replyTo, at: this.now(), used: 0 };
+    const used = latest ? await this.usedOn(latest.msgId) : 0;
     const windowMs = REPLY_WINDOW_MINUTES[chatTypeOf(chatId)] * 60_000;
     let reason: string | undefined;
     if (!latest) reason = "no message from this chat in the last 60 minutes";
     else if (this.now() - latest.at > windowMs) reason = `the chat's last message came ${Math.round((this.now() - latest.at) / 60_000)} minutes ago`;
-    else if (latest.used + parts > MAX_REPLIES) reason = `the chat's last message has had its ${MAX_REPLIES} replies`;
+    else if (used + parts > MAX_REPLIES) reason = `the chat's last message has had its ${MAX_REPLIES} replies`;
     if (reason !== undefined || !latest) {
       const why = `QQ accepts only replies to a user's message, within ${REPLY_WINDOW_MINUTES[chatTypeOf(chatId)]} minutes (${chatTypeOf(chatId) === "direct" ? "private chats" : "groups"}) and at most ${MAX_REPLIES} per message: ${reason}`;
       this.opts.log.warn({ chatId, reason }, "a QQ message outside the reply window cannot be delivered");
       throw new SendError(`QQ: cannot send to ${chatId}: ${why}`, { kind: "rejected" });
     }
-    return latest;
+    return { msgId: latest.msgId, used };
   }
 
-  private async markUsed(chatId: string, msgId: string, seq: number): Promise<void> {
-    const key = this.anchorKey(chatId);
-    await this.anchorUpdates.run(key, async () => {
-      const latest = await this.anchors().get(key);
-      if (latest?.msgId !== msgId || latest.used >= seq) return;
-      const left = REPLY_WINDOW_MINUTES.direct * 60_000 - (this.now() - latest.at);
-      if (left > 0) await this.anchors().set(key, { ...latest, used: seq }, left);
-    });
+  /** The highest msg_seq used on `msgId`; 0 before its first reply. */
+  private async usedOn(msgId: string): Promise<number> {
+    const [seqs] = await this.opts.store.tallies("meta").read([this.repliesKey(msgId)]);
+    return Math.max(0, ...Object.keys(seqs ?? {}).map(Number));
+  }
+
+  /**
+   * Records `seq` as used on `msgId`: a field per msg_seq, added to in one atomic step, so replicas replying to the
+   * same message at once lose none, and a repeated part (same msg_seq) counts once.
+   */
+  private async markUsed(msgId: string, seq: number): Promise<void> {
+    await this.opts.store.tallies("meta").add([{ key: this.repliesKey(msgId), amounts: { [String(seq)]: 1 }, ttlMs: KEEP_MS }]);
   }
 
   private async sendPart(chatId: string, part: string, msgId: string, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
@@ -174,11 +186,15 @@ export class QqSender {
   }
 
   private anchors() {
-    return this.opts.store.namespace<Anchor>("meta");
+    return this.opts.store.namespace<Latest>("meta");
   }
 
   private anchorKey(chatId: string): string {
     return `qq-anchor:${this.opts.appId}:${chatId}`;
+  }
+
+  private repliesKey(msgId: string): string {
+    return `qq-replies:${this.opts.appId}:${msgId}`;
   }
 }
 
