@@ -113,7 +113,7 @@ describe.skipIf(!REDIS_URL)("the QQ reply anchor on two replicas", () => {
     const from = qq.api.sent.length;
     await a.received(first.chat, first.data.id, new Date());
 
-    // B answers the first message, then waits just before counting that reply; meanwhile the second arrives at A.
+    // B answers the first message, then waits just before taking its msg_seq; meanwhile the second arrives at A.
     const held = holdB();
     const reminder = b.sendText(to, "reminder");
     await held.reached;
@@ -134,6 +134,17 @@ describe.skipIf(!REDIS_URL)("the QQ reply anchor on two replicas", () => {
     await writeFile(png, Buffer.from("89504e470d0a1a0a-fake-png"));
     await a.sendFile(to, { path: png, kind: "image", name: "chart.png" }, { replyTo: first.data.id });
     expect(qq.api.sent.at(-1)).toMatchObject({ msg_type: 7, msg_id: first.data.id, msg_seq: 2 });
+  });
+
+  it("replicas sending to one message at once take distinct msg_seq values, and both arrive", async () => {
+    const { a, b } = await twoReplicas();
+    const message = qq.c2c("hello", { openid: randomUUID().replace(/-/g, "").toUpperCase() });
+    const to = { channel: "qq", chatId: message.chat };
+    await a.received(message.chat, message.data.id, new Date());
+    await Promise.all([a.sendText(to, "from A"), b.sendText(to, "from B", { replyTo: message.data.id })]);
+    const posted = qq.api.sent.filter((m) => m.msg_id === message.data.id);
+    expect(posted.map((m) => m.content).sort()).toEqual(["from A", "from B"]);
+    expect(posted.map((m) => m.msg_seq).sort()).toEqual([1, 2]);
   });
 
   it("replies from both replicas count against one message's five", async () => {
