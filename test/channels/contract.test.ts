@@ -379,7 +379,7 @@ channelContract("qq", async () => {
   const run = instances(() => new QqChannel({ settings, store, log: silentLog, http, backoff: { baseMs: 10, maxMs: 50 } }));
   // QQ sends only replies: the user wrote a minute ago, so sends to the chat answer that message.
   const anchor = fake.c2c("an earlier message", { openid: "CONTRACTOPENID" });
-  await store.namespace("meta").set(`qq-anchor:${fake.appId}:${anchor.chat}`, { msgId: anchor.data.id, at: Date.now() - 60_000, used: 0 });
+  await store.namespace("meta").set(`qq-anchor:${fake.appId}:${anchor.chat}`, { msgId: anchor.data.id, at: Date.now() - 60_000 });
   return {
     ...run,
     start: async (handler) => {

@@ -1,9 +1,11 @@
 /**
  * Replies on QQ are passive: every message must carry a received `msg_id`, at most 5 per message, within 60 minutes
- * of it in private chats and 5 in groups (active messages ended in April 2025). Parts of one answer carry
- * `msg_seq` 1, 2, 3...: the same msg_id + msg_seq is QQ's deduplication key, so a retried part never posts twice. An
- * answer longer than 5 parts of 5,000 characters is cut, its last part saying so. A send with no message to answer
- * (a reminder) uses the chat's latest message while its window is open; outside it the send fails, saying why.
+ * of it in private chats and 5 in groups (active messages ended in April 2025). The same msg_id + msg_seq is QQ's
+ * deduplication key: a send takes its msg_seq values before posting, in one atomic step per message, so two sends
+ * never hold the same one, and every attempt of one send (same idempotency key) posts a part with the same value,
+ * so a retried part never posts twice. An answer longer than 5 parts of 5,000 characters is cut, its last part
+ * saying so. A send with no message to answer (a reminder) uses the chat's latest message while its window is open;
+ * outside it the send fails, saying why.
  */
 import { readFile, stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
@@ -13,7 +15,6 @@ import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
-import { KeyedMutex } from "../../infra/store/keyed-mutex.js";
 import { QqApiError, type QqApi } from "./api.js";
 import { keyboardOf } from "./presses.js";
 
@@ -26,12 +27,30 @@ const CUT_NOTICE = "\n\n…(cut: QQ allows 5 messages per answer)";
 /** QQ's code for a msg_id + msg_seq it has seen: the part arrived before. */
 const DUPLICATE = 40054005;
 
-/** The message a chat's sends answer: its id, when it came, and the msg_seq values used on it. */
-interface Anchor {
+/**
+ * The msg_seq values a send holds on the message it answers: part `index` posts with `first + index - from`.
+ * `fresh`: taken by this attempt, so QQ cannot have seen them; a duplicate of one is another sender's post.
+ */
+interface Reservation {
+  msgId: string;
+  first: number;
+  from: number;
+  fresh: boolean;
+}
+
+/**
+ * A chat's latest message, as the store keeps it. Only a message arriving writes it: the replies to a message are
+ * counted apart (see `reserve`), so counting one never writes back an anchor a newer message has replaced.
+ */
+interface Latest {
   msgId: string;
   at: number;
-  used: number;
 }
+
+/** How long the store keeps an anchor and its replies' msg_seq values: the longest window in which QQ takes a reply. */
+const KEEP_MS = REPLY_WINDOW_MINUTES.direct * 60_000;
+/** The field of a message's reply tally that counts the msg_seq values taken: the highest taken so far. */
+const TAKEN = "taken";
 
 export interface SenderOptions {
   api: QqApi;
@@ -44,11 +63,6 @@ export interface SenderOptions {
 
 export class QqSender {
   private readonly now: () => number;
-  /**
-   * A chat's anchor is read, then written back with its replies counted: a message arriving in between would have its
-   * anchor overwritten by the older one (later sends then answering a message whose window may have closed).
-   */
-  private readonly anchorUpdates = new KeyedMutex();
 
   constructor(private readonly opts: SenderOptions) {
     this.now = opts.now ?? Date.now;
@@ -62,24 +76,25 @@ export class QqSender {
     return [...chunks.slice(0, MAX_REPLIES - 1), `${last}${CUT_NOTICE}`];
   }
 
-  /** Remembers a message received in `chatId` as what later sends to the chat answer. */
+  /**
+   * Remembers a message received in `chatId` as what later sends to the chat answer: the last to arrive. Nothing else
+   * writes it, so one set is safe on any number of replicas.
+   */
   async received(chatId: string, msgId: string, at: Date): Promise<void> {
-    const key = this.anchorKey(chatId);
-    await this.anchorUpdates.run(key, () => this.anchors().set(key, { msgId, at: at.getTime(), used: 0 }, REPLY_WINDOW_MINUTES.direct * 60_000));
+    await this.anchors().set(this.anchorKey(chatId), { msgId, at: at.getTime() }, KEEP_MS);
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
     const parts = this.parts(text);
-    const anchor = await this.anchorFor(to.chatId, opts.replyTo, parts.length);
+    const from = opts.fromPart ?? 0;
+    if (from >= parts.length) return [];
+    const held = await this.reserve(to.chatId, opts, from, parts.length - from);
     const sent: SentMessage[] = [];
     for (const [index, part] of parts.entries()) {
-      if (index < (opts.fromPart ?? 0)) continue;
+      if (index < from) continue;
       try {
-        // A reply's parts are numbered from 1, so a retried part repeats its msg_seq; other sends continue after it.
-        const seq = opts.replyTo !== undefined ? index + 1 : anchor.used + index + 1 - (opts.fromPart ?? 0);
         const buttons = index === parts.length - 1 ? opts.buttons : undefined;
-        sent.push(await this.sendPart(to.chatId, part, anchor.msgId, seq, buttons));
-        await this.markUsed(to.chatId, anchor.msgId, seq);
+        sent.push(await this.sendPart(to.chatId, part, held, held.first + index - held.from, buttons));
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
@@ -93,7 +108,7 @@ export class QqSender {
     const fileType = file.kind === "image" ? 1 : file.kind === "video" ? 2 : null;
     if (fileType === null) throw new SendError(`QQ: the bot API takes images and video only (file_type 4 is not open); ${file.name} was not sent`, { kind: "rejected" });
     if ((await stat(file.path)).size > MAX_UPLOAD_BYTES) throw new SendError(`QQ: ${file.name} is larger than ${MAX_UPLOAD_BYTES} bytes`, { kind: "rejected" });
-    const anchor = await this.anchorFor(to.chatId, opts.replyTo, 1);
+    const held = await this.reserve(to.chatId, opts, 0, 1);
     const base = kind === "c2c" ? `/v2/users/${id}` : `/v2/groups/${id}`;
     // An upload with srv_send_msg false shows nothing: a failed one is safe to repeat.
     const uploaded = await this.opts.api
@@ -101,84 +116,112 @@ export class QqSender {
       .catch((err: unknown) => {
         throw sendErrorOf(`QQ: uploading ${file.name} failed`, err, true);
       });
-    const seq = anchor.used + 1;
-    const body = { msg_type: 7, content: file.caption ?? " ", media: { file_info: uploaded.file_info }, msg_id: anchor.msgId, msg_seq: seq };
-    const sent = await this.post(to.chatId, `${base}/messages`, body);
-    await this.markUsed(to.chatId, anchor.msgId, seq);
-    return sent;
+    const body = { msg_type: 7, content: file.caption ?? " ", media: { file_info: uploaded.file_info }, msg_id: held.msgId, msg_seq: held.first };
+    return this.post(to.chatId, `${base}/messages`, body, held);
   }
 
-  /** The message to answer: `replyTo` when given, else the chat's latest while its window is open. */
-  private async anchorFor(chatId: string, replyTo: string | undefined, parts: number): Promise<Anchor> {
-    const latest = await this.anchors().get(this.anchorKey(chatId));
-    if (replyTo !== undefined) return latest?.msgId === replyTo ? latest : { msgId: replyTo, at: this.now(), used: 0 };
-    const windowMs = REPLY_WINDOW_MINUTES[chatTypeOf(chatId)] * 60_000;
-    let reason: string | undefined;
-    if (!latest) reason = "no message from this chat in the last 60 minutes";
-    else if (this.now() - latest.at > windowMs) reason = `the chat's last message came ${Math.round((this.now() - latest.at) / 60_000)} minutes ago`;
-    else if (latest.used + parts > MAX_REPLIES) reason = `the chat's last message has had its ${MAX_REPLIES} replies`;
-    if (reason !== undefined || !latest) {
-      const why = `QQ accepts only replies to a user's message, within ${REPLY_WINDOW_MINUTES[chatTypeOf(chatId)]} minutes (${chatTypeOf(chatId) === "direct" ? "private chats" : "groups"}) and at most ${MAX_REPLIES} per message: ${reason}`;
-      this.opts.log.warn({ chatId, reason }, "a QQ message outside the reply window cannot be delivered");
-      throw new SendError(`QQ: cannot send to ${chatId}: ${why}`, { kind: "rejected" });
+  /**
+   * The msg_seq values for `count` parts from part `from` on: those an earlier attempt of the same send took, else
+   * new ones. New ones are taken by adding `count` to the message's tally only while the sum stays within the five
+   * replies, checked and added in one step (on Redis, across replicas), so concurrent sends get different values and
+   * one that does not fit is refused before it posts. A value whose post fails stays taken: QQ needs them distinct,
+   * not consecutive.
+   */
+  private async reserve(chatId: string, opts: SendTextOptions, from: number, count: number): Promise<Reservation> {
+    const key = opts.idempotencyKey === undefined ? undefined : this.reservationKey(opts.idempotencyKey);
+    const earlier = key === undefined ? undefined : await this.reservations().get(key);
+    if (earlier) return { ...earlier, fresh: false };
+    const msgId = opts.replyTo ?? (await this.latestOpen(chatId));
+    const tally = this.repliesKey(msgId);
+    const { added, sums } = await this.opts.store
+      .tallies("meta")
+      .addWithin([{ key: tally, amounts: { [TAKEN]: count }, ttlMs: KEEP_MS }], [{ key: tally, field: TAKEN, limit: MAX_REPLIES - count + 1 }]);
+    const taken = sums[0] ?? 0;
+    if (!added) {
+      const left = MAX_REPLIES - taken;
+      this.refuse(chatId, left <= 0 ? `message ${msgId} has had its ${MAX_REPLIES} replies` : `message ${msgId} has ${left} of its ${MAX_REPLIES} replies left, and this send needs ${count}`);
     }
-    return latest;
+    const held = { msgId, first: taken - count + 1, from };
+    if (key !== undefined) await this.reservations().set(key, held, KEEP_MS);
+    return { ...held, fresh: true };
   }
 
-  private async markUsed(chatId: string, msgId: string, seq: number): Promise<void> {
-    const key = this.anchorKey(chatId);
-    await this.anchorUpdates.run(key, async () => {
-      const latest = await this.anchors().get(key);
-      if (latest?.msgId !== msgId || latest.used >= seq) return;
-      const left = REPLY_WINDOW_MINUTES.direct * 60_000 - (this.now() - latest.at);
-      if (left > 0) await this.anchors().set(key, { ...latest, used: seq }, left);
-    });
+  /** The chat's latest message while its window is open. */
+  private async latestOpen(chatId: string): Promise<string> {
+    const latest = await this.anchors().get(this.anchorKey(chatId));
+    if (!latest) return this.refuse(chatId, "no message from this chat in the last 60 minutes");
+    if (this.now() - latest.at > REPLY_WINDOW_MINUTES[chatTypeOf(chatId)] * 60_000) {
+      return this.refuse(chatId, `the chat's last message came ${Math.round((this.now() - latest.at) / 60_000)} minutes ago`);
+    }
+    return latest.msgId;
   }
 
-  private async sendPart(chatId: string, part: string, msgId: string, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
+  private refuse(chatId: string, reason: string): never {
+    const why = `QQ accepts only replies to a user's message, within ${REPLY_WINDOW_MINUTES[chatTypeOf(chatId)]} minutes (${chatTypeOf(chatId) === "direct" ? "private chats" : "groups"}) and at most ${MAX_REPLIES} per message: ${reason}`;
+    this.opts.log.warn({ chatId, reason }, "a QQ message outside the reply window cannot be delivered");
+    throw new SendError(`QQ: cannot send to ${chatId}: ${why}`, { kind: "rejected" });
+  }
+
+  private async sendPart(chatId: string, part: string, held: Reservation, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
+    const { msgId } = held;
     const [kind, id] = split(chatId);
     switch (kind) {
       case "c2c":
       case "group": {
         const path = kind === "c2c" ? `/v2/users/${id}/messages` : `/v2/groups/${id}/messages`;
         const plain = { msg_type: 0, content: part, msg_id: msgId, msg_seq: seq };
-        if (!this.opts.markdown) return this.post(chatId, path, plain);
+        if (!this.opts.markdown) return this.post(chatId, path, plain, held);
         try {
           const keyboard = buttons?.length ? { keyboard: keyboardOf(buttons) } : {};
-          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, ...keyboard, msg_id: msgId, msg_seq: seq });
+          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, ...keyboard, msg_id: msgId, msg_seq: seq }, held);
         } catch (err) {
           if (!(err instanceof SendError) || err.kind !== "rejected") throw err;
           // Most often the bot has no Markdown permission: the same part goes as plain text, same msg_seq.
           this.opts.log.warn({ chatId, err: err.message }, "QQ refused the Markdown message; sending it as plain text");
-          return this.post(chatId, path, plain);
+          return this.post(chatId, path, plain, held);
         }
       }
       case "channel":
-        return this.post(chatId, `/channels/${id}/messages`, { content: part, msg_id: msgId });
+        return this.post(chatId, `/channels/${id}/messages`, { content: part, msg_id: msgId }, held);
       case "dm":
-        return this.post(chatId, `/dms/${id}/messages`, { content: part, msg_id: msgId });
+        return this.post(chatId, `/dms/${id}/messages`, { content: part, msg_id: msgId }, held);
       default:
         throw new SendError(`QQ: ${chatId} is not a chat id the bot can send to (c2c:, group:, channel: or dm:)`, { kind: "rejected" });
     }
   }
 
-  private async post(chatId: string, path: string, body: Record<string, unknown>): Promise<SentMessage> {
+  private async post(chatId: string, path: string, body: Record<string, unknown>, held: Reservation): Promise<SentMessage> {
     try {
       const result = await this.opts.api.call("POST", path, body);
       return { messageId: typeof result.id === "string" ? result.id : `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
     } catch (err) {
-      // A part QQ has seen (same msg_id and msg_seq) arrived before: this retry is answered.
-      if (err instanceof QqApiError && err.code === DUPLICATE) return { messageId: `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
+      if (err instanceof QqApiError && err.code === DUPLICATE) {
+        // A retried part QQ has seen (same msg_id and msg_seq) arrived before: this attempt is answered.
+        if (!held.fresh) return { messageId: `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
+        throw new SendError(`QQ: msg_seq ${String(body.msg_seq)} on message ${held.msgId} in ${chatId} was posted by another send; this part was not`, { kind: "rejected" }, { cause: err });
+      }
       throw sendErrorOf(`QQ: sending to ${chatId} failed`, err, false);
     }
   }
 
   private anchors() {
-    return this.opts.store.namespace<Anchor>("meta");
+    return this.opts.store.namespace<Latest>("meta");
+  }
+
+  private reservations() {
+    return this.opts.store.namespace<Omit<Reservation, "fresh">>("meta");
+  }
+
+  private reservationKey(idempotencyKey: string): string {
+    return `qq-seqs:${this.opts.appId}:${idempotencyKey}`;
   }
 
   private anchorKey(chatId: string): string {
     return `qq-anchor:${this.opts.appId}:${chatId}`;
+  }
+
+  private repliesKey(msgId: string): string {
+    return `qq-replies:${this.opts.appId}:${msgId}`;
   }
 }
 

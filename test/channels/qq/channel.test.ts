@@ -97,15 +97,18 @@ describe("the QQ channel", () => {
     await eventually(() => received.length === 1, "the message");
     const to = { channel: "qq", chatId: event.chat };
     qq!.api.expireTokens();
-    await channel!.sendText(to, "after expiry", { replyTo: event.data.id });
+    await channel!.sendText(to, "after expiry", { replyTo: event.data.id, idempotencyKey: "send-1" });
     expect(qq!.api.tokensIssued).toBe(2);
     qq!.api.fail(/messages$/, 1, 503);
     expect(((await channel!.sendText(to, "x", { replyTo: event.data.id, fromPart: 0 }).catch((e: unknown) => e)) as SendError).kind).toBe("unavailable");
     qq!.api.fail(/messages$/, 1, 429);
     expect(((await channel!.sendText(to, "x", { replyTo: event.data.id }).catch((e: unknown) => e)) as SendError).kind).toBe("rate_limited");
-    // A retried part with the same msg_seq is QQ's duplicate: it arrived before, and counts as sent.
-    expect(await channel!.sendText(to, "after expiry", { replyTo: event.data.id })).toHaveLength(1);
+    // Another attempt of the same send posts with the same msg_seq: QQ's duplicate, so it arrived before and counts as sent.
+    expect(await channel!.sendText(to, "after expiry", { replyTo: event.data.id, idempotencyKey: "send-1" })).toHaveLength(1);
     expect(qq!.api.sent.map((m) => m.content)).toEqual(["after expiry"]);
+    // A new send takes a msg_seq no attempt has used (the failed ones' stay taken), so it is posted.
+    await channel!.sendText(to, "a new one", { replyTo: event.data.id });
+    expect(qq!.api.sent.map((m) => [m.content, m.msg_seq])).toEqual([["after expiry", 1], ["a new one", 4]]);
   });
 
   it("refuses to start with wrong credentials, and doctor says which call failed", async () => {
