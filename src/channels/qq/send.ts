@@ -1,11 +1,10 @@
 /**
  * Replies on QQ are passive: every message must carry a received `msg_id`, at most 5 per message, within 60 minutes
- * of it in private chats and 5 in groups (active messages ended in April 2025). The same msg_id + msg_seq is QQ's
- * deduplication key: a send takes its msg_seq values before posting, in one atomic step per message, so two sends
- * never hold the same one, and every attempt of one send (same idempotency key) posts a part with the same value,
- * so a retried part never posts twice. An answer longer than 5 parts of 5,000 characters is cut, its last part
- * saying so. A send with no message to answer (a reminder) uses the chat's latest message while its window is open;
- * outside it the send fails, saying why.
+ * of it in private chats and 5 in groups (active messages ended in April 2025). Each part takes its own msg_seq
+ * before it is posted (see seqs.ts). An answer longer than the replies left to its message (5 parts of 5,000
+ * characters at most) is cut, its last part saying so; a send is refused only when none are left. A send with no
+ * message to answer (a reminder) uses the chat's latest message while its window is open; outside it the send fails,
+ * saying why.
  */
 import { readFile, stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
@@ -17,9 +16,9 @@ import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { QqApiError, type QqApi } from "./api.js";
 import { keyboardOf } from "./presses.js";
+import { KEEP_MS, MAX_REPLIES, ReplySeqs, SeqTaken, type Held } from "./seqs.js";
 
 export const MAX_PART_CHARS = 5_000;
-export const MAX_REPLIES = 5;
 /** How long QQ accepts replies to a message, in minutes. */
 export const REPLY_WINDOW_MINUTES = { direct: 60, group: 5 } as const;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -28,29 +27,13 @@ const CUT_NOTICE = "\n\n…(cut: QQ allows 5 messages per answer)";
 const DUPLICATE = 40054005;
 
 /**
- * The msg_seq values a send holds on the message it answers: part `index` posts with `first + index - from`.
- * `fresh`: taken by this attempt, so QQ cannot have seen them; a duplicate of one is another sender's post.
- */
-interface Reservation {
-  msgId: string;
-  first: number;
-  from: number;
-  fresh: boolean;
-}
-
-/**
  * A chat's latest message, as the store keeps it. Only a message arriving writes it: the replies to a message are
- * counted apart (see `reserve`), so counting one never writes back an anchor a newer message has replaced.
+ * counted apart (see seqs.ts), so counting one never writes back an anchor a newer message has replaced.
  */
 interface Latest {
   msgId: string;
   at: number;
 }
-
-/** How long the store keeps an anchor and its replies' msg_seq values: the longest window in which QQ takes a reply. */
-const KEEP_MS = REPLY_WINDOW_MINUTES.direct * 60_000;
-/** The field of a message's reply tally that counts the msg_seq values taken: the highest taken so far. */
-const TAKEN = "taken";
 
 export interface SenderOptions {
   api: QqApi;
@@ -63,17 +46,11 @@ export interface SenderOptions {
 
 export class QqSender {
   private readonly now: () => number;
+  private readonly seqs: ReplySeqs;
 
   constructor(private readonly opts: SenderOptions) {
     this.now = opts.now ?? Date.now;
-  }
-
-  /** The parts of an answer: at most 5 of up to 5,000 characters, the last saying when the answer was cut. */
-  parts(text: string): string[] {
-    const chunks = chunkText(text, { maxLength: MAX_PART_CHARS, measure: codePointLength });
-    if (chunks.length <= MAX_REPLIES) return chunks;
-    const last = [...chunks[MAX_REPLIES - 1]!].slice(0, MAX_PART_CHARS - codePointLength(CUT_NOTICE)).join("");
-    return [...chunks.slice(0, MAX_REPLIES - 1), `${last}${CUT_NOTICE}`];
+    this.seqs = new ReplySeqs(opts.store, opts.appId);
   }
 
   /**
@@ -85,16 +62,17 @@ export class QqSender {
   }
 
   async sendText(to: OutboundTarget, text: string, opts: SendTextOptions = {}): Promise<SentMessage[]> {
-    const parts = this.parts(text);
+    const chunks = chunkText(text, { maxLength: MAX_PART_CHARS, measure: codePointLength });
     const from = opts.fromPart ?? 0;
-    if (from >= parts.length) return [];
-    const held = await this.reserve(to.chatId, opts, from, parts.length - from);
+    if (from >= Math.min(chunks.length, MAX_REPLIES)) return [];
+    const held = await this.reserve(to.chatId, opts, from, chunks.length);
+    const parts = cut(chunks, held.parts);
     const sent: SentMessage[] = [];
     for (const [index, part] of parts.entries()) {
       if (index < from) continue;
       try {
         const buttons = index === parts.length - 1 ? opts.buttons : undefined;
-        sent.push(await this.sendPart(to.chatId, part, held, held.first + index - held.from, buttons));
+        sent.push(await this.withSeq(to.chatId, held, index, (seq, fresh) => this.sendPart(to.chatId, part, held.msgId, seq, fresh, buttons)));
       } catch (err) {
         throw err instanceof SendError ? err.withSent(sent) : err;
       }
@@ -116,34 +94,31 @@ export class QqSender {
       .catch((err: unknown) => {
         throw sendErrorOf(`QQ: uploading ${file.name} failed`, err, true);
       });
-    const body = { msg_type: 7, content: file.caption ?? " ", media: { file_info: uploaded.file_info }, msg_id: held.msgId, msg_seq: held.first };
-    return this.post(to.chatId, `${base}/messages`, body, held);
+    const media = { msg_type: 7, content: file.caption ?? " ", media: { file_info: uploaded.file_info }, msg_id: held.msgId };
+    return this.withSeq(to.chatId, held, 0, (seq, fresh) => this.post(to.chatId, `${base}/messages`, { ...media, msg_seq: seq }, fresh));
+  }
+
+  /** The values for parts `from` on of an answer of `wanted` parts, cut to what is left; refused when nothing is. */
+  private async reserve(chatId: string, opts: SendTextOptions, from: number, wanted: number): Promise<Held> {
+    const held = await this.seqs.hold(opts.idempotencyKey, async () => opts.replyTo ?? (await this.latestOpen(chatId)), from, wanted);
+    if (held.parts <= from) this.refuse(chatId, `message ${held.msgId} has had its ${MAX_REPLIES} replies`);
+    return held;
   }
 
   /**
-   * The msg_seq values for `count` parts from part `from` on: those an earlier attempt of the same send took, else
-   * new ones. New ones are taken by adding `count` to the message's tally only while the sum stays within the five
-   * replies, checked and added in one step (on Redis, across replicas), so concurrent sends get different values and
-   * one that does not fit is refused before it posts. A value whose post fails stays taken: QQ needs them distinct,
-   * not consecutive.
+   * Posts part `index` with its msg_seq. One another sender posted (an older version of the gateway, which does not
+   * count in the store) is replaced by the next value left, and the part posted again: each try takes one of the five.
    */
-  private async reserve(chatId: string, opts: SendTextOptions, from: number, count: number): Promise<Reservation> {
-    const key = opts.idempotencyKey === undefined ? undefined : this.reservationKey(opts.idempotencyKey);
-    const earlier = key === undefined ? undefined : await this.reservations().get(key);
-    if (earlier) return { ...earlier, fresh: false };
-    const msgId = opts.replyTo ?? (await this.latestOpen(chatId));
-    const tally = this.repliesKey(msgId);
-    const { added, sums } = await this.opts.store
-      .tallies("meta")
-      .addWithin([{ key: tally, amounts: { [TAKEN]: count }, ttlMs: KEEP_MS }], [{ key: tally, field: TAKEN, limit: MAX_REPLIES - count + 1 }]);
-    const taken = sums[0] ?? 0;
-    if (!added) {
-      const left = MAX_REPLIES - taken;
-      this.refuse(chatId, left <= 0 ? `message ${msgId} has had its ${MAX_REPLIES} replies` : `message ${msgId} has ${left} of its ${MAX_REPLIES} replies left, and this send needs ${count}`);
+  private async withSeq(chatId: string, held: Held, index: number, post: (seq: number, fresh: boolean) => Promise<SentMessage>): Promise<SentMessage> {
+    for (;;) {
+      try {
+        return await post(held.seqs.get(index)!, held.fresh.has(index));
+      } catch (err) {
+        if (!(err instanceof SeqTaken)) throw err;
+        this.opts.log.warn({ chatId, err: err.message }, "another sender posted this QQ msg_seq; the part takes the next one");
+        if (!(await this.seqs.replace(held, index))) this.refuse(chatId, `message ${held.msgId} has had its ${MAX_REPLIES} replies`);
+      }
     }
-    const held = { msgId, first: taken - count + 1, from };
-    if (key !== undefined) await this.reservations().set(key, held, KEEP_MS);
-    return { ...held, fresh: true };
   }
 
   /** The chat's latest message while its window is open. */
@@ -162,43 +137,42 @@ export class QqSender {
     throw new SendError(`QQ: cannot send to ${chatId}: ${why}`, { kind: "rejected" });
   }
 
-  private async sendPart(chatId: string, part: string, held: Reservation, seq: number, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
-    const { msgId } = held;
+  private async sendPart(chatId: string, part: string, msgId: string, seq: number, fresh: boolean, buttons: ButtonRow[] | undefined): Promise<SentMessage> {
     const [kind, id] = split(chatId);
     switch (kind) {
       case "c2c":
       case "group": {
         const path = kind === "c2c" ? `/v2/users/${id}/messages` : `/v2/groups/${id}/messages`;
         const plain = { msg_type: 0, content: part, msg_id: msgId, msg_seq: seq };
-        if (!this.opts.markdown) return this.post(chatId, path, plain, held);
+        if (!this.opts.markdown) return this.post(chatId, path, plain, fresh);
         try {
           const keyboard = buttons?.length ? { keyboard: keyboardOf(buttons) } : {};
-          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, ...keyboard, msg_id: msgId, msg_seq: seq }, held);
+          return await this.post(chatId, path, { msg_type: 2, markdown: { content: part }, ...keyboard, msg_id: msgId, msg_seq: seq }, fresh);
         } catch (err) {
           if (!(err instanceof SendError) || err.kind !== "rejected") throw err;
           // Most often the bot has no Markdown permission: the same part goes as plain text, same msg_seq.
           this.opts.log.warn({ chatId, err: err.message }, "QQ refused the Markdown message; sending it as plain text");
-          return this.post(chatId, path, plain, held);
+          return this.post(chatId, path, plain, fresh);
         }
       }
       case "channel":
-        return this.post(chatId, `/channels/${id}/messages`, { content: part, msg_id: msgId }, held);
+        return this.post(chatId, `/channels/${id}/messages`, { content: part, msg_id: msgId }, fresh);
       case "dm":
-        return this.post(chatId, `/dms/${id}/messages`, { content: part, msg_id: msgId }, held);
+        return this.post(chatId, `/dms/${id}/messages`, { content: part, msg_id: msgId }, fresh);
       default:
         throw new SendError(`QQ: ${chatId} is not a chat id the bot can send to (c2c:, group:, channel: or dm:)`, { kind: "rejected" });
     }
   }
 
-  private async post(chatId: string, path: string, body: Record<string, unknown>, held: Reservation): Promise<SentMessage> {
+  private async post(chatId: string, path: string, body: Record<string, unknown>, fresh: boolean): Promise<SentMessage> {
     try {
       const result = await this.opts.api.call("POST", path, body);
       return { messageId: typeof result.id === "string" ? result.id : `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
     } catch (err) {
       if (err instanceof QqApiError && err.code === DUPLICATE) {
         // A retried part QQ has seen (same msg_id and msg_seq) arrived before: this attempt is answered.
-        if (!held.fresh) return { messageId: `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
-        throw new SendError(`QQ: msg_seq ${String(body.msg_seq)} on message ${held.msgId} in ${chatId} was posted by another send; this part was not`, { kind: "rejected" }, { cause: err });
+        if (!fresh) return { messageId: `${String(body.msg_id)}:${String(body.msg_seq)}`, sentAt: new Date() };
+        throw new SeqTaken(`QQ: msg_seq ${String(body.msg_seq)} on message ${String(body.msg_id)} in ${chatId} was posted by another sender`, { cause: err });
       }
       throw sendErrorOf(`QQ: sending to ${chatId} failed`, err, false);
     }
@@ -208,25 +182,21 @@ export class QqSender {
     return this.opts.store.namespace<Latest>("meta");
   }
 
-  private reservations() {
-    return this.opts.store.namespace<Omit<Reservation, "fresh">>("meta");
-  }
-
-  private reservationKey(idempotencyKey: string): string {
-    return `qq-seqs:${this.opts.appId}:${idempotencyKey}`;
-  }
-
   private anchorKey(chatId: string): string {
     return `qq-anchor:${this.opts.appId}:${chatId}`;
   }
 
-  private repliesKey(msgId: string): string {
-    return `qq-replies:${this.opts.appId}:${msgId}`;
-  }
 }
 
 export function chatTypeOf(chatId: string): ChatType {
   return chatId.startsWith("c2c:") || chatId.startsWith("dm:") ? "direct" : "group";
+}
+
+/** The first `limit` chunks of an answer, the last saying the answer was cut when it was. */
+function cut(chunks: string[], limit: number): string[] {
+  if (chunks.length <= limit) return chunks;
+  const last = [...chunks[limit - 1]!].slice(0, MAX_PART_CHARS - codePointLength(CUT_NOTICE)).join("");
+  return [...chunks.slice(0, limit - 1), `${last}${CUT_NOTICE}`];
 }
 
 function split(chatId: string): [string, string] {

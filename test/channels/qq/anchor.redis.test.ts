@@ -157,4 +157,31 @@ describe.skipIf(!REDIS_URL)("the QQ reply anchor on two replicas", () => {
     expect(sentSince(from).map(([, seq]) => seq)).toEqual([1, 2, 3, 4, 5]);
     await expect(b.sendText(to, "sixth")).rejects.toThrow("has had its 5 replies");
   });
+
+  it("a turn run again on the other replica under the same reply key, with a longer answer: the parts beyond the first attempt's take new values", async () => {
+    const { a, b } = await twoReplicas();
+    const message = qq.c2c("explain", { openid: randomUUID().replace(/-/g, "").toUpperCase() });
+    const to = { channel: "qq", chatId: message.chat };
+    const from = qq.api.sent.length;
+    await a.received(message.chat, message.data.id, new Date());
+    const reply = { replyTo: message.data.id, idempotencyKey: `reply-${message.data.id}` };
+    await a.sendText(to, "x".repeat(4_990), reply);
+    await b.sendText(to, "reminder");
+    expect(await b.sendText(to, ["x", "y", "z"].map((c) => c.repeat(4_990)).join("\n\n"), reply)).toHaveLength(3);
+    expect(sentSince(from).map(([, seq, content]) => [seq, String(content).slice(0, 1)])).toEqual([[1, "x"], [2, "r"], [3, "y"], [4, "z"]]);
+  });
+
+  it("long answers from both replicas at once to a message with two replies left: one is cut to the two, the other refused", async () => {
+    const { a, b } = await twoReplicas();
+    const message = qq.c2c("busy", { openid: randomUUID().replace(/-/g, "").toUpperCase() });
+    const to = { channel: "qq", chatId: message.chat };
+    await a.received(message.chat, message.data.id, new Date());
+    for (const replica of [a, b, a]) await replica.sendText(to, "short");
+    const answer = ["p", "q", "r", "s"].map((c) => c.repeat(4_990)).join("\n\n");
+    const outcomes = await Promise.allSettled([a.sendText(to, answer), b.sendText(to, answer)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const posted = qq.api.sent.filter((m) => m.msg_id === message.data.id);
+    expect(posted.map((m) => m.msg_seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(posted.at(-1)!.content.endsWith("(cut: QQ allows 5 messages per answer)")).toBe(true);
+  });
 });
