@@ -33,9 +33,12 @@ export class ChannelInbox<T> {
     return this.list.add(event);
   }
 
-  /** After the handler: forgotten, unless it was deferred (then the next start hands it over again). */
-  async settle(event: T, outcome: HandleOutcome): Promise<void> {
-    if (outcome !== "deferred") await this.list.remove(this.idOf(event));
+  /**
+   * After the handler: forgotten, unless it was deferred (then the next start hands it over again) or the entry
+   * handed over with it was removed already, with the record that the message was answered.
+   */
+  async settle(event: T, outcome: HandleOutcome, entry?: InboxEntry): Promise<void> {
+    if (outcome !== "deferred" && entry?.removed !== true) await this.list.remove(this.idOf(event));
   }
 
   /** What a previous run recorded and did not finish, oldest first. */
@@ -77,8 +80,9 @@ export class MessageInbox {
   async handle(message: InboundMessage, handler: InboundHandler, log: Logger): Promise<HandleOutcome | null> {
     try {
       const stored = storedOf(message);
-      const outcome = await handler({ ...message, inbox: this.inbox.entryOf(stored) });
-      await this.inbox.settle(stored, outcome);
+      const entry = this.inbox.entryOf(stored);
+      const outcome = await handler({ ...message, inbox: entry });
+      await this.inbox.settle(stored, outcome, entry);
       return outcome;
     } catch (err) {
       log.error({ err, messageId: message.id, chatId: message.chat.id }, "handling an inbound message failed");
@@ -99,9 +103,10 @@ export class MessageInbox {
   /** Hands over again what a previous run deferred or did not finish. */
   async replay(handler: InboundHandler, log: Logger): Promise<void> {
     for (const stored of await this.inbox.pending()) {
-      const message: InboundMessage = { ...stored, receivedAt: new Date(stored.receivedAt), inbox: this.inbox.entryOf(stored) };
+      const entry = this.inbox.entryOf(stored);
+      const message: InboundMessage = { ...stored, receivedAt: new Date(stored.receivedAt), inbox: entry };
       try {
-        await this.inbox.settle(stored, await handler(message));
+        await this.inbox.settle(stored, await handler(message), entry);
       } catch (err) {
         log.error({ err, messageId: message.id }, "handling a replayed inbound message failed");
       }

@@ -74,6 +74,11 @@ export interface InboundMessage {
 export interface InboxEntry {
   list: string;
   id: string;
+  /**
+   * Set once the write recording the message as answered has removed the entry: the channel then has nothing left to
+   * remove. Unset, it removes the entry itself when the handler is done (any other outcome, or that write failed).
+   */
+  removed?: boolean;
 }
 
 export interface OutboundTarget {

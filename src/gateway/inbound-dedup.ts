@@ -117,6 +117,7 @@ export class InboundDedup {
         ...(inbox ? { remove: [{ namespace: DURABLE_LISTS, key: inbox.list, id: inbox.id }] } : {}),
       }),
     );
+    if (inbox) inbox.removed = true;
     this.handling.delete(messageId);
     this.answeredHere.add(messageId);
   }

@@ -2,7 +2,7 @@
  * Where usage is kept: store tallies (namespace "usage"), one per person, chat and the whole gateway for each day
  * and month (what budgets check and /usage shows), and one per day broken down by person, chat, model and kind of
  * work (what reports add up). A call's record is one atomic addition to all of them, so replicas lose nothing and a
- * restart keeps everything recorded.
+ * restart keeps everything recorded; on SQLite, a process killed outright loses the records of its last second.
  */
 import type { ModelWork, UsageOwner } from "../core/usage-port.js";
 import type { Tallies, TallyChange } from "../infra/store/types.js";

@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStore, type Store } from "../../src/infra/store/index.js";
 import { BudgetRefusal } from "../../src/core/usage-port.js";
 import { budgetsConfigSchema, Periods, UsageMeter } from "../../src/usage/index.js";
+import { DEFAULT_SQLITE_FILE } from "../../src/infra/store/store-url.js";
 import { ManualClock } from "../helpers/clock.js";
+import { queryFile } from "../helpers/sqlite-file.js";
 import { silentLog } from "../scheduler/helpers.js";
 import { inboundMessage } from "../agent/harness.js";
 import { START, startUsageWorld, type UsageWorld } from "./usage-world.js";
@@ -74,6 +79,41 @@ describe("budgets", () => {
     expect(() => budgetsConfigSchema.parse({ overrides: { "12345": { daily: { tokens: 1 } } } })).toThrow(/expected channel:id/);
     expect(() => budgetsConfigSchema.parse({ warnAt: 1.5 })).toThrow();
     expect(budgetsConfigSchema.parse({})).toMatchObject({ warnAt: 0.8, exemptOwners: true });
+  });
+});
+
+describe("budgets on SQLite", () => {
+  it("a budget check counts the usage still waiting in memory to be written, and a stop writes it", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "switchboard-budgets-"));
+    const meterOn = (store: Store) =>
+      new UsageMeter({
+        config: budgetsConfigSchema.parse({ perUser: { daily: { tokens: 1_000 } } }),
+        tallies: store.tallies("usage"),
+        coordinator: store.coordinator,
+        periods: new Periods("UTC"),
+        clock: new ManualClock(START),
+        priceOf: () => undefined,
+        isOwner: () => false,
+      });
+    const call = { owner: ANN, work: "chat" as const, model: "fake-model", estimateInput: () => 100, maxOutputTokens: 100 };
+    const store = await createStore({ url: null, dataDir, log: silentLog });
+    try {
+      const meter = meterOn(store);
+      // No step here yields to timers: the record is still in memory when the budget is checked.
+      await (await meter.admit(call)).settle({ inputTokens: 900, cachedInputTokens: 0, outputTokens: 200, estimated: false });
+      expect(queryFile(join(dataDir, DEFAULT_SQLITE_FILE), "SELECT count(*) AS n FROM tallies")).toEqual([{ n: 0 }]);
+      expect(await meter.refusal(ANN)).toMatch(/^You have reached your daily budget of 1,000 tokens \(used 1,100 tokens\)/);
+      await expect(meter.admit(call)).rejects.toThrow(BudgetRefusal);
+    } finally {
+      await store.close();
+    }
+    const reopened = await createStore({ url: null, dataDir, log: silentLog });
+    try {
+      expect(await meterOn(reopened).refusal(ANN)).toMatch(/\(used 1,100 tokens\)/);
+    } finally {
+      await reopened.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

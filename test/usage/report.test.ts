@@ -32,6 +32,9 @@ describe("usage reports", () => {
     };
     await record("1", "big", 1_000_000, 100_000);
     await record("2", "small", 500, 50);
+    // A stop writes the records waiting in memory, for the CLI's own connection to read.
+    await store.close();
+    store = await createStore({ url: null, dataDir: dir, log: silentLog });
   });
   afterEach(async () => {
     await store.close();

@@ -4,7 +4,7 @@
  * inbox once the router is done with it. Nothing here throws at the platform: a bad update is logged and dropped.
  */
 import type { Logger } from "../../infra/log.js";
-import type { ButtonPress, ButtonPressHandler, HandleOutcome, InboundHandler, InboundMessage } from "../../core/types.js";
+import type { ButtonPress, ButtonPressHandler, HandleOutcome, InboundHandler, InboundMessage, InboxEntry } from "../../core/types.js";
 import { tooLargeNotice } from "./files.js";
 import type { UpdateInbox } from "./inbox.js";
 import { normalizeUpdate, type BotIdentity } from "./normalize.js";
@@ -71,17 +71,19 @@ export class UpdateIntake {
 
   private async handle(update: RawUpdate): Promise<void> {
     const log = this.opts.log.child({ updateId: update.update_id });
+    const entry = this.opts.inbox.entryOf(update.update_id);
     try {
-      if (!(await this.process(update, log))) return;
+      if (!(await this.process(update, entry, log))) return;
     } catch (err) {
       if (err instanceof ChannelStoppedError) return;
       log.error({ err }, "handling a Telegram update failed");
     }
+    if (entry.removed) return;
     await this.opts.inbox.remove(update.update_id).catch((err: unknown) => log.warn({ err }, "could not clear a handled update from the inbox"));
   }
 
   /** False when the update must wait in the inbox for the next start. */
-  private async process(update: RawUpdate, log: Logger): Promise<boolean> {
+  private async process(update: RawUpdate, entry: InboxEntry, log: Logger): Promise<boolean> {
     const bot = await this.opts.identity();
     if (update.callback_query !== undefined) return this.pressed(update, log);
     const result = normalizeUpdate(update, { bot, handleEdits: this.opts.handleEdits });
@@ -92,7 +94,7 @@ export class UpdateIntake {
     }
     const handler = this.handler;
     if (!handler) return false;
-    const outcome = await handler({ ...result.message, inbox: this.opts.inbox.entryOf(update.update_id) });
+    const outcome = await handler({ ...result.message, inbox: entry });
     log.debug({ outcome, messageId: result.message.id }, "Telegram update handled");
     if (outcome === "deferred") return false;
     const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;

@@ -34,7 +34,11 @@ export interface AtomicStatements {
 }
 
 export class SqliteDb {
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #prepared = new Map<string, Database.Statement>();
+  readonly #statements: AtomicStatements = {
+    all: <R>(sql: string, ...params: unknown[]) => this.#statement(sql).all(...params) as R[],
+    run: (sql: string, ...params: unknown[]) => this.#statement(sql).run(...params).changes,
+  };
   /** Statements waiting for another connection's lock, in the order they were asked for. */
   readonly #waiting: Waiting[] = [];
   /** Settles when the line is empty. */
@@ -51,33 +55,29 @@ export class SqliteDb {
 
   /** The rows the statement answers. */
   all<R>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return this.#inOrder(() => this.#prepared(sql).all(...params) as R[]);
+    return this.#inOrder(() => this.#statement(sql).all(...params) as R[]);
   }
 
   /** Runs the statement; answers how many rows it changed. */
   run(sql: string, ...params: unknown[]): Promise<number> {
-    return this.#inOrder(() => this.#prepared(sql).run(...params).changes);
+    return this.#inOrder(() => this.#statement(sql).run(...params).changes);
   }
 
   /** Runs the statements in one transaction: all of them are committed, or none. */
   transaction(statements: ReadonlyArray<{ sql: string; params: unknown[] }>): Promise<void> {
     return this.#inOrder(() =>
       this.db.transaction(() => {
-        for (const { sql, params } of statements) this.#prepared(sql).run(...params);
+        for (const { sql, params } of statements) this.#statement(sql).run(...params);
       })(),
     );
   }
 
   /**
-   * Runs `work` in one transaction, its reads and writes together: nothing else lands between them, and its writes
-   * are committed all or none. `work` must not await (the transaction ends when it returns).
+   * Runs `work` in its turn among the statements, synchronously, each of its statements committed on its own: what
+   * `work` keeps in memory beside the rows changes in the same step as they do.
    */
-  atomically<T>(work: (db: AtomicStatements) => T): Promise<T> {
-    const statements: AtomicStatements = {
-      all: <R>(sql: string, ...params: unknown[]) => this.#prepared(sql).all(...params) as R[],
-      run: (sql: string, ...params: unknown[]) => this.#prepared(sql).run(...params).changes,
-    };
-    return this.#inOrder(() => this.db.transaction(() => work(statements))());
+  inLine<T>(work: (db: AtomicStatements) => T): Promise<T> {
+    return this.#inOrder(() => work(this.#statements));
   }
 
   /**
@@ -91,7 +91,7 @@ export class SqliteDb {
   /** Closes once the statements waiting for the lock have run or failed (and any a waiter's caller asked for next). */
   async close(): Promise<void> {
     while (this.#waiting.length > 0) await this.#drained;
-    this.#statements.clear();
+    this.#prepared.clear();
     this.db.close();
   }
 
@@ -141,11 +141,11 @@ export class SqliteDb {
     return progressed;
   }
 
-  #prepared(sql: string): Database.Statement {
-    let statement = this.#statements.get(sql);
+  #statement(sql: string): Database.Statement {
+    let statement = this.#prepared.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      this.#prepared.set(sql, statement);
     }
     return statement;
   }

@@ -18,6 +18,7 @@ import { createListTable, ListEnds, SqliteLists } from "./sqlite-lists.js";
 import { CREATE_KV_TABLE, KV_TABLE, SET_ROW, SqliteNamespace } from "./sqlite-namespace.js";
 import { createSetTable, REMOVE_ENTRY, SqliteSets, SWEEP_SETS_SQL } from "./sqlite-sets.js";
 import { createTallyTable, SqliteTallies, SWEEP_TALLIES_SQL } from "./sqlite-tallies.js";
+import { TallyWrites } from "./sqlite-tally-writes.js";
 import type { PreparedWrite } from "./store-write.js";
 import { SqliteBatches } from "./sqlite-batches.js";
 
@@ -70,6 +71,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
 
   const listEnds = new ListEnds();
   const batches = new SqliteBatches(db, KV_TABLE);
+  const tallyWrites = new TallyWrites(db, guard, log);
   log.info({ backend: "sqlite", file }, "store opened");
   return new KeyvStore({
     backend: "sqlite",
@@ -79,7 +81,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     sets: (name) => new SqliteSets(db, guard, name, `${keyPrefix}${name}:`),
-    tallies: (name) => new SqliteTallies(db, guard, name, `${keyPrefix}${name}:`),
+    tallies: (name) => new SqliteTallies(db, guard, name, `${keyPrefix}${name}:`, tallyWrites),
     write: async ({ sets, removals }: PreparedWrite) => {
       const rows = sets.map(({ namespace, key, text }) => ({ sql: SET_ROW, params: [`${keyPrefix}${namespace}:${key}`, text] }));
       // A batched write of the same key asked for earlier lands first, so it cannot overwrite this one afterwards;
@@ -94,6 +96,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     shutdown: async () => {
       clearInterval(timer);
       await sweeping;
+      await tallyWrites.flush().catch((err: unknown) => log.error({ err }, "could not write the last tally additions before closing; they are lost"));
       await batches.settled();
       await db.close();
     },

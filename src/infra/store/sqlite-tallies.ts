@@ -1,16 +1,14 @@
 /**
  * Tallies on SQLite: a row per key and field in a table of their own, with its expiry. Only this process writes the
- * file, so a bounded addition is atomic as one transaction that reads the bounds and adds. Each step is one
- * statement however many fields it touches (a model call's record is about fifty): a statement per field made
- * accounting cost more than the rest of a turn's statements together.
+ * file, so additions wait in memory for a moment and go out together (sqlite-tally-writes.ts), and a bounded addition
+ * is atomic as one synchronous step that reads the bounds, adds what waits, and adds to it.
  */
 import type { Tallies, TallyBound, TallyChange } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireTallies } from "./checks.js";
 import type { AtomicStatements, SqliteDb } from "./sqlite-db.js";
 import { bySize } from "./sqlite-batches.js";
-
-const TABLE = "tallies";
+import { TALLY_TABLE as TABLE, type TallyRow, type TallyWrites } from "./sqlite-tally-writes.js";
 
 export async function createTallyTable(db: SqliteDb): Promise<void> {
   await db.exec(
@@ -21,91 +19,80 @@ export async function createTallyTable(db: SqliteDb): Promise<void> {
 /** Run by the store's sweep: sums past their expiry, which reads already leave out. */
 export const SWEEP_TALLIES_SQL = `DELETE FROM ${TABLE} WHERE expires < ?`;
 
-/** Parameters: key, field, amount, expires per row, then now. An expired sum starts again from the amount. */
-const ADD = bySize(
-  (rows) => `INSERT INTO ${TABLE} (tally_key, field, sum, expires) VALUES ${Array(rows).fill("(?, ?, ?, ?)").join(", ")}
-  ON CONFLICT (tally_key, field) DO UPDATE SET sum = CASE WHEN expires < ? THEN excluded.sum ELSE sum + excluded.sum END, expires = excluded.expires`,
-);
 /** Parameters: now, then the keys. */
 const READ_KEYS = bySize((keys) => `SELECT tally_key, field, sum FROM ${TABLE} WHERE expires >= ? AND tally_key IN (${Array(keys).fill("?").join(", ")})`);
 
-interface TallyRow {
+interface StoredSum {
   tally_key: string;
   field: string;
   sum: number;
 }
 
 export class SqliteTallies implements Tallies {
-  /** `prefix`: what the store puts before every key of this namespace's tallies. */
+  /** `prefix`: what the store puts before every key of this namespace's tallies; `writes`: the store's one buffer. */
   constructor(
     private readonly db: SqliteDb,
     private readonly guard: BackendGuard,
     private readonly name: string,
     private readonly prefix: string,
+    private readonly writes: TallyWrites,
   ) {}
 
-  /** One statement, atomic on its own: no transaction around it. */
+  /** Waits in memory with the others (see TallyWrites): resolves at once. */
   async add(changes: readonly TallyChange[]): Promise<void> {
     requireTallies(this.name, changes, []);
-    const { sql, params } = this.#addition(changes, Date.now());
-    if (params.length === 0) return;
-    await this.guard.run("tally add", `${this.name}:${changes.map((c) => c.key).join(",")}`, () => this.db.run(sql, ...params));
+    await this.guard.run("tally add", `${this.name}:${changes.map((c) => c.key).join(",")}`, async () => this.writes.add(this.#rows(changes, Date.now())));
   }
 
   async addWithin(changes: readonly TallyChange[], bounds: readonly TallyBound[]): Promise<{ added: boolean; sums: number[] }> {
     requireTallies(this.name, changes, bounds);
     const target = `${this.name}:${changes.map((c) => c.key).join(",")}`;
     return this.guard.run("tally add", target, () =>
-      this.db.atomically((db) => {
+      this.db.inLine((db) => {
         const now = Date.now();
         const boundKeys = [...new Set(bounds.map((bound) => bound.key))];
-        const sums = () => {
-          const read = this.#read(db, boundKeys, now);
-          return bounds.map(({ key, field }) => read[boundKeys.indexOf(key)]![field] ?? 0);
-        };
-        const before = bounds.length === 0 ? [] : sums();
+        const sums = (read: Array<Record<string, number>>) => bounds.map(({ key, field }) => read[boundKeys.indexOf(key)]![field] ?? 0);
+        const read = this.#read(db, boundKeys, now);
+        const before = sums(read);
         if (before.some((sum, i) => sum >= bounds[i]!.limit)) return { added: false, sums: before };
-        const { sql, params } = this.#addition(changes, now);
-        if (params.length > 0) db.run(sql, ...params);
-        return { added: true, sums: bounds.length === 0 ? [] : sums() };
+        const rows = this.#rows(changes, now);
+        this.writes.add(rows);
+        // The sums after: those read, with this addition, instead of a second read.
+        for (const row of rows) {
+          const at = boundKeys.indexOf(row.key.slice(this.prefix.length));
+          if (at !== -1) read[at]![row.field] = (read[at]![row.field] ?? 0) + row.amount;
+        }
+        return { added: true, sums: sums(read) };
       }),
     );
   }
 
   async read(keys: readonly string[]): Promise<Array<Record<string, number>>> {
-    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, async () => {
-      if (keys.length === 0) return [];
-      const now = Date.now();
-      return this.#sumsByKey(keys, await this.db.all<TallyRow>(READ_KEYS(new Set(keys).size), now, ...new Set(keys.map((key) => this.prefix + key))));
-    });
+    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, () => this.db.inLine((db) => this.#read(db, keys, Date.now())));
   }
 
-  /** Each key's live sums, in one statement. */
+  /** Each key's live sums, in one statement, with the additions waiting to be written. */
   #read(db: AtomicStatements, keys: readonly string[], now: number): Array<Record<string, number>> {
     if (keys.length === 0) return [];
     const full = new Set(keys.map((key) => this.prefix + key));
-    return this.#sumsByKey(keys, db.all<TallyRow>(READ_KEYS(full.size), now, ...full));
-  }
-
-  #sumsByKey(keys: readonly string[], rows: readonly TallyRow[]): Array<Record<string, number>> {
-    const byKey = new Map(keys.map((key) => [this.prefix + key, {} as Record<string, number>]));
-    for (const row of rows) byKey.get(row.tally_key)![row.field] = row.sum;
+    const byKey = new Map([...full].map((key) => [key, {} as Record<string, number>]));
+    for (const row of db.all<StoredSum>(READ_KEYS(full.size), now, ...full)) byKey.get(row.tally_key)![row.field] = row.sum;
+    for (const [key, sums] of byKey) {
+      for (const [field, { sum }] of this.writes.waitingOf(key) ?? []) sums[field] = (sums[field] ?? 0) + sum;
+    }
     return keys.map((key) => byKey.get(this.prefix + key)!);
   }
 
-  /** Every change's amounts as one statement (a field named twice is added twice, a zero left out); no parameters when there is nothing to add. */
-  #addition(changes: readonly TallyChange[], now: number): { sql: string; params: unknown[] } {
-    const rows = new Map<string, [key: string, field: string, amount: number, expires: number]>();
+  /** Every change's amounts as rows (a field named twice is added twice, a zero left out). */
+  #rows(changes: readonly TallyChange[], now: number): TallyRow[] {
+    const rows: TallyRow[] = [];
     for (const { key, amounts, ttlMs } of changes) {
       for (const [field, amount] of Object.entries(amounts)) {
         // Most of a model call's fields are zero (no cached input, no prices set): rows that add nothing cost SQLite
         // the same as the others.
-        if (amount === 0) continue;
-        const id = `${key}\n${field}`;
-        const seen = rows.get(id);
-        rows.set(id, [this.prefix + key, field, (seen?.[2] ?? 0) + amount, now + ttlMs]);
+        if (amount !== 0) rows.push({ key: this.prefix + key, field, amount, expires: now + ttlMs });
       }
     }
-    return rows.size === 0 ? { sql: "", params: [] } : { sql: ADD(rows.size), params: [...[...rows.values()].flat(), now] };
+    return rows;
   }
 }

@@ -69,7 +69,11 @@ export interface EntrySets<T> {
  * replicas adding at once lose nothing. Each call is one atomic change across replicas, in one round trip.
  */
 export interface Tallies {
-  /** Adds every change's amounts, all together. */
+  /**
+   * Adds every change's amounts, all together. SQLite keeps them in memory for up to a second and writes them with
+   * the others (this process's reads include them at once; a stop writes them; a process killed outright loses
+   * that second's); Redis adds them before it resolves.
+   */
   add(changes: readonly TallyChange[]): Promise<void>;
   /**
    * Adds the changes only if every bound's field is still below its limit (checked and added in one step, so two
