@@ -1,5 +1,6 @@
 /** The console's scheduled-task routes: list, runs, cancel, run now, pause and resume, as the operator. */
 import { Hono, type Context } from "hono";
+import type { BlankEnv } from "hono/types";
 import { consoleError } from "../infra/http/errors.js";
 import { answerTaskCall, type TaskRefusalAnswer } from "./http.js";
 import type { Scheduler } from "./scheduler.js";
@@ -15,7 +16,7 @@ export function taskRoutes(scheduler: Scheduler | null): Hono {
     await next();
   });
   const s = (): Scheduler => scheduler!;
-  const call = (c: Context, work: (id: string) => Promise<object>) => answerTaskCall(c, c.req.param("id"), work, consoleRefusal);
+  const call = (c: Context<BlankEnv, "/:id">, work: (id: string) => Promise<object>) => answerTaskCall(c, c.req.param("id"), work, consoleRefusal);
   tasks.get("/", async (c) => c.json({ tasks: await s().list(OPERATOR, { everyone: true }) }));
   tasks.get("/:id/runs", (c) => call(c, async (id) => ({ runs: (await s().runs(id, OPERATOR, RUNS_SHOWN)).runs })));
   tasks.post("/:id/cancel", (c) => call(c, async (id) => ({ task: await s().cancel(id, OPERATOR) })));
