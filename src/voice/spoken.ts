@@ -52,7 +52,7 @@ export function spokenText(markdown: string): SpokenText {
  * keycap's digit, letters, numbers, currency and math signs (×, ≤, °) stay.
  */
 const PICTURE =
-  /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}]+(?:\u200D[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]+)*|[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2022]|(?=\p{So})[\u2190-\u2BFF]/gu;
+  /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}]+(?:\u200D[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]+)*|[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2022]|(?=\p{So})[\u2190-\u2BFF]/u;
 /** Pictures side by side, with the spaces between them. */
 const PICTURES = new RegExp(`(?:${PICTURE.source})(?:[ \\t]*(?:${PICTURE.source}))*`, "gu");
 /** A word or number right before or after a position, on the same line: a picture there sits inside a sentence. */
