@@ -52,10 +52,8 @@ type ErrorOf<Table extends ErrorTable> = {
   [Code in keyof Table & string]: { code: Code } & { [Name in Table[Code][number]]: string | number };
 }[keyof Table & string];
 
-export type ConsoleErrorCode = keyof typeof CONSOLE_ERRORS;
 /** A console API error: its code and the values its message carries. */
 export type ConsoleError = ErrorOf<typeof CONSOLE_ERRORS>;
-export type WebChatErrorCode = keyof typeof WEBCHAT_ERRORS;
 export type WebChatError = ErrorOf<typeof WEBCHAT_ERRORS>;
 
 /** The names of the values an error of `code` carries, or null when `code` is not one of `table`'s. */

@@ -2,7 +2,7 @@
 export { schedulerConfigSchema, type SchedulerConfig } from "./config.js";
 export { registerTaskCommands, type TasksCliDeps, type TasksCliSetup } from "./cli.js";
 export { schedulerCommands, type SchedulerCommandsOptions } from "./commands.js";
-export { answerTaskCall, registerTaskRoutes } from "./http.js";
+export { registerTaskRoutes } from "./http.js";
 export { Scheduler, TaskError, type NewTask, type SchedulerDeps, type TaskChange } from "./scheduler.js";
 export type { Clock } from "../core/clock.js";
 export type { Actor, RunRecord, TaskRecord, Trigger } from "./types.js";

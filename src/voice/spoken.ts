@@ -1,8 +1,9 @@
 /**
  * What of a markdown reply is read aloud: its prose. Code blocks, tables, images and bare links stay in the text
  * reply and are left out of the speech (a link written with words is read as its words), and so do emoji and
- * decorative symbols, which are not words; the prose is cut into parts at paragraph and sentence ends so each fits
- * one voice message. Every speech provider is given this text.
+ * decorative symbols, which are not words; one that stands between words ("I ❤️ it", "✅ 3 ❌ 1") says something, so
+ * the text reply goes too. The prose is cut into parts at paragraph and sentence ends so each fits one voice
+ * message. Every speech provider is given this text.
  */
 import MarkdownIt, { type Token } from "markdown-it";
 
@@ -12,7 +13,7 @@ const md = new MarkdownIt({ linkify: true });
 const SKIPPED_BLOCKS: Readonly<Record<string, string>> = { table_open: "table_close" };
 const BLOCK_ENDS = new Set(["paragraph_close", "heading_close", "list_item_close", "blockquote_close"]);
 
-/** What is read aloud, and whether that is all of the reply (no code, table, image or bare link left out). */
+/** What is read aloud, and whether that is all of the reply (no code, table, image, bare link or symbol between words left out). */
 export interface SpokenText {
   text: string;
   whole: boolean;
@@ -38,7 +39,7 @@ export function spokenText(markdown: string): SpokenText {
   const text = out
     .join("")
     .split(/\n{2,}/)
-    .map((paragraph) => withoutPictures(paragraph).replace(/\s+/g, " ").trim())
+    .map((paragraph) => withoutPictures(paragraph, left).replace(/\s+/g, " ").trim())
     .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph))
     .join("\n\n");
   return { text, whole: !left.out };
@@ -51,12 +52,32 @@ export function spokenText(markdown: string): SpokenText {
  * keycap's digit, letters, numbers, currency and math signs (×, ≤, °) stay.
  */
 const PICTURE =
-  /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}]+(?:\u200D[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]+)*|[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2022]|(?=\p{So})[\u2190-\u2BFF]/gu;
+  /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE0E\uFE0F\u20E3\u{E0020}-\u{E007F}]+(?:\u200D[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u{E0020}-\u{E007F}]+)*|[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2022]|(?=\p{So})[\u2190-\u2BFF]/u;
+/** Pictures side by side, with the spaces between them. */
+const PICTURES = new RegExp(`(?:${PICTURE.source})(?:[ \\t]*(?:${PICTURE.source}))*`, "gu");
+/** A word or number right before or after a position, on the same line: a picture there sits inside a sentence. */
+const WORD_BEFORE = /(?<=[\p{L}\p{N}][ \t]*)/uy;
+const WORD_AFTER = /[ \t]*[\p{L}\p{N}]/uy;
+/** What joins and modifies a picture without showing one: a keycap's digit stays, so its marks leave nothing out. */
+const MARKS = /[\uFE0E\uFE0F\u20E3\u200D\p{Emoji_Modifier}\u{E0020}-\u{E007F}\s]/gu;
 /** A space left where a picture stood, before the punctuation that followed it. */
 const SPACE_BEFORE_MARK = / +(?=[.,;:!?…。，、；：！？])/gu;
 
-function withoutPictures(text: string): string {
-  return text.replace(PICTURE, " ").replace(SPACE_BEFORE_MARK, "");
+/**
+ * `text` without its pictures. One between words or numbers on a line is part of what is said (I ❤️ it), so
+ * `left.out` is set; at the start or end of a line or sentence (Done ✅. / 🎉 Congrats!) it is decoration.
+ */
+function withoutPictures(text: string, left: { out: boolean }): string {
+  const spoken = text.replace(PICTURES, (run: string, at: number) => {
+    left.out ||= run.replace(MARKS, "") !== "" && matchesAt(WORD_BEFORE, text, at) && matchesAt(WORD_AFTER, text, at + run.length);
+    return " ";
+  });
+  return spoken.replace(SPACE_BEFORE_MARK, "");
+}
+
+function matchesAt(sticky: RegExp, text: string, at: number): boolean {
+  sticky.lastIndex = at;
+  return sticky.test(text);
 }
 
 function inlineSpeech(children: Token[], left: { out: boolean }): string {
@@ -81,9 +102,10 @@ function inlineSpeech(children: Token[], left: { out: boolean }): string {
         if (link) link.words += child.content;
         else text += child.content;
         break;
+      // A line's end, so a picture that ends one line is not taken as between the words around it.
       case "softbreak":
       case "hardbreak":
-        text += " ";
+        text += "\n";
         break;
       default:
         break;

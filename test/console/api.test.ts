@@ -64,7 +64,7 @@ describe("console API", () => {
     expect((await call(t, "GET", "/logs")).json).toMatchObject({ available: false, lines: [] });
   });
 
-  it("answers 404 for unknown sessions and tasks, and 400/404 for bad pairing requests, each with its code and values", async () => {
+  it("answers 404 for unknown sessions and tasks, 409 for a task the scheduler refuses, and 400/404 for bad pairing requests, each with its code and values", async () => {
     t = await startTestGateway({ http: { token: TOKEN } });
     const transcript = await call(t, "GET", "/sessions/web%3Anobody/transcript");
     expect(transcript).toEqual({ status: 404, json: { error: "session_not_found", message: "No session web:nobody", session: "web:nobody" } });
@@ -72,6 +72,11 @@ describe("console API", () => {
     const task = await call(t, "POST", "/tasks/nope/cancel");
     expect(task).toMatchObject({ status: 404, json: { error: "task_not_found", id: "nope" } });
     expect((await call(t, "POST", "/tasks/nope/pause")).status).toBe(404);
+    const set = await t.post({ chatId: "c1", userId: "alice", text: "/remind in 2h water" });
+    const id = /\/cancel (\w+)/.exec(set.body.replies?.[0]?.text ?? "")![1]!;
+    expect((await call(t, "POST", `/tasks/${id}/cancel`)).status).toBe(200);
+    const refused = await call(t, "POST", `/tasks/${id}/run`);
+    expect(refused).toMatchObject({ status: 409, json: { error: "task_refused", detail: expect.stringMatching(/already ended \(cancelled\)/) } });
     const bad = await call(t, "POST", "/access/pairing/approve", { channel: "web" });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ error: "bad_request", problems: ["code: Invalid input: expected string, received undefined"] });

@@ -1,6 +1,7 @@
 /**
  * The whole gateway in-process on a free port, with the fake OpenAI server as its model and a fresh data dir.
- * `restart()` builds a new gateway on the same data dir, as a process restart would.
+ * `restart()` builds a new gateway on the same data dir, as a process restart would; `restartWith(settings)` also
+ * keeps the port, with the settings changed.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -27,6 +28,12 @@ export interface TestGateway {
   logs: LogRecord[];
   post(body: unknown): Promise<ApiReply>;
   restart(): Promise<void>;
+  /**
+   * Stops the gateway, runs `whileDown`, and starts a new one on the same data dir and port with `settings` over
+   * the first ones (each top-level section replaced, `http` merged): an operator who changed the configuration and
+   * restarted, so a page left open reconnects to it.
+   */
+  restartWith(settings: ConfigInput, whileDown?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,13 +49,15 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
   const fake = await startFakeOpenAI(clock ? { clock } : {});
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-e2e-"));
   const llm = opts.withLlm === false ? {} : { baseUrl: fake.url, model: "fake-model", apiKey: "sk-e2e-secret", maxRetries: 0, timeoutMs: 10_000 };
-  const config = configSchemaFor(modules).parse({
-    ...overrides,
-    dataDir,
-    http: { port: 0, ...overrides.http },
-    llm: { ...llm, ...overrides.llm },
-    log: { level: "debug" },
-  });
+  const configFor = (input: ConfigInput): Config =>
+    configSchemaFor(modules).parse({
+      ...input,
+      dataDir,
+      http: { port: 0, ...input.http },
+      llm: { ...llm, ...input.llm },
+      log: { level: "debug" },
+    });
+  const config = configFor(overrides);
   const { log, logs } = captureLog(collectSecrets(config, modules));
 
   const t: TestGateway = {
@@ -60,7 +69,7 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
     async post(body) {
       const response = await fetch(`${t.url}/api/v1/messages`, {
         method: "POST",
-        headers: { "content-type": "application/json", ...(config.http.token ? { authorization: `Bearer ${config.http.token}` } : {}) },
+        headers: { "content-type": "application/json", ...(t.config.http.token ? { authorization: `Bearer ${t.config.http.token}` } : {}) },
         body: typeof body === "string" ? body : JSON.stringify(body),
       });
       return { status: response.status, body: (await response.json()) as ApiReply["body"] };
@@ -69,13 +78,20 @@ export async function startTestGateway(overrides: ConfigInput = {}, opts: { with
       await t.gateway.stop();
       await boot();
     },
+    async restartWith(settings, whileDown) {
+      const port = Number(new URL(t.url).port);
+      await t.gateway.stop();
+      await whileDown?.();
+      t.config = configFor({ ...overrides, ...settings, http: { ...overrides.http, ...settings.http, port } });
+      await boot();
+    },
     async close() {
       await t.gateway.stop();
       await fake.close();
     },
   };
   const boot = async () => {
-    t.gateway = await Gateway.create(config, { log, modules, clock });
+    t.gateway = await Gateway.create(t.config, { log, modules, clock });
     t.url = (await t.gateway.start()).url;
   };
   await boot();

@@ -81,4 +81,18 @@ describe("switchboard tasks", () => {
     await t.gateway.feature(schedulerFeature)!.scheduler!.sync();
     expect(t.gateway.feature(schedulerFeature)!.scheduler!.armed.due).toBe(0);
   });
+
+  it("the task API answers with the scheduler's own codes, which scripts tell apart", async () => {
+    t = await startTestGateway({}, { withLlm: false });
+    const set = await t.post({ chatId: "cli", userId: "alice", text: "/remind in 2h water" });
+    const id = /\/cancel (\w+)/.exec(set.body.replies?.[0]?.text ?? "")![1]!;
+    const call = async (path: string) => {
+      const res = await fetch(`${t!.url}/api/v1/tasks/${path}`, { method: "POST" });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
+    expect(await call("nosuchid/run")).toEqual({ status: 404, body: { error: "not_found", message: expect.stringMatching(/^No task "nosuchid"/) } });
+    expect((await call(`${id}/cancel`)).status).toBe(200);
+    expect(await call(`${id}/run`)).toEqual({ status: 409, body: { error: "invalid", message: expect.stringMatching(/already ended \(cancelled\)/) } });
+  });
 });

@@ -48,6 +48,28 @@ describe("spokenText without emoji and symbols", () => {
   it("a paragraph of emoji alone is not read; the reply is still whole", () => {
     expect(spokenText("Here you go.\n\n🎉🎉🎉")).toEqual({ text: "Here you go.", whole: true });
   });
+
+  it("a symbol between words or numbers says something: the speech is not the whole reply, so the text goes too", () => {
+    expect(spokenText("I ❤️ the photo.")).toEqual({ text: "I the photo.", whole: false });
+    expect(spokenText("Tests ✅ 3 ❌ 1")).toEqual({ text: "Tests 3 1", whole: false });
+    expect(spokenText("Step 1 → Step 2").whole).toBe(false);
+    expect(spokenText("I ❤️ 🔥 it").whole).toBe(false);
+    expect(spokenText("好的👍今天天气很好").whole).toBe(false);
+  });
+
+  it("decoration at the start or end of a line or sentence, and a keycap's marks, leave the reply whole", () => {
+    for (const markdown of [
+      "🎉 Congratulations!",
+      "Great job 🎉! See you tomorrow.",
+      "Done ✅. Next is lunch.",
+      "Deployed 🚀\nNext is lunch.",
+      "# ✅ Checklist\n\n- ✅ tests\n- ❌ docs",
+      "Trip: 🇯🇵 Tokyo, 🇫🇷 Paris",
+      "Press 1️⃣ then 2️⃣ 💰 $20",
+    ]) {
+      expect(spokenText(markdown).whole, markdown).toBe(true);
+    }
+  });
 });
 
 describe("speechParts", () => {

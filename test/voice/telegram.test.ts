@@ -102,7 +102,7 @@ describe("spoken replies on Telegram", () => {
     expect(ai.speech.map((r) => r.input)).toEqual(["Sure."]);
   });
 
-  it("/voice text off: a voice note answered by voice alone when all of it is read; with code, or with speech down, the text still goes", async () => {
+  it("/voice text off: a voice note answered by voice alone when all of it is read; with code, symbols between words, or speech down, the text still goes", async () => {
     const { t, tg, ai } = await start();
     ai.speakWith(() => ({ audio: speech }));
     await settle(tg, "/voice text off");
@@ -117,6 +117,11 @@ describe("spoken replies on Telegram", () => {
     await tg.waitFor(() => voices(tg)[1], 20_000);
     expect(tg.sent.filter((s) => s.method === "sendMessage" && s.replyTo === spokenOnly)).toEqual([]);
     expect(tg.sent.find((s) => s.method === "sendMessage" && s.replyTo === withCode)?.text).toContain("npm start");
+    // The symbols between the words are not read, so the text says what the voice leaves out.
+    t.fake.enqueue({ text: "Tests ✅ 3 ❌ 1" });
+    const withSymbols = sendVoiceNote(tg);
+    await tg.waitFor(() => voices(tg)[2], 20_000);
+    expect(tg.sent.find((s) => s.method === "sendMessage" && s.replyTo === withSymbols)?.text).toBe("Tests ✅ 3 ❌ 1");
 
     ai.speakWith(() => ({ status: 503 }));
     t.fake.enqueue({ text: "Here is your answer." });

@@ -78,7 +78,7 @@ export async function registerWebRoutes(http: HttpServer, deps: WebRouteDeps): P
 
   app.get("/api/v1/files/:id/:name", auth, async (c) => {
     const file = await deps.files.find(c.req.param("id"), c.req.param("name"));
-    if (!file) return jsonError(c, 404, "file_not_found", "No such file");
+    if (!file) return jsonError(c, 404, "not_found", "No such file");
     const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>;
     return c.body(body, 200, {
       "Content-Type": file.mime,

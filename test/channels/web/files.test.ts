@@ -81,6 +81,8 @@ describe("WebChat files", () => {
     ]) {
       const res = await fetch(`${h.url}${forged}`);
       expect(res.status, forged).toBe(404);
+      // The code this API has always answered with, which scripts may read.
+      expect(((await res.json()) as { error: string }).error, forged).toBe("not_found");
     }
     expect((await fetch(`${h.url}${url}`)).status).toBe(200);
   });
