@@ -11,7 +11,7 @@ import { delimiter, join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { AddressGuard } from "../infra/net/address-guard.js";
 import type { BrowserConfig } from "./config.js";
-import { FilteringProxy } from "./proxy.js";
+import { FilteringProxy, targetHost, type Refusal } from "./proxy.js";
 
 const CANDIDATES = ["chromium", "chromium-browser", "google-chrome"];
 
@@ -20,6 +20,8 @@ export interface BrowserSession {
   /** The tab the tools act on. */
   active: Page;
   lastUsed: number;
+  /** Every host:port this context's pages asked for (requests, redirect hops, WebSockets). */
+  requestedHosts: Set<string>;
 }
 
 /** The executable: the configured path, or the first candidate on PATH; throws naming the setting. */
@@ -66,13 +68,28 @@ export class BrowserPool {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: false, serviceWorkers: "block" });
     context.setDefaultNavigationTimeout(PAGE_LOAD_MS);
     context.setDefaultTimeout(ACTION_MS);
-    const session: BrowserSession = { context, active: await context.newPage(), lastUsed: this.now() };
+    const requestedHosts = new Set<string>();
+    const note = (url: string): void => {
+      if (WEB_URL.test(url)) requestedHosts.add(targetHost(url));
+    };
+    context.on("request", (request) => note(request.url()));
+    context.on("page", (page) => page.on("websocket", (socket) => note(socket.url())));
+    const session: BrowserSession = { context, active: await context.newPage(), lastUsed: this.now(), requestedHosts };
     this.sessions.set(sessionKey, session);
     return session;
   }
 
   get(sessionKey: string): BrowserSession | undefined {
     return this.sessions.get(sessionKey);
+  }
+
+  /**
+   * The proxy's refusals since `mark` that this session's pages could have caused: those to a host one of its
+   * pages asked for. Chromium's own traffic (update checks, account lookups, ...) goes through the same proxy but
+   * is never a page's request, so it is left out instead of being reported to the model as the page's.
+   */
+  blockedSince(session: BrowserSession, mark: number): Refusal[] {
+    return this.proxy.refusalsSince(mark).filter((refusal) => session.requestedHosts.has(targetHost(refusal.target)));
   }
 
   get openContexts(): number {
@@ -152,3 +169,4 @@ export class BrowserPool {
 /** A page load's limit; actions (click, type, wait) get a shorter one. */
 export const PAGE_LOAD_MS = 30_000;
 const ACTION_MS = 10_000;
+const WEB_URL = /^(https?|wss?):\/\//i;

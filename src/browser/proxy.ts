@@ -133,6 +133,23 @@ export class FilteringProxy {
   }
 }
 
+/**
+ * The host and port a refusal's target names ("host:port" for a tunnel, a URL for a plain request or a page's
+ * request), lowercased, so that refusals and the requests pages made can be matched.
+ */
+export function targetHost(target: string): string {
+  if (target.includes("://")) {
+    try {
+      const url = new URL(target);
+      return `${url.hostname}:${url.port || (url.protocol === "https:" || url.protocol === "wss:" ? 443 : 80)}`;
+    } catch {
+      return target.toLowerCase();
+    }
+  }
+  const { host, port } = splitHostPort(target, 443);
+  return `${host.toLowerCase()}:${port}`;
+}
+
 function splitHostPort(target: string, defaultPort: number): { host: string; port: number } {
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(target);
   if (!match) return { host: target, port: defaultPort };

@@ -50,7 +50,7 @@ export function createBrowserHandler(deps: BrowserHandlerDeps): ToolHandlerSpec 
     const session = await pool.acquire(ctx.sessionKey);
     const mark = pool.proxy.refusals.length;
     const extra = (await work(session)) ?? {};
-    const blocked = pool.proxy.refusalsSince(mark);
+    const blocked = pool.blockedSince(session, mark);
     const page = session.active;
     return { url: page.url(), title: await page.title().catch(() => ""), ...extra, ...(blocked.length > 0 ? { blocked } : {}) };
   }

@@ -89,7 +89,9 @@ describe.skipIf(!hasChromium)("browser tools", () => {
   it("blocks a subresource and a fetch to another loopback port, and says why", { timeout: 60_000 }, async () => {
     const ctx = ctxFor("telegram:1");
     const mark = pool.proxy.refusals.length;
-    await run("browser_navigate", { url: site.url("/leaky") }, ctx);
+    const loaded = (await run("browser_navigate", { url: site.url("/leaky") }, ctx)) as { blocked?: Array<{ target: string; reason: string }> };
+    // The image holds the load event back, so its refusal is in the navigation's own result.
+    expect(loaded.blocked).toContainEqual({ target: internal.url("/pixel.png"), reason: expect.stringMatching(/loopback address/) });
     // The image and the fetch each reach the proxy and are refused there: both refusals name the internal port.
     const refused = await eventually(() => {
       const seen = pool.proxy.refusalsSince(mark).filter((r) => r.target.includes(`:${internal.port}`));
@@ -109,6 +111,19 @@ describe.skipIf(!hasChromium)("browser tools", () => {
     }, "the proxy's refusals of the HTTPS and WebSocket tunnels");
     expect(tunnels.every((r) => /loopback address/.test(r.reason))).toBe(true);
     expect(internal.hits).toEqual([]);
+  });
+
+  it("lists a WebSocket's and an HTTPS fetch's refused tunnels in the result of the action that opened them", { timeout: 60_000 }, async () => {
+    const ctx = ctxFor("telegram:1");
+    await run("browser_navigate", { url: site.url("/button") }, ctx);
+    // The script's promise settles only after both tunnels failed, so both refusals fall within this one action.
+    const script = `Promise.all([
+      new Promise((done) => { const ws = new WebSocket("ws://127.0.0.1:${internal.port}/ws"); ws.onerror = ws.onclose = () => done("ws closed"); }),
+      fetch("https://127.0.0.1:8443/tls").then(() => "fetched", () => "fetch failed"),
+    ])`;
+    const ran = (await run("browser_execute_js", { script }, ctx)) as { result: string; blocked?: Array<{ target: string }> };
+    expect(ran.result).toContain('["ws closed","fetch failed"]');
+    expect(ran.blocked?.map((r) => r.target).sort()).toEqual([`127.0.0.1:${internal.port}`, "127.0.0.1:8443"].sort());
   });
 
   it("refuses a redirect to a private address, and file:, data:, chrome: and view-source: URLs", { timeout: 60_000 }, async () => {
