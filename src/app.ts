@@ -48,8 +48,9 @@ export interface GatewayOptions {
   /** The console's log tail; by default it taps the logger built here (none when `log` is given). */
   logTail?: LogTail;
   /**
-   * Times what people see while a turn runs (typing, the acknowledgement) and what the features wait for (an
-   * approval's timeout); the real clock when absent.
+   * Times what people see while a turn runs (typing, the acknowledgement), what the features wait for (an
+   * approval's timeout) and the store's tallies (when the usage gathered in memory is written); the real clock when
+   * absent.
    */
   clock?: Clock;
 }
@@ -122,7 +123,7 @@ export class Gateway {
   /** Builds every part, lowest layer first: services, channels, features, then the agent and the router. */
   private static async assemble(start: Pick<Parts, "config" | "log" | "releaseDataDir" | "stopTracing"> & Start): Promise<Gateway> {
     const { config, modules, log, secrets, releaseDataDir, stopTracing, logTail, clock } = start;
-    const store = await openGatewayStore(config, log);
+    const store = await openGatewayStore(config, log, clock);
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
     const channels = await createChannels(config, modules.channels, { store, log, http });

@@ -4,6 +4,7 @@ import { PairingBook } from "./access/pairing.js";
 import type { Agent } from "./agent/agent.js";
 import { channelSettings, enabledChannels, type ChannelModules, type Config } from "./config.js";
 import type { Channel, ChannelName, InboundMessage } from "./core/types.js";
+import type { Clock } from "./core/clock.js";
 import type { Outbound } from "./core/outbound.js";
 import type { Speech } from "./core/i18n.js";
 import type { ButtonActions } from "./gateway/actions.js";
@@ -89,8 +90,8 @@ export function createAccess(deps: {
  * The gateway's store, its schema brought up to date (a newer store is refused), and a warning in the start-up log
  * when the backend's own settings may lose what the gateway keeps.
  */
-export async function openGatewayStore(config: Config, log: Logger): Promise<Store> {
-  const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix });
+export async function openGatewayStore(config: Config, log: Logger, clock?: Clock): Promise<Store> {
+  const store = await createStore({ url: config.store.url, dataDir: config.dataDir, log, keyPrefix: config.store.keyPrefix, clock });
   try {
     await prepareSchema(store, log.child({ component: "store" }));
   } catch (err) {

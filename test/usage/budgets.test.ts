@@ -83,7 +83,7 @@ describe("budgets", () => {
 });
 
 describe("budgets on SQLite", () => {
-  it("a budget check counts the usage still waiting in memory to be written, and a stop writes it", async () => {
+  it("a budget's reservation is written at once; a check counts the usage still waiting in memory, and a stop writes it", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "switchboard-budgets-"));
     const meterOn = (store: Store) =>
       new UsageMeter({
@@ -99,9 +99,11 @@ describe("budgets on SQLite", () => {
     const store = await createStore({ url: null, dataDir, log: silentLog });
     try {
       const meter = meterOn(store);
-      // No step here yields to timers: the record is still in memory when the budget is checked.
+      // The reservation (a bounded addition) is written at once; no step here yields to timers, so the settlement
+      // is still in memory when the budget is checked.
       await (await meter.admit(call)).settle({ inputTokens: 900, cachedInputTokens: 0, outputTokens: 200, estimated: false });
-      expect(queryFile(join(dataDir, DEFAULT_SQLITE_FILE), "SELECT count(*) AS n FROM tallies")).toEqual([{ n: 0 }]);
+      const stored = queryFile(join(dataDir, DEFAULT_SQLITE_FILE), "SELECT sum FROM tallies WHERE tally_key LIKE '%user-ann:2026-03-04' AND field = 'tokens'");
+      expect(stored).toEqual([{ sum: 200 }]);
       expect(await meter.refusal(ANN)).toMatch(/^You have reached your daily budget of 1,000 tokens \(used 1,100 tokens\)/);
       await expect(meter.admit(call)).rejects.toThrow(BudgetRefusal);
     } finally {

@@ -27,15 +27,15 @@ interface Waiting {
   deadline: number;
 }
 
-/** The statements a transaction of `SqliteDb.atomically` runs, synchronously. */
-export interface AtomicStatements {
+/** The statements `SqliteDb.inLine` hands its work: run synchronously, each committed on its own. */
+export interface InLineStatements {
   all<R>(sql: string, ...params: unknown[]): R[];
   run(sql: string, ...params: unknown[]): number;
 }
 
 export class SqliteDb {
   readonly #prepared = new Map<string, Database.Statement>();
-  readonly #statements: AtomicStatements = {
+  readonly #statements: InLineStatements = {
     all: <R>(sql: string, ...params: unknown[]) => this.#statement(sql).all(...params) as R[],
     run: (sql: string, ...params: unknown[]) => this.#statement(sql).run(...params).changes,
   };
@@ -76,7 +76,7 @@ export class SqliteDb {
    * Runs `work` in its turn among the statements, synchronously, each of its statements committed on its own: what
    * `work` keeps in memory beside the rows changes in the same step as they do.
    */
-  inLine<T>(work: (db: AtomicStatements) => T): Promise<T> {
+  inLine<T>(work: (db: InLineStatements) => T): Promise<T> {
     return this.#inOrder(() => work(this.#statements));
   }
 

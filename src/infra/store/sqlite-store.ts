@@ -6,6 +6,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { systemClock, type Clock } from "../../core/clock.js";
 import type { Logger } from "../log.js";
 import type { Store } from "./types.js";
 import { BackendGuard } from "./backend-guard.js";
@@ -27,7 +28,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 const SWEEP_SQL = `DELETE FROM ${KV_TABLE}
   WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END < ?`;
 
-export async function openSqliteStore(file: string, keyPrefix: string, log: Logger): Promise<Store> {
+/** `clock` times the tallies: their expiry, and when the additions waiting in memory are written. */
+export async function openSqliteStore(file: string, keyPrefix: string, log: Logger, clock: Clock = systemClock): Promise<Store> {
   const dir = dirname(file);
   try {
     await mkdir(dir, { recursive: true });
@@ -56,11 +58,12 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     throw err;
   }
 
+  const tallyWrites = new TallyWrites(db, guard, log, clock);
   const sweep = async (): Promise<void> => {
     await guard.run("sweep expired", file, async () => {
       await db.run(SWEEP_SQL, Date.now());
       await db.run(SWEEP_SETS_SQL, Date.now());
-      await db.run(SWEEP_TALLIES_SQL, Date.now());
+      await db.run(SWEEP_TALLIES_SQL, tallyWrites.sweepBefore(clock.now()));
     });
   };
   await sweep();
@@ -71,7 +74,6 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
 
   const listEnds = new ListEnds();
   const batches = new SqliteBatches(db, KV_TABLE);
-  const tallyWrites = new TallyWrites(db, guard, log);
   log.info({ backend: "sqlite", file }, "store opened");
   return new KeyvStore({
     backend: "sqlite",
@@ -81,7 +83,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     namespace: (name) => new SqliteNamespace(db, batches, guard, name, keyPrefix),
     lists: (name) => new SqliteLists(db, guard, name, keyPrefix, listEnds),
     sets: (name) => new SqliteSets(db, guard, name, `${keyPrefix}${name}:`),
-    tallies: (name) => new SqliteTallies(db, guard, name, `${keyPrefix}${name}:`, tallyWrites),
+    tallies: (name) => new SqliteTallies(db, guard, name, `${keyPrefix}${name}:`, tallyWrites, clock),
     write: async ({ sets, removals }: PreparedWrite) => {
       const rows = sets.map(({ namespace, key, text }) => ({ sql: SET_ROW, params: [`${keyPrefix}${namespace}:${key}`, text] }));
       // A batched write of the same key asked for earlier lands first, so it cannot overwrite this one afterwards;
@@ -96,7 +98,7 @@ export async function openSqliteStore(file: string, keyPrefix: string, log: Logg
     shutdown: async () => {
       clearInterval(timer);
       await sweeping;
-      await tallyWrites.flush().catch((err: unknown) => log.error({ err }, "could not write the last tally additions before closing; they are lost"));
+      await tallyWrites.close().catch((err: unknown) => log.error({ err }, "could not write the last tally additions before closing; they are lost"));
       await batches.settled();
       await db.close();
     },

@@ -1,14 +1,15 @@
 /**
  * Tallies on SQLite: a row per key and field in a table of their own, with its expiry. Only this process writes the
- * file, so additions wait in memory for a moment and go out together (sqlite-tally-writes.ts), and a bounded addition
- * is atomic as one synchronous step that reads the bounds, adds what waits, and adds to it.
+ * file, so unbounded additions wait in memory for a moment and go out together (sqlite-tally-writes.ts); a bounded
+ * addition is atomic as one synchronous step that reads the bounds, adds what waits, and writes the addition.
  */
+import type { Clock } from "../../core/clock.js";
 import type { Tallies, TallyBound, TallyChange } from "./types.js";
 import type { BackendGuard } from "./backend-guard.js";
 import { requireTallies } from "./checks.js";
-import type { AtomicStatements, SqliteDb } from "./sqlite-db.js";
-import { bySize } from "./sqlite-batches.js";
-import { TALLY_TABLE as TABLE, type TallyRow, type TallyWrites } from "./sqlite-tally-writes.js";
+import type { InLineStatements, SqliteDb } from "./sqlite-db.js";
+import { liveSum, TALLY_TABLE as TABLE, type TallyRow } from "./sqlite-tally-rows.js";
+import type { TallyWrites } from "./sqlite-tally-writes.js";
 
 export async function createTallyTable(db: SqliteDb): Promise<void> {
   await db.exec(
@@ -19,13 +20,17 @@ export async function createTallyTable(db: SqliteDb): Promise<void> {
 /** Run by the store's sweep: sums past their expiry, which reads already leave out. */
 export const SWEEP_TALLIES_SQL = `DELETE FROM ${TABLE} WHERE expires < ?`;
 
-/** Parameters: now, then the keys. */
-const READ_KEYS = bySize((keys) => `SELECT tally_key, field, sum FROM ${TABLE} WHERE expires >= ? AND tally_key IN (${Array(keys).fill("?").join(", ")})`);
+/**
+ * The keys as one JSON array: one statement text for any number. Expired rows too: one an addition waiting in
+ * memory kept alive counts until that addition's own expiry.
+ */
+const READ_KEYS = `SELECT tally_key, field, sum, expires FROM ${TABLE} WHERE tally_key IN (SELECT value FROM json_each(?))`;
 
 interface StoredSum {
   tally_key: string;
   field: string;
   sum: number;
+  expires: number;
 }
 
 export class SqliteTallies implements Tallies {
@@ -36,27 +41,29 @@ export class SqliteTallies implements Tallies {
     private readonly name: string,
     private readonly prefix: string,
     private readonly writes: TallyWrites,
+    private readonly clock: Clock,
   ) {}
 
   /** Waits in memory with the others (see TallyWrites): resolves at once. */
   async add(changes: readonly TallyChange[]): Promise<void> {
     requireTallies(this.name, changes, []);
-    await this.guard.run("tally add", `${this.name}:${changes.map((c) => c.key).join(",")}`, async () => this.writes.add(this.#rows(changes, Date.now())));
+    await this.guard.run("tally add", `${this.name}:${changes.map((c) => c.key).join(",")}`, async () => this.writes.add(this.#rows(changes, this.clock.now())));
   }
 
+  /** Written before it resolves, in the same synchronous step as the check: a bound holds what a kill must not lose. */
   async addWithin(changes: readonly TallyChange[], bounds: readonly TallyBound[]): Promise<{ added: boolean; sums: number[] }> {
     requireTallies(this.name, changes, bounds);
     const target = `${this.name}:${changes.map((c) => c.key).join(",")}`;
     return this.guard.run("tally add", target, () =>
       this.db.inLine((db) => {
-        const now = Date.now();
+        const now = this.clock.now();
         const boundKeys = [...new Set(bounds.map((bound) => bound.key))];
         const sums = (read: Array<Record<string, number>>) => bounds.map(({ key, field }) => read[boundKeys.indexOf(key)]![field] ?? 0);
         const read = this.#read(db, boundKeys, now);
         const before = sums(read);
         if (before.some((sum, i) => sum >= bounds[i]!.limit)) return { added: false, sums: before };
         const rows = this.#rows(changes, now);
-        this.writes.add(rows);
+        this.writes.writeWith(db, rows);
         // The sums after: those read, with this addition, instead of a second read.
         for (const row of rows) {
           const at = boundKeys.indexOf(row.key.slice(this.prefix.length));
@@ -68,17 +75,24 @@ export class SqliteTallies implements Tallies {
   }
 
   async read(keys: readonly string[]): Promise<Array<Record<string, number>>> {
-    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, () => this.db.inLine((db) => this.#read(db, keys, Date.now())));
+    return this.guard.run("tally read", `${this.name}:${keys.join(",")}`, () => this.db.inLine((db) => this.#read(db, keys, this.clock.now())));
   }
 
   /** Each key's live sums, in one statement, with the additions waiting to be written. */
-  #read(db: AtomicStatements, keys: readonly string[], now: number): Array<Record<string, number>> {
+  #read(db: InLineStatements, keys: readonly string[], now: number): Array<Record<string, number>> {
     if (keys.length === 0) return [];
-    const full = new Set(keys.map((key) => this.prefix + key));
-    const byKey = new Map([...full].map((key) => [key, {} as Record<string, number>]));
-    for (const row of db.all<StoredSum>(READ_KEYS(full.size), now, ...full)) byKey.get(row.tally_key)![row.field] = row.sum;
-    for (const [key, sums] of byKey) {
-      for (const [field, { sum }] of this.writes.waitingOf(key) ?? []) sums[field] = (sums[field] ?? 0) + sum;
+    const full = [...new Set(keys.map((key) => this.prefix + key))];
+    const stored = new Map(full.map((key) => [key, new Map<string, StoredSum>()]));
+    for (const row of db.all<StoredSum>(READ_KEYS, JSON.stringify(full))) stored.get(row.tally_key)!.set(row.field, row);
+    const byKey = new Map<string, Record<string, number>>();
+    for (const [key, rows] of stored) {
+      const waiting = this.writes.waitingOf(key);
+      const sums: Record<string, number> = {};
+      for (const field of new Set([...rows.keys(), ...(waiting?.keys() ?? [])])) {
+        const sum = liveSum(rows.get(field), waiting?.get(field), now);
+        if (sum !== undefined) sums[field] = sum;
+      }
+      byKey.set(key, sums);
     }
     return keys.map((key) => byKey.get(this.prefix + key)!);
   }
@@ -90,7 +104,7 @@ export class SqliteTallies implements Tallies {
       for (const [field, amount] of Object.entries(amounts)) {
         // Most of a model call's fields are zero (no cached input, no prices set): rows that add nothing cost SQLite
         // the same as the others.
-        if (amount !== 0) rows.push({ key: this.prefix + key, field, amount, expires: now + ttlMs });
+        if (amount !== 0) rows.push({ key: this.prefix + key, field, amount, at: now, expires: now + ttlMs });
       }
     }
     return rows;

@@ -6,6 +6,7 @@ import { targetOf } from "../../../src/core/types.js";
 import { startTestGateway, type TestGateway } from "../../e2e/harness.js";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram/server.js";
 import { alice, directChat, messageOf, text } from "../../fakes/telegram/updates.js";
+import { ManualClock } from "../../helpers/clock.js";
 import { closeInOrder } from "../../helpers/close.js";
 import { recordSql, type SqlRecording } from "../../helpers/sql-statements.js";
 import { eventually, logged, startTelegram, type TelegramHarness } from "./harness.js";
@@ -23,23 +24,31 @@ afterEach(async () => {
 });
 
 describe("Telegram message statements on SQLite", () => {
-  it("one message: its inbox entry is deleted once, and its usage is one tally statement shared with the window's others", async () => {
+  it("a message's inbox entry is deleted once, and the usage of two messages in one window is one tally statement", async () => {
+    // Time stands still for the gateway's timers: the tally window ends only at the stop.
+    const clock = new ManualClock(Date.now());
     tg = await startFakeTelegram();
-    t = await startTestGateway({
-      channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1 } },
-      access: { allowFrom: [`telegram:${alice.id}`] },
-    });
+    t = await startTestGateway(
+      {
+        channels: { telegram: { token: tg.token, apiRoot: tg.url, pollTimeoutSec: 1 } },
+        access: { allowFrom: [`telegram:${alice.id}`] },
+      },
+      { clock },
+    );
     t.fake.respondWith(() => ({ text: "hello" }));
     await eventually(() => tg!.callsOf("getUpdates").length > 0, "polling");
     sql = recordSql();
-    const update = text(directChat(), "hi there");
-    tg.addUpdate(update);
-    await tg.waitFor(() => tg!.sent.find((s) => s.replyTo === messageOf(update).message_id), 10_000);
-    await eventually(() => logged(t!.logs, /Telegram update handled/), "the intake done with the update");
-    // The stop waits for the intake and writes the usage still waiting in memory.
+    for (const words of ["hi there", "and again"]) {
+      const update = text(directChat(), words);
+      tg.addUpdate(update);
+      await tg.waitFor(() => tg!.sent.find((s) => s.replyTo === messageOf(update).message_id), 10_000);
+    }
+    await eventually(() => t!.logs.filter((line) => /Telegram update handled/.test(line.msg)).length === 2, "the intake done with both updates");
+    expect(sql.count("INSERT INTO tallies")).toBe(0);
+    // The stop writes the usage still waiting in memory.
     await closeInOrder([t]);
     t = undefined;
-    expect(sql.count(INBOX_DELETE)).toBe(1);
+    expect(sql.count(INBOX_DELETE)).toBe(2);
     expect(sql.count("INSERT INTO tallies")).toBe(1);
   });
 

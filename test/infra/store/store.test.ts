@@ -8,7 +8,6 @@ import { LocalCoordinator } from "../../../src/infra/store/local-coordinator.js"
 import { CachedNamespace } from "../../../src/infra/store/cached-namespace.js";
 import { captureLog, deferred, storeContract, until } from "./store-contract.js";
 import { queryFile } from "../../helpers/sqlite-file.js";
-import { DEFAULT_SQLITE_FILE } from "../../../src/infra/store/store-url.js";
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -200,32 +199,6 @@ describe("cached namespace on SQLite: bounds", () => {
     } finally {
       await store.close();
     }
-  });
-});
-
-describe("SQLite store: tally additions wait in memory", () => {
-  const fileRows = (dataDir: string) => queryFile(join(dataDir, DEFAULT_SQLITE_FILE), "SELECT field, sum FROM tallies ORDER BY field");
-
-  it("reads and bounded additions count what waits; it is written within a second, and what waits at close is written then", async () => {
-    const dataDir = await tempDir();
-    const store = await createStore({ url: null, dataDir, log: captureLog().log });
-    const usage = store.tallies("usage");
-    const bound = [{ key: "k", field: "tokens", limit: 15 }];
-    // Each step below resolves without yielding to timers: nothing is written in between.
-    await usage.add([{ key: "k", amounts: { tokens: 10 }, ttlMs: 60_000 }]);
-    expect(fileRows(dataDir)).toEqual([]);
-    expect(await usage.read(["k"])).toEqual([{ tokens: 10 }]);
-    expect(await usage.addWithin([{ key: "k", amounts: { tokens: 10, calls: 1 }, ttlMs: 60_000 }], bound)).toEqual({ added: true, sums: [20] });
-    expect(await usage.addWithin([{ key: "k", amounts: { tokens: 10 }, ttlMs: 60_000 }], bound)).toEqual({ added: false, sums: [20] });
-    expect(fileRows(dataDir)).toEqual([]);
-    await until("the window's additions written", () => fileRows(dataDir).length === 2);
-    expect(fileRows(dataDir)).toEqual([{ field: "calls", sum: 1 }, { field: "tokens", sum: 20 }]);
-    expect(await usage.read(["k"])).toEqual([{ tokens: 20, calls: 1 }]);
-
-    await usage.add([{ key: "k", amounts: { tokens: 5 }, ttlMs: 60_000 }]);
-    await store.close();
-    expect(fileRows(dataDir)).toEqual([{ field: "calls", sum: 1 }, { field: "tokens", sum: 25 }]);
-    await expect(usage.add([{ key: "k", amounts: { tokens: 1 }, ttlMs: 60_000 }])).rejects.toThrow(/the store is closed/);
   });
 });
 
