@@ -9,7 +9,7 @@ import { startTestGateway } from "../test/e2e/harness.js";
 import { startFakeTelegram } from "../test/fakes/telegram/server.js";
 import { directChat, text, type TgUser } from "../test/fakes/telegram/updates.js";
 import { eventually } from "../test/helpers/wait.js";
-import { countSqlStatements } from "./sqlite-probe.js";
+import { recordSql } from "../test/helpers/sql-statements.js";
 import type { BenchResult } from "./types.js";
 
 const USERS = 200;
@@ -38,13 +38,13 @@ export async function run(): Promise<BenchResult> {
   };
   try {
     await send(WARMUP);
-    const probe = countSqlStatements();
+    const probe = recordSql();
     await send(MESSAGES);
     closed = true;
     await t.close();
     const total = [...probe.bySql.values()].reduce((sum, s) => sum + s.micros, 0);
     const rows: BenchResult["rows"] = [
-      { statement: "all", "per message": (probe.count / MESSAGES).toFixed(2), "µs per statement": (total / probe.count).toFixed(1), "µs per message": (total / MESSAGES).toFixed(0) },
+      { statement: "all", "per message": (probe.sources.length / MESSAGES).toFixed(2), "µs per statement": (total / probe.sources.length).toFixed(1), "µs per message": (total / MESSAGES).toFixed(0) },
     ];
     const costly = [...probe.bySql].sort((a, b) => b[1].micros - a[1].micros).slice(0, 10);
     for (const [sql, { count, micros }] of costly) {

@@ -5,7 +5,7 @@
  * statements per turn. (2) No idle spend: 100 sessions and 50 pending tasks (25 reminders, 25 agent tasks due one
  * a minute) on a manual clock moved through an hour: the model calls in that hour.
  */
-import { countSqlStatements } from "./sqlite-probe.js";
+import { recordSql } from "../test/helpers/sql-statements.js";
 import type { Agent } from "../src/agent/agent.js";
 import { schedulerConfigSchema } from "../src/scheduler/config.js";
 import { Scheduler } from "../src/scheduler/scheduler.js";
@@ -34,7 +34,7 @@ const BUDGETS = {
 export async function run(): Promise<BenchResult> {
   const h = await startHarness({ llm: { prices: { input: 1, output: 2 } } });
   try {
-    const statements = countSqlStatements();
+    const statements = recordSql();
     const clock = new ManualClock(Date.now());
     const variants: Array<[string, Agent]> = [
       ["no usage port", h.makeAgent()],
@@ -45,14 +45,14 @@ export async function run(): Promise<BenchResult> {
     const totals = new Map(variants.map(([name]) => [name, { cpuMs: 0, statements: 0, turns: 0 }]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, agent] of variants) {
-        const before = { cpu: process.cpuUsage(), statements: statements.count };
+        const before = { cpu: process.cpuUsage(), statements: statements.sources.length };
         for (let i = 0; i < TURNS_PER_ROUND; i++) await h.turn(`question ${i}`, { agent, sessionKey: `web:${name}:${i % 10}` });
         const cpu = process.cpuUsage(before.cpu);
         // The first round warms up every variant's code and is not counted.
         if (round === 0) continue;
         const sum = totals.get(name)!;
         sum.cpuMs += (cpu.user + cpu.system) / 1_000;
-        sum.statements += statements.count - before.statements;
+        sum.statements += statements.sources.length - before.statements;
         sum.turns += TURNS_PER_ROUND;
       }
     }
