@@ -28,7 +28,8 @@ import type { Backoff } from "../reconnect.js";
 import { QqGateway, type Dispatch } from "./gateway.js";
 import { isMessageEvent, messageSchema, toInboundMessage } from "./normalize.js";
 import { KeyboardPresses } from "./presses.js";
-import { MAX_PART_CHARS, MAX_UPLOAD_BYTES, QqSender, REPLY_WINDOW_MINUTES } from "./send.js";
+import { MAX_PART_CHARS, MAX_UPLOAD_BYTES, QqSender } from "./send.js";
+import { REPLY_WINDOW_MINUTES } from "./seqs.js";
 import { registerWebhook } from "./webhook.js";
 
 /** Attachments are fetched only from QQ's media hosts (and the configured API's). */

@@ -16,11 +16,9 @@ import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { QqApiError, type QqApi } from "./api.js";
 import { keyboardOf } from "./presses.js";
-import { KEEP_MS, MAX_REPLIES, ReplySeqs, SeqTaken, type Held } from "./seqs.js";
+import { KEEP_MS, MAX_REPLIES, REPLY_WINDOW_MINUTES, ReplySeqs, SeqTaken, type Held } from "./seqs.js";
 
 export const MAX_PART_CHARS = 5_000;
-/** How long QQ accepts replies to a message, in minutes. */
-export const REPLY_WINDOW_MINUTES = { direct: 60, group: 5 } as const;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 const CUT_NOTICE = "\n\n…(cut: QQ allows 5 messages per answer)";
 /** QQ's code for a msg_id + msg_seq it has seen: the part arrived before. */
@@ -185,7 +183,6 @@ export class QqSender {
   private anchorKey(chatId: string): string {
     return `qq-anchor:${this.opts.appId}:${chatId}`;
   }
-
 }
 
 export function chatTypeOf(chatId: string): ChatType {

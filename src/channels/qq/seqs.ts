@@ -11,8 +11,10 @@ import { z } from "zod";
 import type { Store } from "../../infra/store/types.js";
 
 export const MAX_REPLIES = 5;
+/** How long QQ accepts replies to a message, in minutes. */
+export const REPLY_WINDOW_MINUTES = { direct: 60, group: 5 } as const;
 /** How long the store keeps a message's tally and a send's values: the longest window in which QQ takes a reply. */
-export const KEEP_MS = 60 * 60_000;
+export const KEEP_MS = Math.max(...Object.values(REPLY_WINDOW_MINUTES)) * 60_000;
 /** The field of a message's reply tally that counts the msg_seq values taken: the highest taken so far. */
 const TAKEN = "taken";
 
