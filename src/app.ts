@@ -126,7 +126,13 @@ export class Gateway {
     const store = await openGatewayStore(config, log, clock);
     const http = new HttpServer({ host: config.http.host, port: config.http.port, token: config.http.token, log });
     http.addReadinessCheck("store", () => storeStatus(store, secrets));
-    const channels = await createChannels(config, modules.channels, { store, log, http });
+    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
+    const channels = await createChannels(config, modules.channels, {
+      store,
+      log,
+      http,
+      speechOf: async (sender) => (sender ? languages.speechOf(sender) : languages.translator.speech()),
+    });
     const replicas = Replicas.create({ config, store, log, channels, http });
     const channelOf = (name: ChannelName): Channel | undefined => channels.get(name);
     const outbound = new OutboundService({ config: config.outbound, store, log: log.child({ component: "outbound" }), channelOf });
@@ -138,7 +144,6 @@ export class Gateway {
     registry.register(createFilesystemHandler());
     const actions = new ButtonActions(store, log.child({ component: "actions" }));
     const channelNames = modules.channels.map((module) => module.name);
-    const languages = new LanguagePreferences(store, new Translator(config.i18n.default));
     const speechOf = (person: { channel: ChannelName; userId: string; locale?: string | undefined }) =>
       languages.speechOf({ channel: person.channel, sender: { id: person.userId }, locale: person.locale });
     const access = createAccess({ config, store, log, channelNames, channelOf, outbound, actions, speechOf });

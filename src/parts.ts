@@ -22,7 +22,7 @@ import type { Store } from "./infra/store/types.js";
 export async function createChannels(
   config: Config,
   modules: ChannelModules,
-  deps: { store: Store; log: Logger; http: HttpServer },
+  deps: { store: Store; log: Logger; http: HttpServer; speechOf: (sender?: Pick<InboundMessage, "channel" | "sender" | "locale">) => Promise<Speech> },
 ): Promise<Map<ChannelName, Channel>> {
   const channels = new Map<ChannelName, Channel>();
   for (const module of enabledChannels(config, modules)) {

@@ -6,7 +6,8 @@
  */
 import type { z } from "zod";
 import type { Clock } from "../core/clock.js";
-import type { Channel, ChannelName } from "../core/types.js";
+import type { Speech } from "../core/i18n.js";
+import type { Channel, ChannelName, InboundMessage } from "../core/types.js";
 import type { CoreConfig, EnvOverride } from "../infra/config/core-schema.js";
 import type { HttpServer } from "../infra/http/server.js";
 import type { Logger } from "../infra/log.js";
@@ -27,6 +28,11 @@ export interface ChannelDeps<S> {
    * For decisions the platform asks of the bot before any message, such as accepting an invitation to a room.
    */
   knownUser?: (userId: string) => Promise<boolean>;
+  /**
+   * The gateway's own words for a text the channel sends by itself: in the sender's language (their /language, else
+   * their platform's locale, else i18n.default), or in i18n.default without a sender. English when absent.
+   */
+  speechOf?: (sender?: Pick<InboundMessage, "channel" | "sender" | "locale">) => Promise<Speech>;
 }
 
 /** A setting the channel cannot run without, and the environment variable that usually provides it. */

@@ -3,7 +3,7 @@ import { turnNotesOf } from "../fakes/openai-server.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "./harness.js";
 import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/telegram/server.js";
-import { directChat, messageOf, text, type TgUser } from "../fakes/telegram/updates.js";
+import { directChat, messageOf, messageUpdate, text, type TgUser } from "../fakes/telegram/updates.js";
 import { startFakeDiscord, until, user, type FakeDiscord } from "../fakes/discord/index.js";
 import { closeInOrder } from "../helpers/close.js";
 
@@ -56,6 +56,23 @@ describe("languages", () => {
     expect(await say(fake, "/language klingon")).toBe("I do not speak &quot;klingon&quot; yet: choose en (English) or zh (简体中文).");
     expect(await say(fake, "/language zh")).toBe("好的：从现在起我用简体中文回答你。");
     expect(await say(fake, "/language")).toMatch(/^我用简体中文回答你/);
+  });
+
+  it("tells a sender about a file too large to read in their language: Telegram's, else their /language", async () => {
+    const fake = await startTelegram();
+    const sendLarge = async (name: string): Promise<string> => {
+      const file = fake.addFile(Buffer.from("x"), { size: 30 * 2 ** 20 });
+      t!.fake.enqueue({ text: "noted" });
+      const update = messageUpdate(directChat(li), { document: { ...file, file_name: name }, caption: "keep this" }, li);
+      fake.addUpdate(update);
+      const notice = await fake.waitFor(() => fake.sent.find((s) => s.replyTo === messageOf(update).message_id && s.text?.includes(name) === true), 10_000);
+      return notice.text ?? "";
+    };
+    expect(await sendLarge("backup.zip")).toBe("我打不开 backup.zip (30.0 MB)：机器人只能从 Telegram 下载不超过 20.0 MB 的文件。请发送更小的文件，或发送文件的链接。");
+    expect(await say(fake, "/language en")).toBe("Done: I answer you in English from now on.");
+    expect(await sendLarge("movie.mkv")).toBe(
+      "I could not open movie.mkv (30.0 MB): bots can only download files up to 20.0 MB from Telegram. Send a smaller file, or a link to it.",
+    );
   });
 
   it("tells the model a Chinese sender's language in the message's notes, and nothing for English", async () => {

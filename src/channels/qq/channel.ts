@@ -22,6 +22,7 @@ import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { BackgroundWork } from "../background.js";
 import { MessageInbox } from "../inbox.js";
+import type { ChannelDeps } from "../module.js";
 import { QqApi } from "./api.js";
 import type { QqSettings } from "./config.js";
 import type { Backoff } from "../reconnect.js";
@@ -42,6 +43,8 @@ export interface QqChannelOptions {
   http: HttpServer;
   backoff?: Backoff;
   now?: () => number;
+  /** The words of the channel's own notices (ChannelDeps.speechOf); English when absent. */
+  speechOf?: ChannelDeps<QqSettings>["speechOf"];
 }
 
 export class QqChannel implements Channel {
@@ -75,7 +78,16 @@ export class QqChannel implements Channel {
     };
     this.singleConnection = settings.mode === "websocket" ? `qq:${settings.appId}` : undefined;
     this.api = new QqApi({ apiUrl: settings.apiUrl, tokenUrl: settings.tokenUrl, appId: settings.appId, appSecret: settings.appSecret, ...(opts.now ? { now: opts.now } : {}) });
-    this.sender = new QqSender({ api: this.api, store, markdown: settings.markdown, appId: settings.appId, log, ...(opts.now ? { now: opts.now } : {}) });
+    const { speechOf } = opts;
+    this.sender = new QqSender({
+      api: this.api,
+      store,
+      markdown: settings.markdown,
+      appId: settings.appId,
+      log,
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(speechOf ? { speech: () => speechOf() } : {}),
+    });
     this.inbox = new MessageInbox(store, `qq-inbox:${settings.appId}`);
     this.presses = new KeyboardPresses({ api: this.api, store, log });
   }

@@ -18,9 +18,9 @@ export const qqChannel = defineChannel({
     QQ_API_URL: { path: "apiUrl", type: "string" },
     QQ_TOKEN_URL: { path: "tokenUrl", type: "string" },
   },
-  create: async ({ settings, store, log, http }) => {
+  create: async ({ settings, store, log, http, speechOf }) => {
     const { QqChannel } = await import("./channel.js");
-    return new QqChannel({ settings: completeSettings(settings), store, log, http });
+    return new QqChannel({ settings: completeSettings(settings), store, log, http, ...(speechOf ? { speechOf } : {}) });
   },
   check: async (settings) => (await import("./check.js")).checkQq(settings),
   fix: qqFix,

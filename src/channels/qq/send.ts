@@ -10,8 +10,10 @@ import { readFile, stat } from "node:fs/promises";
 import { SendError } from "../../core/send-error.js";
 import { PlatformApiError } from "../platform-call.js";
 import { sendFailure } from "../send-failure.js";
+import type { Speech } from "../../core/i18n.js";
 import { chunkText, codePointLength } from "../../core/text.js";
 import type { ButtonRow, ChatType, OutboundFile, OutboundTarget, SendTextOptions, SentMessage } from "../../core/types.js";
+import { ENGLISH } from "../../infra/i18n/index.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import { QqApiError, type QqApi } from "./api.js";
@@ -20,7 +22,6 @@ import { KEEP_MS, MAX_REPLIES, REPLY_WINDOW_MINUTES, ReplySeqs, SeqTaken, type H
 
 export const MAX_PART_CHARS = 5_000;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-const CUT_NOTICE = "\n\n…(cut: QQ allows 5 messages per answer)";
 /** QQ's code for a msg_id + msg_seq it has seen: the part arrived before. */
 const DUPLICATE = 40054005;
 
@@ -40,15 +41,19 @@ export interface SenderOptions {
   appId: string;
   log: Logger;
   now?: () => number;
+  /** The words of the notice on an answer cut short, in i18n.default (QQ tells no user's language). */
+  speech?: () => Promise<Speech>;
 }
 
 export class QqSender {
   private readonly now: () => number;
   private readonly seqs: ReplySeqs;
+  private readonly speech: () => Promise<Speech>;
 
   constructor(private readonly opts: SenderOptions) {
     this.now = opts.now ?? Date.now;
     this.seqs = new ReplySeqs(opts.store, opts.appId);
+    this.speech = opts.speech ?? (async () => ENGLISH);
   }
 
   /**
@@ -64,7 +69,7 @@ export class QqSender {
     const from = opts.fromPart ?? 0;
     if (from >= Math.min(chunks.length, MAX_REPLIES)) return [];
     const held = await this.reserve(to.chatId, opts, from, chunks.length);
-    const parts = cut(chunks, held.parts);
+    const parts = chunks.length > held.parts ? cut(chunks, held.parts, `\n\n${(await this.speech()).t("channels.qqCut")}`) : chunks;
     const sent: SentMessage[] = [];
     for (const [index, part] of parts.entries()) {
       if (index < from) continue;
@@ -189,11 +194,10 @@ export function chatTypeOf(chatId: string): ChatType {
   return chatId.startsWith("c2c:") || chatId.startsWith("dm:") ? "direct" : "group";
 }
 
-/** The first `limit` chunks of an answer, the last saying the answer was cut when it was. */
-function cut(chunks: string[], limit: number): string[] {
-  if (chunks.length <= limit) return chunks;
-  const last = [...chunks[limit - 1]!].slice(0, MAX_PART_CHARS - codePointLength(CUT_NOTICE)).join("");
-  return [...chunks.slice(0, limit - 1), `${last}${CUT_NOTICE}`];
+/** The first `limit` chunks of a longer answer, the last ending with `notice` that it was cut. */
+function cut(chunks: string[], limit: number, notice: string): string[] {
+  const last = [...chunks[limit - 1]!].slice(0, MAX_PART_CHARS - codePointLength(notice)).join("");
+  return [...chunks.slice(0, limit - 1), `${last}${notice}`];
 }
 
 function split(chatId: string): [string, string] {

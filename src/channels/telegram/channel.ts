@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "../../core/clock.js";
 import type { Api } from "grammy";
 import type { ReactionTypeEmoji } from "grammy/types";
 import type { HttpServer } from "../../infra/http/server.js";
+import { ENGLISH } from "../../infra/i18n/index.js";
 import type { Logger } from "../../infra/log.js";
 import type { Store } from "../../infra/store/types.js";
 import {
@@ -31,6 +32,7 @@ import { backoffDelay, sleep } from "./backoff.js";
 import type { TelegramConfig } from "./config.js";
 import { downloadAttachment } from "./files.js";
 import { ThrottledLiveReply } from "../live-reply.js";
+import type { ChannelDeps } from "../module.js";
 import { telegramPresenter, type TelegramLiveDeps } from "./live.js";
 import { UpdateInbox } from "./inbox.js";
 import { setCommandMenu } from "./menu.js";
@@ -53,6 +55,8 @@ export interface TelegramChannelOptions {
   polling?: Partial<PollerTiming>;
   /** The clock of the live reply's throttle; tests give one that runs faster than real time. */
   clock?: Clock;
+  /** The words of the channel's own notices, in the sender's language (ChannelDeps.speechOf); English when absent. */
+  speechOf?: ChannelDeps<TelegramConfig>["speechOf"];
 }
 
 /** What one run of the channel holds, from start() to stop(). */
@@ -111,6 +115,7 @@ export class TelegramChannel implements Channel {
       maxDownloadBytes: settings.maxDownloadBytes,
       identity: () => this.session?.identity.promise ?? Promise.reject(new ChannelStoppedError()),
       notify: (message, text) => this.notify(message, text),
+      speechOf: async (message) => (opts.speechOf ? opts.speechOf(message) : ENGLISH),
       pressOf: (update) => pressOf(update, this.api),
     });
   }

@@ -10,6 +10,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GrammyError, type Api } from "grammy";
 import { safeFileName } from "../../core/file-names.js";
+import type { Speech } from "../../core/i18n.js";
 import type { Attachment } from "../../core/types.js";
 import { describeTelegramError } from "./api.js";
 
@@ -85,12 +86,15 @@ function byteLimit(label: string, maxBytes: number): Transform {
   });
 }
 
-/** What the sender hears about attachments too large to download, or undefined when all fit. */
-export function tooLargeNotice(attachments: readonly Attachment[], maxBytes: number): string | undefined {
-  const large = attachments.filter((a) => a.size !== undefined && a.size > maxBytes);
-  if (large.length === 0) return undefined;
-  const names = large.map((a) => `${a.name ?? `a ${a.kind}`} (${formatMb(a.size!)})`).join(", ");
-  return `I could not open ${names}: bots can only download files up to ${formatMb(maxBytes)} from Telegram. Send a smaller file, or a link to it.`;
+/** The attachments too large for a bot to download. */
+export function tooLarge(attachments: readonly Attachment[], maxBytes: number): Attachment[] {
+  return attachments.filter((a) => a.size !== undefined && a.size > maxBytes);
+}
+
+/** What the sender hears about the attachments `tooLarge` found, in their language. */
+export function tooLargeNotice(large: readonly Attachment[], maxBytes: number, speech: Speech): string {
+  const names = large.map((a) => `${a.name ?? speech.t("channels.unnamedFile", { kind: a.kind })} (${formatMb(a.size ?? 0)})`).join(", ");
+  return speech.t("channels.telegramTooLarge", { names, max: formatMb(maxBytes) });
 }
 
 function formatMb(bytes: number): string {

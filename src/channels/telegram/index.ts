@@ -15,10 +15,10 @@ export const telegramChannel = defineChannel({
     TELEGRAM_BOT_TOKEN: { path: "token", type: "string" },
     TELEGRAM_API_ROOT: { path: "apiRoot", type: "string" },
   },
-  create: ({ settings, store, log, http, clock }) => {
+  create: ({ settings, store, log, http, clock, speechOf }) => {
     // The config loader refuses an enabled channel without a token; this only narrows the type.
     if (settings.token === null) throw new Error("channels.telegram.token is not set (TELEGRAM_BOT_TOKEN)");
-    return new TelegramChannel({ settings, token: settings.token, store, log, http, ...(clock ? { clock } : {}) });
+    return new TelegramChannel({ settings, token: settings.token, store, log, http, ...(clock ? { clock } : {}), ...(speechOf ? { speechOf } : {}) });
   },
   check: checkTelegram,
   fix: telegramFix,

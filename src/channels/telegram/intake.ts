@@ -5,7 +5,8 @@
  */
 import type { Logger } from "../../infra/log.js";
 import type { ButtonPress, ButtonPressHandler, HandleOutcome, InboundHandler, InboundMessage, InboxEntry } from "../../core/types.js";
-import { tooLargeNotice } from "./files.js";
+import type { Speech } from "../../core/i18n.js";
+import { tooLarge, tooLargeNotice } from "./files.js";
 import type { UpdateInbox } from "./inbox.js";
 import { normalizeUpdate, type BotIdentity } from "./normalize.js";
 import { updateSchema, type RawUpdate } from "./schema.js";
@@ -19,6 +20,8 @@ export interface IntakeOptions {
   identity: () => Promise<BotIdentity>;
   /** Tells the sender something about their message (a file too large to read). */
   notify: (message: InboundMessage, text: string) => Promise<void>;
+  /** The words of such a notice, in the sender's language. */
+  speechOf: (message: InboundMessage) => Promise<Speech>;
   /** The button press in a callback_query update (answered through the API), or why there is none. */
   pressOf: (update: RawUpdate) => { press: ButtonPress } | { skip: string };
 }
@@ -97,8 +100,11 @@ export class UpdateIntake {
     const outcome = await handler({ ...result.message, inbox: entry });
     log.debug({ outcome, messageId: result.message.id }, "Telegram update handled");
     if (outcome === "deferred") return false;
-    const notice = ANSWERED.has(outcome) ? tooLargeNotice(result.message.attachments, this.opts.maxDownloadBytes) : undefined;
-    if (notice) await this.opts.notify(result.message, notice);
+    const large = ANSWERED.has(outcome) ? tooLarge(result.message.attachments, this.opts.maxDownloadBytes) : [];
+    if (large.length > 0) {
+      const speech = await this.opts.speechOf(result.message);
+      await this.opts.notify(result.message, tooLargeNotice(large, this.opts.maxDownloadBytes, speech));
+    }
     return true;
   }
 

@@ -182,6 +182,6 @@ describe.skipIf(!REDIS_URL)("the QQ reply anchor on two replicas", () => {
     expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
     const posted = qq.api.sent.filter((m) => m.msg_id === message.data.id);
     expect(posted.map((m) => m.msg_seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(posted.at(-1)!.content.endsWith("(cut: QQ allows 5 messages per answer)")).toBe(true);
+    expect(posted.at(-1)!.content.endsWith("(cut: QQ takes only 5 replies to one message)")).toBe(true);
   });
 });

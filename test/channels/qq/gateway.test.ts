@@ -52,8 +52,11 @@ describe("QQ through the gateway", () => {
     expect(userTextsOf(t.fake.requests[1]!).at(-1)).not.toContain("<@!bot-1>");
   });
 
-  it("cuts a long answer into at most 5 parts of 5,000 characters, numbered 1 to 5, the last saying it was cut", async () => {
-    const t = await start();
+  it.each([
+    ["en", "…(cut: QQ takes only 5 replies to one message)"],
+    ["zh-Hans", "…（已截断：QQ 对一条消息最多回复 5 次）"],
+  ])("cuts a long answer into at most 5 parts of 5,000 characters, numbered 1 to 5, the last saying it was cut (i18n.default %s)", async (language, notice) => {
+    const t = await start({}, { i18n: { default: language } });
     const long = Array.from({ length: 700 }, (_, i) => `line ${i} ${"很长的回答 ".repeat(8)}`).join("\n");
     t.fake.enqueue({ text: long });
     const event = qq!.c2c("write a book");
@@ -62,7 +65,7 @@ describe("QQ through the gateway", () => {
     const parts = qq!.api.sent;
     expect(parts.map((p) => p.msg_seq)).toEqual([1, 2, 3, 4, 5]);
     expect(parts.every((p) => [...p.content].length <= 5000 && p.msg_id === event.data.id)).toBe(true);
-    expect(parts[4]!.content).toContain("cut: QQ allows 5 messages per answer");
+    expect(parts[4]!.content.endsWith(notice)).toBe(true);
   });
 
   it("runs no second turn for an event delivered again, also after a resume", async () => {

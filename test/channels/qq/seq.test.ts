@@ -138,7 +138,7 @@ describe("QQ sends to one message at once, in one process", () => {
     expect(posted.map((m) => m.msg_seq)).toEqual([1, 2, 3, 4, 5]);
     expect(posted.at(-2)!.content.startsWith("c")).toBe(true);
     expect(posted.at(-1)!.content.startsWith("d")).toBe(true);
-    expect(posted.at(-1)!.content.endsWith("(cut: QQ allows 5 messages per answer)")).toBe(true);
+    expect(posted.at(-1)!.content.endsWith("(cut: QQ takes only 5 replies to one message)")).toBe(true);
     await expect(sender.sendText(to, "more")).rejects.toThrow("has had its 5 replies");
   });
 
@@ -154,7 +154,7 @@ describe("QQ sends to one message at once, in one process", () => {
     expect(await sender.sendText(to, long(4), reply)).toHaveLength(2);
     const posted = qq.api.sent.filter((m) => m.msg_id === message.data.id);
     expect(posted.map((m) => [m.content.slice(0, 1), m.msg_seq])).toEqual([["f", 1], ["s", 2], ["t", 3], ["a", 4], ["b", 5]]);
-    expect(posted.at(-1)!.content.endsWith("(cut: QQ allows 5 messages per answer)")).toBe(true);
+    expect(posted.at(-1)!.content.endsWith("(cut: QQ takes only 5 replies to one message)")).toBe(true);
   });
 
   it("two long answers at once to a message with two replies left: one gets both, cut; the other is refused", async () => {
@@ -166,6 +166,6 @@ describe("QQ sends to one message at once, in one process", () => {
     expect((refused.reason as Error).message).toContain("has had its 5 replies");
     const posted = qq.api.sent.filter((m) => m.msg_id === message.data.id);
     expect(posted.map((m) => m.msg_seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(posted.at(-1)!.content.endsWith("(cut: QQ allows 5 messages per answer)")).toBe(true);
+    expect(posted.at(-1)!.content.endsWith("(cut: QQ takes only 5 replies to one message)")).toBe(true);
   });
 });
