@@ -10,10 +10,7 @@ import { startFakeTelegram, type FakeTelegram, type SentRecord } from "../fakes/
 import { directChat, messageOf, messageUpdate, text } from "../fakes/telegram/updates.js";
 import { closeInOrder } from "../helpers/close.js";
 import { eventually } from "../helpers/wait.js";
-import { oggOpusInfo } from "../../src/media/ogg-opus.js";
-import { writeFile, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { sentOggOpus } from "./sent-voice.js";
 
 let t: TestGateway | undefined;
 let tg: FakeTelegram | undefined;
@@ -72,12 +69,8 @@ describe("spoken replies on Telegram", () => {
     expect(reply?.text).toContain("npm start");
     expect(reply!.messageId).toBeLessThan(voice.messageId);
     expect(voice.replyTo).toBe(id);
-    expect(voice.file!.data.subarray(0, 4).toString("latin1")).toBe("OggS");
-    expect(voice.file!.data.includes(Buffer.from("OpusHead"))).toBe(true);
     expect(voice.duration).toBe(2);
-    const dir = await mkdtemp(join(tmpdir(), "voice-test-"));
-    await writeFile(join(dir, "sent.ogg"), voice.file!.data);
-    expect((await oggOpusInfo(join(dir, "sent.ogg")))!.durationSec).toBeCloseTo(2, 1);
+    expect((await sentOggOpus(voice.file!.data)).durationSec).toBeCloseTo(2, 1);
     expect(ai.speech).toEqual([{ model: "tts-1", voice: "alloy", input: "It is nine o'clock. See the timetable or", response_format: "mp3", speed: 1 }]);
   });
 
