@@ -8,6 +8,21 @@ import type { Speech } from "./i18n.js";
 /** The kind of work a model call does. */
 export type ModelWork = "chat" | "compaction" | "task" | "memory" | "image";
 
+/**
+ * What a day's breakdown keeps per person, chat, model and work, and what a report adds up: also what the console's
+ * usage page reads of each total and row.
+ */
+export interface UsageAmounts {
+  input: number;
+  cachedInput: number;
+  output: number;
+  cost: number;
+  calls: number;
+  /** Pictures made, and their part of `cost`. */
+  images: number;
+  imageCost: number;
+}
+
 /** Whom a model call is counted to: the person (a task's creator) and the chat. */
 export interface UsageOwner {
   channel: string;

@@ -4,7 +4,7 @@
  * work (what reports add up). A call's record is one atomic addition to all of them, so replicas lose nothing and a
  * restart keeps everything recorded; on SQLite, a process killed outright loses the records of its last second.
  */
-import type { ModelWork, UsageOwner } from "../core/usage-port.js";
+import type { ModelWork, UsageAmounts, UsageOwner } from "../core/usage-port.js";
 import type { Tallies, TallyChange } from "../infra/store/types.js";
 import type { Period, PeriodName, Periods } from "./periods.js";
 
@@ -37,16 +37,6 @@ export interface Totals {
 
 export const EMPTY_TOTALS: Totals = { tokens: 0, cost: 0, input: 0, cachedInput: 0, output: 0, calls: 0, estimated: 0, images: 0, imageCost: 0 };
 
-/** What a day's breakdown keeps per person, chat, model and work, and what a report adds up. */
-export interface UsageAmounts {
-  input: number;
-  cachedInput: number;
-  output: number;
-  cost: number;
-  calls: number;
-  images: number;
-  imageCost: number;
-}
 
 export const NO_AMOUNTS: UsageAmounts = { input: 0, cachedInput: 0, output: 0, cost: 0, calls: 0, images: 0, imageCost: 0 };
 const BREAKDOWN_METRICS = Object.keys(NO_AMOUNTS) as Array<keyof UsageAmounts>;

@@ -6,17 +6,7 @@ import { useState } from "preact/hooks";
 import type { PageProps } from "../main";
 import { num, t } from "../i18n";
 import { useData } from "../use-data";
-
-interface Totals {
-  input: number;
-  cachedInput: number;
-  output: number;
-  cost: number;
-  calls: number;
-  /** Pictures made, and their part of `cost`. */
-  images: number;
-  imageCost: number;
-}
+import type { UsageAmounts as Totals } from "../../../src/core/usage-port.js";
 
 interface Row extends Totals {
   name: string;
