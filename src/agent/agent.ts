@@ -3,18 +3,16 @@
  * the tool loop, save what it said and did, and return the reply. The router runs one turn per session at a time.
  * A failing model never throws out of here: the user gets an apology with an error id that the log also holds.
  */
-import { AISDKError, generateText, stepCountIs, type GenerateTextResult, type StopCondition, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
+import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import type { InboundMessage } from "../core/types.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
-import { redactText } from "../infra/config/secrets.js";
 import type { ToolCatalog } from "../handlers/catalog.js";
 import type { HandlerRegistry } from "../handlers/registry.js";
 import { messageToolContext, permits, type ToolContext, type ToolDefinition } from "../core/tools.js";
 import type { Logger } from "../infra/log.js";
 import type { ThinkingSettings} from "../sessions/thinking.js";
 import { reasoningProviderOptions, type ProviderOptions } from "../sessions/thinking.js";
-import type { TurnLog} from "../sessions/turn-log.js";
-import { type ToolCallLog, type TurnLogEntry } from "../sessions/turn-log.js";
+import type { TurnLog, TurnLogEntry } from "../sessions/turn-log.js";
 import { modelLatency, modelTokens } from "../infra/metrics.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { SessionHistory} from "../sessions/history.js";
@@ -25,10 +23,10 @@ import type { ModelState } from "./model-health.js";
 import { modelEntries, primaryEntry, type ModelEntry } from "../infra/config/model-entries.js";
 import type { ProposedMemory, TurnRecall } from "../core/memory-port.js";
 import type { TurnHooks } from "../core/turn-hooks.js";
-import { buildSystemPrompt, systemPromptText, turnNotes, type SystemPrompt } from "./prompt.js";
+import { buildSystemPrompt, turnNotes } from "./prompt.js";
 import { exposedToolsModel, toolCatalogText, toolExposure } from "./exposure.js";
 import { toolCallRepairer, TurnToolSets, type TurnToolState } from "./tools.js";
-import { refusalWordsModel, withRefusalWords, type Refusals } from "./refusal-words.js";
+import { refusalWordsModel } from "./refusal-words.js";
 import type { TurnInput, TurnResult } from "../core/turn.js";
 import { buildUserMessage, withNotes } from "./user-message.js";
 import { watchedModel } from "./stream.js";
@@ -37,13 +35,12 @@ import { randomHex } from "../core/ids.js";
 import { BudgetRefusal } from "../core/usage-port.js";
 import { meteredModel, type MeteredCalls } from "./metered-model.js";
 import { modelTelemetry } from "../infra/tracing.js";
-import type { Speech } from "../core/i18n.js";
 import { ENGLISH } from "../infra/i18n/index.js";
 import { agentOffers, DEFAULT_AGENT_ID, defaultAgentProfile, type AgentProfile } from "../core/agents.js";
 import { resolveAgentModel } from "../agents/models.js";
-
-/** A finished model run: the reply, the messages it adds to the history, how it ended and what it cost. */
-type Generation = GenerateTextResult<ToolSet, never>;
+import { generationReply, internalFailureReply, isModelFailure, lastAnswerText, llmFailureReply, type Generation } from "./turn-replies.js";
+import { historyMessages, startProgress, turnLogEntry, withNotices, type TurnProgress } from "./turn-progress.js";
+import { stopConditions, systemFor } from "./turn-request.js";
 
 export interface AgentDeps extends TurnHooks {
   config: CoreConfig;
@@ -67,23 +64,6 @@ export interface SessionInfo {
   estimatedTokens: number;
   summarized: boolean;
   disclosedTools: string[];
-}
-
-export function llmFailureReply(errorId: string, speech: Speech = ENGLISH): string {
-  return speech.t("errors.llm", { errorId });
-}
-
-export function stepLimitReply(maxSteps: number, speech: Speech = ENGLISH): string {
-  return speech.t("errors.stepLimit", { steps: maxSteps });
-}
-
-/** Said to the delegating model, not to a person: English like the rest of the prompt. */
-export function tokenLimitReply(maxTokens: number): string {
-  return `I stopped after using my budget of ${maxTokens} tokens without finishing.`;
-}
-
-export function internalFailureReply(errorId: string, speech: Speech = ENGLISH): string {
-  return speech.t("errors.internal", { errorId });
 }
 
 export class Agent {
@@ -112,18 +92,7 @@ export class Agent {
   async runTurn(input: TurnInput): Promise<TurnResult> {
     const { log } = input;
     throwIfAborted(input.signal);
-    const progress: TurnProgress = {
-      record: undefined,
-      disclosedTools: new Set(),
-      steps: 0,
-      toolCalls: [],
-      calls: [],
-      refusals: new Map(),
-      stepMessages: [],
-      notices: [],
-      startedAt: this.now(),
-      started: performance.now(),
-    };
+    const progress = startProgress(this.now());
     try {
       return await this.turn(input, progress, log);
     } catch (err) {
@@ -199,8 +168,8 @@ export class Agent {
     endModelTimer();
     this.lastModelCall = { ok: true, at: new Date() };
     for (const step of result.steps) countTokens(this.entryLabels(answeredBy(step.providerMetadata)), step.usage);
-    const reply = this.replyText(result, input);
-    record.messages.push(...withRefusalWords(result.response.messages, progress.refusals).map(plainTextReply));
+    const reply = generationReply(result, input, input.delegation?.maxSteps ?? this.deps.config.llm.maxSteps, this.secrets);
+    record.messages.push(...historyMessages(result.response.messages, progress));
     // The user saw this notice; the model should know it too when asked to continue.
     if (reply.stepLimit) record.messages.push({ role: "assistant", content: reply.text });
     record.disclosedTools = [...disclosedTools];
@@ -341,15 +310,7 @@ export class Agent {
     result: Pick<TurnLogEntry, "outcome" | "errorId">,
     log: Logger,
   ): Promise<void> {
-    const entry: TurnLogEntry = {
-      traceId: input.traceId,
-      startedAt: progress.startedAt.toISOString(),
-      durationMs: Math.round(performance.now() - progress.started),
-      steps: progress.steps,
-      toolCalls: progress.calls,
-      ...result,
-    };
-    await this.turnLog.append(input.sessionKey, entry).catch((err: unknown) => {
+    await this.turnLog.append(input.sessionKey, turnLogEntry(input, progress, result)).catch((err: unknown) => {
       log.error({ err }, "could not record the turn in the session log");
     });
   }
@@ -364,21 +325,11 @@ export class Agent {
     }
   }
 
-  private replyText(result: Generation, input: TurnInput): { text: string; stepLimit: boolean } {
-    const speech = input.speech ?? ENGLISH;
-    const maxSteps = input.delegation?.maxSteps ?? this.deps.config.llm.maxSteps;
-    const stoppedMidTask = result.finishReason === "tool-calls";
-    if (stoppedMidTask && result.steps.length >= maxSteps) return { text: stepLimitReply(maxSteps, speech), stepLimit: true };
-    if (stoppedMidTask && input.delegation) return { text: tokenLimitReply(input.delegation.maxTokens), stepLimit: true };
-    const text = redactText(result.text.trim(), this.secrets);
-    return { text: text === "" ? speech.t("errors.emptyAnswer") : text, stepLimit: false };
-  }
-
   /** Saves the user's message and the steps that did finish, of a turn that failed or was stopped. */
   private async saveUnfinished(progress: TurnProgress, input: TurnInput, log: Logger, context: { errorId?: string }): Promise<void> {
     const { record, stepMessages } = progress;
     if (!record) return;
-    record.messages.push(...withRefusalWords(stepMessages, progress.refusals).map(plainTextReply));
+    record.messages.push(...historyMessages(stepMessages, progress));
     record.disclosedTools = [...progress.disclosedTools];
     await this.history.save(input.sessionKey, record, input.fence).catch((saveErr: unknown) => {
       log.error({ ...context, err: saveErr }, "could not save the finished steps of an unfinished turn");
@@ -415,17 +366,6 @@ export class Agent {
   }
 }
 
-/**
- * An answer that is one plain text part, kept as a string: the same message to every provider, and the AI SDK
- * validates the whole history on every call, strings in about half the time of part lists.
- */
-function plainTextReply<M extends ModelMessage>(message: M): M {
-  if (message.role !== "assistant" || typeof message.content === "string" || message.providerOptions) return message;
-  const [only, ...rest] = message.content;
-  if (rest.length > 0 || only?.type !== "text" || only.providerOptions) return message;
-  return { ...message, content: only.text } as M;
-}
-
 function countTokens(labels: { provider: string; model: string }, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined }): void {
   if (usage.inputTokens) modelTokens.inc({ ...labels, kind: "input" }, usage.inputTokens);
   if (usage.outputTokens) modelTokens.inc({ ...labels, kind: "output" }, usage.outputTokens);
@@ -440,67 +380,8 @@ interface TurnSetup {
   metered: MeteredCalls | undefined;
 }
 
-/** A person's turn stops at the step limit; a helper's also after the step that reached its token budget. */
-function stopConditions(maxSteps: number, input: TurnInput): StopCondition<ToolSet> | Array<StopCondition<ToolSet>> {
-  const { delegation } = input;
-  if (!delegation) return stepCountIs(maxSteps);
-  const tokensSpent: StopCondition<ToolSet> = ({ steps }) =>
-    steps.reduce((sum, step) => sum + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0), 0) >= delegation.maxTokens;
-  return [stepCountIs(delegation.maxSteps), tokensSpent];
-}
-
-/** What a turn has done so far, kept outside the try so a failure can still save it. */
-interface TurnProgress {
-  /** The session record once loaded (and compacted). */
-  record: SessionRecord | undefined;
-  /** The record's disclosed tools, plus those whose full definition this turn showed. */
-  disclosedTools: Set<string>;
-  steps: number;
-  toolCalls: string[];
-  /** Each tool call's result and duration, for the session log. */
-  calls: ToolCallLog[];
-  /** The calls the repairer refused, with the words the model reads (refusal-words.ts). */
-  refusals: Refusals;
-  startedAt: Date;
-  /** performance.now() at the start. */
-  started: number;
-  /** The response messages of the finished steps. */
-  stepMessages: ModelMessage[];
-  /** Budget warnings for the person (from model calls and tools), shown after the reply. */
-  notices: string[];
-}
-
 function ownerOf(input: TurnInput): { channel: string; userId: string; chatId: string } {
   return { channel: input.message.channel, userId: input.message.sender.id, chatId: input.message.chat.id };
-}
-
-function withNotices(text: string, progress: TurnProgress): string {
-  return progress.notices.length === 0 ? text : [text, ...progress.notices].join("\n\n");
-}
-
-/** The text of the last answer among a stopped turn's finished steps, redacted as a reply is. */
-function lastAnswerText(messages: readonly ModelMessage[], secrets: readonly string[]): string {
-  const last = messages.findLast((message) => message.role === "assistant");
-  if (!last) return "";
-  const text = typeof last.content === "string" ? last.content : last.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-  return redactText(text.trim(), secrets);
-}
-
-/**
- * For Anthropic, two system blocks, the stable one with a cache breakpoint: tools and the stable prompt are cached
- * together (a breakpoint covers everything before it). OpenAI-compatible servers get one system message (some chat
- * templates refuse a second); they cache its stable beginning by themselves.
- */
-function systemFor(provider: CoreConfig["llm"]["provider"], prompt: SystemPrompt): string | SystemModelMessage[] {
-  if (provider !== "anthropic") return systemPromptText(prompt);
-  const stable: SystemModelMessage = { role: "system", content: prompt.stable, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } };
-  return prompt.volatile === "" ? [stable] : [stable, { role: "system", content: prompt.volatile }];
-}
-
-/** Errors of the model call itself (HTTP, timeout, bad response), as opposed to our own bugs or the store. */
-function isModelFailure(err: unknown): boolean {
-  // The timeout of llm.ts's fetch is a DOMException named TimeoutError (an Error in Node).
-  return AISDKError.isInstance(err) || (err instanceof Error && err.name === "TimeoutError");
 }
 
 function abortError(): Error {

@@ -23,6 +23,17 @@ export class TokenCache {
     return this.fetching;
   }
 
+  /** Runs `call` with the token in hand; when the platform refuses that token (`refused`), once more with a new one. */
+  async use<T>(call: (token: string) => Promise<T>, refused: (err: unknown) => boolean): Promise<T> {
+    try {
+      return await call(await this.get());
+    } catch (err) {
+      if (!refused(err)) throw err;
+      this.invalidate();
+      return call(await this.get());
+    }
+  }
+
   /** The platform refused the token: the next get() fetches a new one. */
   invalidate(): void {
     this.token = undefined;

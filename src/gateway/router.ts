@@ -8,7 +8,7 @@ import type { AccessControl, Admission } from "../access/access-control.js";
 import type { Agent } from "../agent/agent.js";
 import type { CoreConfig } from "../infra/config/core-schema.js";
 import type { Logger } from "../infra/log.js";
-import { inboundMessages, sendFailures, statusLabel, turnDuration } from "../infra/metrics.js";
+import { inboundMessages, turnDuration } from "../infra/metrics.js";
 import type { Store, Ticket } from "../infra/store/types.js";
 import type { ZonePreferences } from "../scheduler/zone-preferences.js";
 import type { SessionDirectory } from "../sessions/directory.js";
@@ -18,23 +18,22 @@ import { commandTable, parseCommand } from "./commands.js";
 import { coreCommands } from "./core-commands.js";
 import { LanguagePreferences, languageCommand } from "./languages.js";
 import { Translator } from "../infra/i18n/index.js";
-import type { Speech } from "../core/i18n.js";
 import { agentSessionKey, sessionKeyOf } from "../core/session-key.js";
-import type { AgentDirectory, AgentProfile } from "../core/agents.js";
+import type { AgentDirectory } from "../core/agents.js";
 import type { Workspaces } from "../infra/workspace.js";
 import { InboundDedup } from "./inbound-dedup.js";
 import { KeyedMutex } from "../infra/store/keyed-mutex.js";
-import { isRetryableSend, type SendError } from "../core/send-error.js";
 import { LiveTurn } from "./live-turn.js";
 import { acknowledgeTurn, keepTyping } from "./acknowledge.js";
 import { ButtonActions, CONTINUE_BUTTON } from "./actions.js";
 import { SessionQueue } from "./session-queue.js";
 import { StopRelay } from "./stop-relay.js";
-import { replyKeyOf, targetOf, type ButtonPress, type Channel, type ChannelName, type HandleOutcome, type InboundMessage } from "../core/types.js";
+import type { ButtonPress, Channel, ChannelName, HandleOutcome, InboundMessage } from "../core/types.js";
 import { randomHex } from "../core/ids.js";
 import { activeTraceId, inSpan, inTrace, startSpan } from "../infra/tracing.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import type { ReplyHook, ReplyReplacement, SentReply } from "../core/reply-hook.js";
+import { ReplySender, type Delivery } from "./reply-sender.js";
 
 export interface RouterDeps {
   config: CoreConfig;
@@ -69,24 +68,12 @@ export interface RouterDeps {
   languages?: LanguagePreferences;
 }
 
-/** Context of one inbound message on its way through the router. */
-interface Delivery {
-  message: InboundMessage;
-  channel: Channel;
-  sessionKey: string;
-  /** The agent that answers; undefined without configured agents. */
-  agent: AgentProfile | undefined;
-  log: Logger;
-  traceId: string;
-  /** The sender's language, for everything the router itself says. */
-  speech: Speech;
-}
-
 export class Router {
   private readonly queue: SessionQueue;
   private readonly stops: StopRelay;
   private readonly dedup: InboundDedup;
   private readonly intake = new KeyedMutex();
+  private readonly replies: ReplySender;
   /** Every command, the router's own first: /help and the platforms' native menus list them. */
   readonly commands: readonly ChatCommand[];
   private readonly commandsByName: Map<string, ChatCommand>;
@@ -107,6 +94,13 @@ export class Router {
       ttlMs: dedupTtlHours * 3_600_000,
       leaseMs: dedupLeaseMinutes * 60_000,
       keepWaiting: () => this.accepting,
+    });
+    this.replies = new ReplySender({
+      outbound: deps.outbound,
+      actions: this.actions,
+      dedup: this.dedup,
+      afterReply: deps.afterReply ?? [],
+      replyInstead: deps.replyInstead ?? [],
     });
     const core = coreCommands({
       config: deps.config,
@@ -209,16 +203,16 @@ export class Router {
     });
     if (admission.kind === "drop") return now(admission.outcome);
     const delivery: Delivery = { ...arrival, speech };
-    if (admission.kind === "notice") return { outcome: this.notify(delivery, admission.text) };
+    if (admission.kind === "notice") return { outcome: this.replies.notice(delivery, admission.text) };
     await this.adoptReportedZone(delivery);
     const parsed = parseCommand(message.text, this.commandsByName);
     if (parsed) return { outcome: this.runCommand(delivery, parsed.command, parsed.args) };
     if (!this.deps.agent) {
       const text = speech.t("errors.noModel", { problem: this.deps.llmProblem ?? "no LLM configured" });
-      return { outcome: this.replyOutcome(delivery, text) };
+      return { outcome: this.replies.reply(delivery, text) };
     }
     const turn = await this.placeTurn(delivery, admission);
-    if (turn.kind === "busy") return { outcome: this.notify(delivery, turn.notice) };
+    if (turn.kind === "busy") return { outcome: this.replies.notice(delivery, turn.notice) };
     // enqueueTurn takes the queue's place before its first await.
     return { outcome: this.enqueueTurn(delivery, this.deps.agent, turn) };
   }
@@ -298,16 +292,16 @@ export class Router {
           const plain = !result.stepLimit && !result.errorId;
           // A reply sent in another form (spoken only) takes the place of the preview, as the Continue reply of a
           // turn cut off at the step limit does (no preview carries buttons).
-          const replaced = plain && (await this.replacedReply(reply));
+          const replaced = plain && (await this.replies.replaced(reply));
           if (replaced || result.stepLimit) await live?.cancel().catch((err: unknown) => d.log.warn({ err }, "could not take back the preview"));
           // A failed turn's apology takes the place of its half-written preview.
           const outcome = replaced
-            ? await this.answered(d, "sent")
+            ? await this.replies.answered(d, "sent")
             : result.stepLimit
-              ? await this.replyOutcome(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
-              : await this.replyOutcome(d, result.text, live);
+              ? await this.replies.reply(d, { text: result.text, buttons: [[CONTINUE_BUTTON]] })
+              : await this.replies.reply(d, result.text, live);
           const turnOutcome = result.errorId ? "failed" : outcome;
-          if (turnOutcome === "answered" && plain && !replaced) await this.afterReply(reply);
+          if (turnOutcome === "answered" && plain && !replaced) await this.replies.afterReply(reply);
           endTimer({ outcome: turnOutcome });
           return turnOutcome;
         } catch (err) {
@@ -333,25 +327,6 @@ export class Router {
     }
   }
 
-  /** Whether a feature sent the reply in another form; a hook that fails is logged here and the text goes. */
-  private async replacedReply(reply: SentReply): Promise<boolean> {
-    for (const hook of this.deps.replyInstead ?? []) {
-      const replaced = await hook(reply).catch((err: unknown) => {
-        reply.log.error({ err }, "sending the reply in another form failed; sending its text");
-        return false;
-      });
-      if (replaced) return true;
-    }
-    return false;
-  }
-
-  /** A hook that fails is logged here; the text reply has gone out either way. */
-  private async afterReply(reply: SentReply): Promise<void> {
-    for (const hook of this.deps.afterReply ?? []) {
-      await hook(reply).catch((err: unknown) => reply.log.error({ err }, "adding to the reply failed"));
-    }
-  }
-
   private async runCommand(d: Delivery, command: ChatCommand, args: string): Promise<HandleOutcome> {
     d.log.info({ command: command.name }, "slash command");
     const ctx: CommandContext = {
@@ -370,7 +345,7 @@ export class Router {
       d.log.error({ err, errorId, command: command.name }, "slash command failed");
       text = d.speech.t("errors.command", { command: command.name, errorId });
     }
-    return this.replyOutcome(d, text);
+    return this.replies.reply(d, text);
   }
 
   /** Forgets the session's history, through its queue so the reset lands after the turns that came before it. */
@@ -402,74 +377,6 @@ export class Router {
       ...(message.sender.name ? { userName: message.sender.name } : {}),
       text: message.text,
     });
-  }
-
-  /**
-   * Sends `text` in reply to the message. A reply queued in the outbox counts as answered: the outbox sends it or
-   * logs its failure. A send that failed for good is logged here, once, and reported as "failed".
-   */
-  private async replyOutcome(d: Delivery, reply: string | CommandReply, live?: LiveTurn): Promise<HandleOutcome> {
-    try {
-      const context = { traceId: d.traceId, messageId: d.message.id };
-      const { text, buttons } = await this.actions.forReply(d.channel, d.message, reply);
-      // A streamed reply ends in its preview messages (edited into the final text). When that fails, the preview
-      // is taken back and the reply goes the way every other does, through the outbound service and its outbox.
-      const unfinished = live ? await this.finishLive(d, live, text) : undefined;
-      if (unfinished === "finished") return await this.answered(d, "sent");
-      // A live attempt that may have arrived keeps its window: the reply repeats it under the same key.
-      const earlier = unfinished?.repeatableUntil;
-      const opts = {
-        replyTo: d.message.platformMessageId,
-        idempotencyKey: replyKeyOf(d.message),
-        context,
-        ...(buttons ? { buttons } : {}),
-        ...(earlier !== undefined ? { repeatableUntil: earlier } : {}),
-      };
-      const delivery = await this.deps.outbound.deliverText(targetOf(d.message), text, opts);
-      return await this.answered(d, delivery.status);
-    } catch (err) {
-      sendFailures.inc({ channel: d.message.channel, status: statusLabel(err) });
-      d.log.error({ err }, "sending the reply failed");
-      return "failed";
-    }
-  }
-
-  /**
-   * The reply is out (or in the outbox): recorded now, before anything else the turn still does (taking the
-   * acknowledgement back, releasing its places), so a crash after the send hands the message over again only
-   * within this one store write. A failure here leaves it to the dedup's `finish` at the end.
-   */
-  private async answered(d: Delivery, status: "sent" | "queued"): Promise<"answered"> {
-    try {
-      await this.dedup.answered(d.message);
-      d.log.debug({ status }, "reply delivered and recorded");
-    } catch (err) {
-      d.log.warn({ err, status }, "reply delivered; could not record it at once, recording it when the turn ends");
-    }
-    return "answered";
-  }
-
-  /**
-   * "finished" when the live preview became the reply; after a failure that may be repeated, the preview is taken
-   * back and the failure returned, for the plain reply that follows.
-   */
-  private async finishLive(d: Delivery, live: LiveTurn, text: string): Promise<"finished" | SendError> {
-    try {
-      await live.finish(text);
-      return "finished";
-    } catch (err) {
-      // A send that may have reached the platform is never made again: better a missing reply than a double one.
-      if (!isRetryableSend(err)) throw err;
-      d.log.warn({ err }, "the streamed reply could not be finished; sending it as a plain reply");
-      await live.cancel().catch((cancelErr: unknown) => d.log.warn({ err: cancelErr }, "could not take back the preview"));
-      return err;
-    }
-  }
-
-  /** Answers with a notice instead of a turn (pairing code, slow down): the message itself was refused. */
-  private async notify(d: Delivery, text: string): Promise<HandleOutcome> {
-    const outcome = await this.replyOutcome(d, text);
-    return outcome === "answered" ? "refused" : outcome;
   }
 }
 

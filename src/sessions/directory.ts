@@ -7,19 +7,8 @@ import { z } from "zod";
 import type { Logger } from "../infra/log.js";
 import type { Namespace, Store } from "../infra/store/types.js";
 import type { ChannelName, ChatType } from "../core/types.js";
+import type { SessionEntry } from "../core/session-entry.js";
 import { KnownChats } from "./known-chats.js";
-
-export interface SessionEntry {
-  key: string;
-  channel: string;
-  chatId: string;
-  chatTitle?: string;
-  userId: string;
-  userName?: string;
-  /** The start of the latest message, for the list. */
-  preview: string;
-  updatedAt: number;
-}
 
 const entrySchema = z.object({
   key: z.string(),

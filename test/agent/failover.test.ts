@@ -1,6 +1,6 @@
 import { generateText } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { llmFailureReply } from "../../src/agent/agent.js";
+import { llmFailureReply } from "../../src/agent/turn-replies.js";
 import { createModel } from "../../src/agent/llm.js";
 import { answeredBy } from "../../src/agent/model-chain.js";
 import type { ConfigInput } from "../../src/config.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { llmFailureReply } from "../../src/agent/agent.js";
+import { llmFailureReply } from "../../src/agent/turn-replies.js";
 import { toolStatus } from "../../src/agent/stream.js";
 import type { TurnEvent } from "../../src/core/turn.js";
 import { startHarness, type Harness } from "./harness.js";

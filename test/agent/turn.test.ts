@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stepLimitReply } from "../../src/agent/agent.js";
+import { stepLimitReply } from "../../src/agent/turn-replies.js";
 import { offeredToolNamesOf, systemPromptOf, toolNamesOf } from "../fakes/openai-server.js";
 import { startHarness, type Harness } from "./harness.js";
 

@@ -4,17 +4,7 @@ import { api } from "../api";
 import type { PageProps } from "../main";
 import { t, when } from "../i18n";
 import { useAction, useData } from "../use-data";
-
-interface SessionEntry {
-  key: string;
-  channel: string;
-  chatId: string;
-  chatTitle?: string;
-  userId: string;
-  userName?: string;
-  preview: string;
-  updatedAt: number;
-}
+import type { SessionEntry } from "../../../src/core/session-entry.js";
 
 interface Transcript {
   key: string;

@@ -77,14 +77,8 @@ export class DingtalkApi {
     return this.token.expiry();
   }
 
-  private async withToken(run: (token: string) => Promise<Json>): Promise<Json> {
-    try {
-      return await run(await this.accessToken());
-    } catch (err) {
-      if (!(err instanceof DingtalkApiError) || !isTokenRefusal(err)) throw err;
-      this.token.invalidate();
-      return run(await this.accessToken());
-    }
+  private withToken(run: (token: string) => Promise<Json>): Promise<Json> {
+    return this.token.use(run, isTokenRefusal);
   }
 
   /** The access token in hand, or a new one. */
@@ -117,8 +111,8 @@ export class DingtalkApi {
 
 }
 
-function isTokenRefusal(err: DingtalkApiError): boolean {
-  return err.httpStatus === 401 || (err.code !== null && OAPI_TOKEN_ERRORS.has(err.code));
+function isTokenRefusal(err: unknown): boolean {
+  return err instanceof DingtalkApiError && (err.httpStatus === 401 || (err.code !== null && OAPI_TOKEN_ERRORS.has(err.code)));
 }
 
 function trim(url: string): string {

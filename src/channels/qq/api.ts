@@ -53,14 +53,8 @@ export class QqApi {
     return this.token.expiry();
   }
 
-  private async withToken(run: (token: string) => Promise<Json>): Promise<Json> {
-    try {
-      return await run(await this.accessToken());
-    } catch (err) {
-      if (!(err instanceof QqApiError) || err.httpStatus !== 401) throw err;
-      this.token.invalidate();
-      return run(await this.accessToken());
-    }
+  private withToken(run: (token: string) => Promise<Json>): Promise<Json> {
+    return this.token.use(run, (err) => err instanceof QqApiError && err.httpStatus === 401);
   }
 
   private async fetchToken(): Promise<IssuedToken> {

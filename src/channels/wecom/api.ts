@@ -74,15 +74,9 @@ export class WecomApi {
     return this.token.expiry();
   }
 
-  private async withToken<T>(path: string, run: (url: string) => Promise<T>): Promise<T> {
+  private withToken<T>(path: string, run: (url: string) => Promise<T>): Promise<T> {
     const url = (token: string) => `${this.opts.baseUrl.replace(/\/+$/, "")}${path}${path.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(token)}`;
-    try {
-      return await run(url(await this.token.get()));
-    } catch (err) {
-      if (!(err instanceof WecomApiError) || err.code === null || !TOKEN_ERRORS.has(err.code)) throw err;
-      this.token.invalidate();
-      return run(url(await this.token.get()));
-    }
+    return this.token.use((token) => run(url(token)), (err) => err instanceof WecomApiError && err.code !== null && TOKEN_ERRORS.has(err.code));
   }
 
   private async fetchToken(): Promise<IssuedToken> {
