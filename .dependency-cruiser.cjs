@@ -1,10 +1,10 @@
 /**
  * The layer rules of src/ (see ARCHITECTURE.md). A layer imports only from the layers below it:
  *   core < infra < channels | engines < handlers < features < agent < gateway < console < app (src/*.ts)
- * Engines are the features' own folders: access, media, scheduler, sessions, skills, mcp, memory. features/ holds
- * the plugs that join an engine to its tools and to the gateway (FeatureModule).
+ * Engines are the features' own folders (ENGINES below). features/ holds the plugs that join an engine to its tools
+ * and to the gateway (FeatureModule).
  */
-const ENGINES = "(access|approvals|media|scheduler|sessions|skills|mcp|memory|web|browser|agents|usage)";
+const ENGINES = "(access|approvals|media|scheduler|sessions|skills|mcp|memory|web|browser|desktop|voice|images|agents|usage)";
 
 const forbidUp = (name, from, to, comment) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } });
 
