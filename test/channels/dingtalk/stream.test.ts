@@ -1,5 +1,5 @@
 /** The DingTalk channel's Stream connection against the fake gateway: pings, disconnects, drops, refusals, acks. */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -117,6 +117,19 @@ describe("the DingTalk Stream connection", () => {
     await channel!.sendText(to("u1"), "after expiry");
     expect(ding!.api.sent.map((m) => m.text)).toEqual(["after expiry"]);
     expect(ding!.api.tokensIssued).toBe(2);
+  });
+
+  it("uploads a file after oapi refused the token (40014) with a new token, once", async () => {
+    await startChannel();
+    const dir = await mkdtemp(join(tmpdir(), "switchboard-dingtalk-file-"));
+    const path = join(dir, "notes.txt");
+    await writeFile(path, "notes");
+    await channel!.sendText({ channel: "dingtalk", chatId: "u1" }, "before expiry");
+    expect(ding!.api.tokensIssued).toBe(1);
+    ding!.api.expireTokens();
+    await channel!.sendFile({ channel: "dingtalk", chatId: "u1" }, { path, kind: "file", name: "notes.txt" });
+    expect(ding!.api.tokensIssued).toBe(2);
+    expect([...ding!.api.uploads.values()].map((u) => [u.name, u.bytes.toString()])).toEqual([["notes.txt", "notes"]]);
   });
 
   it("doctor: reports the token and the Stream ticket, and names the refused call", async () => {

@@ -72,6 +72,17 @@ describe("the WeCom channel", () => {
     expect(kindOf(await channel.sendText(to, "x").catch((e: unknown) => e))).toBe("rejected");
   });
 
+  it("fetches a new token when WeCom says the old one expired (42001), and sends once", async () => {
+    const { channel } = await startChannel({ replyFormat: "text" });
+    const to = { channel: "wecom", chatId: "zhangsan" };
+    await channel.sendText(to, "before expiry");
+    expect(wecom!.api.tokensIssued).toBe(1);
+    wecom!.api.expireTokens();
+    await channel.sendText(to, "after expiry");
+    expect(wecom!.api.tokensIssued).toBe(2);
+    expect(wecom!.api.sent.map((m) => m.text)).toEqual(["before expiry", "after expiry"]);
+  });
+
   it("refuses to start sending with a wrong secret, saying which call failed", async () => {
     const { channel } = await startChannel({ corpSecret: "wrong" });
     const failure = (await channel.sendText({ channel: "wecom", chatId: "zhangsan" }, "x").catch((e: unknown) => e)) as SendError;
