@@ -17,7 +17,7 @@ export const sandboxFeature = defineFeature({
     try {
       await checkReachable(join(Workspaces.rootOf(core.dataDir), "session"));
     } catch (err) {
-      return [{ name: "sandbox", ok: true, warning: true, detail: `run_shell will fail: ${(err as Error).message}`, fix: "see README, Sandbox" }];
+      return [{ name: "sandbox", ok: true, warning: true, detail: `run_shell will fail: ${(err as Error).message}`, fix: "see 'Sandbox' in docs/skills.md" }];
     }
     return [{ name: "sandbox", ok: true, detail: status.detail }];
   },

@@ -33,7 +33,7 @@ const DEFAULT_ROOTS: Partial<Record<SearchProvider, string>> = {
 export const HOW_TO_CONFIGURE =
   "No web search provider is configured. The operator can set web.search.provider (searxng, brave or tavily) with " +
   "web.search.baseUrl and web.search.apiKey, or the WEB_SEARCH_PROVIDER, WEB_SEARCH_URL and WEB_SEARCH_API_KEY " +
-  "environment variables; see the README's web search section.";
+  "environment variables; see 'Web fetch, web search and the browser' in docs/tools.md.";
 
 const searxngSchema = z.object({ results: z.array(z.object({ title: z.string().default(""), url: z.string(), content: z.string().nullish() })) });
 const braveItems = z.array(z.object({ title: z.string().default(""), url: z.string(), description: z.string().nullish() }));

@@ -67,7 +67,7 @@ describe("web_search", () => {
   });
 
   it("says how to configure a provider when there is none, and names missing keys", async () => {
-    await expect(searchWith({ provider: "none" }, { query: "x" })).rejects.toThrow(/WEB_SEARCH_PROVIDER.*README/s);
+    await expect(searchWith({ provider: "none" }, { query: "x" })).rejects.toThrow(/WEB_SEARCH_PROVIDER.*docs\/tools\.md/s);
     await expect(searchWith({ provider: "brave" }, { query: "x" })).rejects.toThrow(/web\.search\.apiKey \(WEB_SEARCH_API_KEY\)/);
   });
 
