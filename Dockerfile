@@ -39,12 +39,11 @@ VOLUME ["/data"]
 EXPOSE 8787
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.SWITCHBOARD_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# A heap limit under 2 GiB also makes V8 grow the heap by at most ~1.6x what is live instead of up to 4x; raise the
-# limit if memory.cacheMaxMemories is raised far. A semi-space of 4 MiB instead of Node's 16 keeps the young
-# generation at 8 MiB instead of 32: ~12 MiB less RSS idle and ~25 MiB less after 10,000 users, for ~0.5 ms more CPU
-# (GC) per message in the bench's burst (+6%). Together they bound the heap's growth as src/infra/heap-growth.ts does
-# for a plain `node dist/cli.js start`; bench/README.md ("The heap bound") measures that bound: it is what meets the
-# RSS goal (191.9 MiB after 10,000 new users; with V8's defaults 375 MiB after 2,000), and it costs CPU per message
-# and p99 latency. Two malloc arenas instead of one per thread: ~10 MiB less after 10,000 users.
+# The heap flags bound the heap's growth as src/infra/heap-growth.ts does for a plain `node dist/cli.js start`: a
+# heap limit under 2 GiB makes V8 grow the old generation less eagerly, and 4 MiB semi-spaces (Node's default: 16)
+# keep the young generation small. bench/README.md ("The heap bound") measures the trade: it is what meets the RSS
+# goal after 10,000 new users, and it costs CPU per message and p99 latency. Raise the limit if
+# memory.cacheMaxMemories is raised far. Two malloc arenas instead of one per thread: about 8 MiB less RSS after
+# 10,000 users in the telegram bench.
 ENV MALLOC_ARENA_MAX=2
 CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=4", "dist/cli.js", "start"]

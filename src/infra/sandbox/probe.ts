@@ -14,7 +14,8 @@ const PROBE_TIMEOUT_MS = 10_000;
 const INSTALL_FIX = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
 const NAMESPACE_FIX =
   "allow unprivileged user namespaces: in Docker run with --security-opt seccomp=unconfined --security-opt " +
-  "apparmor=unconfined (see 'Docker' in docs/operations.md); on Ubuntu 24.04+ set sysctl kernel.apparmor_restrict_unprivileged_userns=0; " +
+  "apparmor=unconfined --security-opt systempaths=unconfined (see 'Docker' in docs/operations.md); " +
+  "on Ubuntu 24.04+ set sysctl kernel.apparmor_restrict_unprivileged_userns=0; " +
   "elsewhere sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0";
 const NONE_DETAIL = "sandbox.mode is none: skill scripts, run_shell and sandboxed MCP servers run UNCONFINED, with the gateway's rights";
 
