@@ -11,6 +11,7 @@ import type { FeatureModule } from "./features/module.js";
 import { featureModules } from "./features/modules.js";
 import { redactSecrets } from "./infra/config/secrets.js";
 import { gatewayApiOf } from "./infra/http/gateway-api.js";
+import { letYoungGenerationGrow } from "./infra/heap-growth.js";
 import { createLogger, type Logger } from "./infra/log.js";
 import { packageFile } from "./infra/package-files.js";
 import { createStore } from "./infra/store/index.js";
@@ -44,6 +45,7 @@ program
   .action(async () => {
     const gateway = await Gateway.create(config());
     await gateway.start();
+    letYoungGenerationGrow();
     const stop = (signal: NodeJS.Signals) => {
       gateway.log.info({ signal }, "signal received");
       gateway.stop().then(

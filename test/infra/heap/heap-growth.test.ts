@@ -7,10 +7,10 @@ const run = promisify(execFile);
 const CHURN = ["--import", "tsx", "test/infra/heap/churn.ts"];
 
 /** The churn script in a process of its own, with Node's flags; its report and V8's lines. */
-async function churn(nodeFlags: string[]): Promise<{ bounded: boolean; largestNewSpace: number; limitFactors: string[] }> {
+async function churn(nodeFlags: string[]): Promise<{ bounded: boolean; afterLoading: number; largestNewSpace: number; limitFactors: string[] }> {
   const { stdout } = await run(process.execPath, [...nodeFlags, ...CHURN], { env: { PATH: process.env.PATH }, timeout: 60_000, maxBuffer: 64 * 2 ** 20 });
   const lines = stdout.trim().split("\n");
-  const report = JSON.parse(lines.find((line) => line.startsWith('{"bounded"'))!) as { bounded: boolean; largestNewSpace: number };
+  const report = JSON.parse(lines.find((line) => line.startsWith('{"bounded"'))!) as { bounded: boolean; afterLoading: number; largestNewSpace: number };
   // "[HeapController] Limit: old size: 9325 KB, new limit: 21544 KB (1.2)": the factor V8 applied, after the bound.
   const limitFactors = lines.flatMap((line) => /\[HeapController\] Limit: .*\((\d+\.\d)\)$/.exec(line)?.[1] ?? []);
   return { ...report, limitFactors };
@@ -18,9 +18,12 @@ async function churn(nodeFlags: string[]): Promise<{ bounded: boolean; largestNe
 
 describe("bounding V8's heap growth at start", () => {
   it("keeps the young generation at two 4 MiB semi-spaces and grows the old one by 25% between full collections", async () => {
-    const { bounded, largestNewSpace, limitFactors } = await churn(["--trace-gc-verbose"]);
+    const { bounded, afterLoading, largestNewSpace, limitFactors } = await churn(["--trace-gc-verbose"]);
     expect(bounded).toBe(true);
-    expect(largestNewSpace).toBeLessThanOrEqual(NEW_SPACE_BYTES);
+    // A synchronous stretch in which nearly everything survives, as loading the code is: no observer could act in it.
+    expect(afterLoading).toBeLessThan(NEW_SPACE_BYTES);
+    // Let go, it grows to the bound and no further.
+    expect(largestNewSpace).toBe(NEW_SPACE_BYTES);
     expect(limitFactors.length).toBeGreaterThan(0);
     // Printed with one decimal: 1.25 may read 1.2 or 1.3; V8's own choice here would be up to 4.0.
     for (const factor of limitFactors.slice(-3)) expect(Math.abs(Number(factor) - (1 + HEAP_GROWING_PERCENT / 100))).toBeLessThanOrEqual(0.051);
