@@ -29,14 +29,10 @@ export class TokenCache {
       return await call(await this.get());
     } catch (err) {
       if (!refused(err)) throw err;
-      this.invalidate();
+      // The platform refused the token: the get() below fetches a new one.
+      this.token = undefined;
       return call(await this.get());
     }
-  }
-
-  /** The platform refused the token: the next get() fetches a new one. */
-  invalidate(): void {
-    this.token = undefined;
   }
 
   /** When the token in hand is replaced; undefined before the first one. */

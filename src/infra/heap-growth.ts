@@ -26,7 +26,7 @@ export function heapFlagsGiven(execArgv: readonly string[], nodeOptions = ""): b
   );
 }
 
-/** Set once the bound is made, so that the young generation's growth is let go once, and only then. */
+/** Whether boundHeapGrowth set the bound, and whether letYoungGenerationGrow already follows the young generation. */
 let bounded = false;
 let watching = false;
 
